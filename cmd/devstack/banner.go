@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/localgw"
+)
+
+func banner(base string, s *devstack.Stack, c *localapi.Credentials, fresh bool, credPath, envPath string, routes []localgw.Route) {
+	seeded := "kept from the last run"
+	if fresh {
+		seeded = "newly issued"
+	}
+	fmt.Printf(`
+Takapay local stack is up (sandbox; no real money moves)
+
+  API          %s   (routes from template.yaml, handlers = the Lambda handlers)
+  DynamoDB     %s   dynalite, table %s, data in .dev/dynalite
+  SQS          %s   fauxqs, queue %s
+  Credentials  %s   (%s)
+  Shell env    source %s   then e.g. go run ./cmd/paymentsctl key list --workspace %s
+
+Routes:
+`, base, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), credPath, seeded, envPath, c.WorkspaceID)
+	for _, r := range routes {
+		fmt.Printf("  %-6s %-24s -> %s\n", r.Method, r.Path, r.Function)
+	}
+	fmt.Printf(`
+Try it:
+  KEY=$(jq -r .sandbox_key .dev/credentials.json)
+  curl -s %s/v1/payment/create -H "Authorization: Bearer $KEY" \
+       -H 'Content-Type: application/json' -H "Idempotency-Key: order-$(date +%%s)-0001" \
+       -d '{"amount": 150.50, "reference": "order-1001", "redirect_url": "http://localhost:8080/thanks"}'
+  curl -s %s/v1/payment/verify -H "Authorization: Bearer $KEY" -d '{"invoice_id": "<invoice_id>"}'
+
+Ctrl-C stops the API, dynalite and fauxqs. Request logs follow (JSON, one line per request).
+`, base, base)
+	_ = os.Stdout.Sync()
+}

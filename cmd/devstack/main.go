@@ -1,0 +1,149 @@
+// Command devstack is `make dev`: it starts dynalite (data under .dev/) and fauxqs on loopback,
+// creates the table and queues template.yaml declares, seeds a demo workspace with keys
+// (kept across restarts in .dev/credentials.json), and serves the API on
+// http://127.0.0.1:3000 (PORT overrides) through the same handlers the Lambdas run, routed by
+// template.yaml. Ctrl-C stops everything.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/samtemplate"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "devstack:", err)
+		os.Exit(1)
+	}
+}
+
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 65535 {
+		return 0, fmt.Errorf("%s must be a port number, not %q", name, v)
+	}
+	return n, nil
+}
+
+func run() error {
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		return err
+	}
+	port, err := envInt("PORT", 3000)
+	if err != nil {
+		return err
+	}
+	dynPort, err := envInt("DYNAMO_PORT", 4567)
+	if err != nil {
+		return err
+	}
+	sqsPort, err := envInt("SQS_PORT", 4566)
+	if err != nil {
+		return err
+	}
+	devDir := filepath.Join(root, ".dev")
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("API port %d: %w (set PORT to use another)", port, err)
+	}
+	base := "http://" + ln.Addr().String()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	logFile, err := os.OpenFile(filepath.Join(mkdir(devDir), "servers.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	stack, err := devstack.StartStack(startCtx, devstack.StackOptions{
+		DataDir: filepath.Join(devDir, "dynalite"), Prefix: "local-", LogWriter: logFile,
+		DynamoPort: dynPort, SQSPort: sqsPort,
+	})
+	if err != nil {
+		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT if those ports are taken)", err)
+	}
+	defer stack.Close()
+
+	logger := app.NewLogger(slog.LevelInfo)
+	gw, deps, err := localapi.New(stack, localapi.Options{BaseURL: base, AllowLocalhostURLs: true, Logger: logger})
+	if err != nil {
+		return err
+	}
+	credPath := filepath.Join(devDir, "credentials.json")
+	prev, err := localapi.ReadCredentials(credPath)
+	if err != nil {
+		return err
+	}
+	creds, fresh, err := localapi.Seed(startCtx, deps["PaymentCreateFunction"].Store, prev)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	creds.BaseURL = base
+	if err := localapi.WriteCredentials(credPath, creds); err != nil {
+		return err
+	}
+	envPath := filepath.Join(devDir, "stack.env")
+	if err := writeEnv(envPath, stack); err != nil {
+		return err
+	}
+
+	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	banner(base, stack, creds, fresh, credPath, envPath, gw.Routes())
+
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(os.Stderr, "\nstopping: API, dynalite, fauxqs")
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	shutdownCtx, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel2()
+	_ = srv.Shutdown(shutdownCtx)
+	return nil
+}
+
+func mkdir(dir string) string {
+	_ = os.MkdirAll(dir, 0o700)
+	return dir
+}
+
+// writeEnv writes shell exports that point the operator CLI and the AWS CLI at the local stack.
+func writeEnv(path string, s *devstack.Stack) error {
+	text := fmt.Sprintf(`# source this file to point paymentsctl (and any AWS SDK) at the local stack
+export TABLE_NAME=%s
+export WEBHOOK_QUEUE_URL=%s
+export AWS_ENDPOINT_URL_DYNAMODB=%s
+export AWS_ENDPOINT_URL_SQS=%s
+export AWS_REGION=%s
+export AWS_ACCESS_KEY_ID=%s
+export AWS_SECRET_ACCESS_KEY=%s
+`, s.TableName("Table"), s.QueueURL("WebhookQueue"), s.Dynamo.Endpoint, s.SQS.Endpoint,
+		devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey)
+	return os.WriteFile(path, []byte(text), 0o600)
+}

@@ -1,0 +1,240 @@
+// Command paymentsctl is the operator CLI: it creates workspaces and issues, lists, rotates and
+// revokes API keys directly in DynamoDB (keys are never issued through the HTTP API).
+//
+//	paymentsctl [--table NAME] [--endpoint URL] workspace create --name NAME [--id UUID]
+//	paymentsctl ... workspace list
+//	paymentsctl ... key issue  --workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]
+//	paymentsctl ... key list   --workspace ID
+//	paymentsctl ... key rotate --workspace ID --key-id KEY_ID [--grace 24h]
+//	paymentsctl ... key revoke --workspace ID --key-id KEY_ID
+//
+// --table defaults to $TABLE_NAME; --endpoint to $AWS_ENDPOINT_URL_DYNAMODB or AWS itself.
+// A new key is printed once, on standard output; it is stored only as a SHA-256 hash.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/operator"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "paymentsctl:", err)
+		os.Exit(2)
+	}
+}
+
+var errUsage = errors.New(`usage:
+  paymentsctl [--table NAME] [--endpoint URL] [--json] workspace create --name NAME [--id UUID]
+  paymentsctl [...] workspace list
+  paymentsctl [...] key issue  --workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]
+  paymentsctl [...] key list   --workspace ID
+  paymentsctl [...] key rotate --workspace ID --key-id KEY_ID [--grace 24h]
+  paymentsctl [...] key revoke --workspace ID --key-id KEY_ID`)
+
+// run executes one command; store, when non-nil, replaces the configured one (tests).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dynamo.Store) error {
+	global := flag.NewFlagSet("paymentsctl", flag.ContinueOnError)
+	global.SetOutput(stderr)
+	table := global.String("table", os.Getenv("TABLE_NAME"), "DynamoDB table name")
+	endpoint := global.String("endpoint", "", "DynamoDB endpoint URL (default: $AWS_ENDPOINT_URL_DYNAMODB or AWS)")
+	asJSON := global.Bool("json", false, "print JSON")
+	if err := global.Parse(args); err != nil {
+		return errUsage
+	}
+	rest := global.Args()
+	if len(rest) < 2 {
+		return errUsage
+	}
+	if store == nil {
+		if *table == "" {
+			return errors.New("no table: pass --table or set TABLE_NAME")
+		}
+		cfg, err := awsx.Load(ctx)
+		if err != nil {
+			return err
+		}
+		var opts []func(*dynamodb.Options)
+		if *endpoint != "" {
+			opts = append(opts, func(o *dynamodb.Options) { o.BaseEndpoint = endpoint })
+		}
+		store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: *table}
+	}
+	op := &operator.Operator{Store: store}
+	out := printer{w: stdout, json: *asJSON}
+	fs := flag.NewFlagSet(rest[0]+" "+rest[1], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	name := fs.String("name", "", "name")
+	id := fs.String("id", "", "workspace id (UUID; default: new)")
+	ws := fs.String("workspace", "", "workspace id")
+	env := fs.String("env", "", "sandbox or live")
+	scopes := fs.String("scopes", "", "comma-separated scopes: "+fmt.Sprint(auth.AllScopes))
+	keyID := fs.String("key-id", "", "key id (key_...)")
+	grace := fs.Duration("grace", 0, "rotation: how long the old key keeps working (0 = revoke now)")
+	if err := fs.Parse(rest[2:]); err != nil {
+		return errUsage
+	}
+	need := func(vals ...string) error {
+		for i := 0; i < len(vals); i += 2 {
+			if strings.TrimSpace(vals[i+1]) == "" {
+				return fmt.Errorf("--%s is required", vals[i])
+			}
+		}
+		return nil
+	}
+	switch rest[0] + " " + rest[1] {
+	case "workspace create":
+		if err := need("name", *name); err != nil {
+			return err
+		}
+		w, err := op.CreateWorkspace(ctx, *id, *name)
+		if err != nil {
+			return err
+		}
+		return out.print(w, fmt.Sprintf("workspace_id: %s\nname: %s\n", w.ID, w.Name))
+	case "workspace list":
+		list, err := store.ListWorkspaces(ctx)
+		if err != nil {
+			return err
+		}
+		return out.table(list, []string{"WORKSPACE_ID", "NAME", "CREATED_AT"}, func(yield func([]string)) {
+			for _, w := range list {
+				yield([]string{w.ID, w.Name, w.CreatedAt.Format(time.RFC3339)})
+			}
+		})
+	case "key issue":
+		if err := need("workspace", *ws, "env", *env, "scopes", *scopes); err != nil {
+			return err
+		}
+		e, ok := auth.ParseEnvironment(*env)
+		if !ok {
+			return errors.New("--env must be sandbox or live")
+		}
+		sc, err := operator.ParseScopes(*scopes)
+		if err != nil {
+			return err
+		}
+		k, err := op.IssueKey(ctx, *ws, e, sc, *name)
+		if err != nil {
+			return err
+		}
+		return out.issued(k)
+	case "key list":
+		if err := need("workspace", *ws); err != nil {
+			return err
+		}
+		keys, err := op.ListKeys(ctx, *ws)
+		if err != nil {
+			return err
+		}
+		return out.table(keyViews(keys), []string{"KEY_ID", "ENV", "SCOPES", "HINT", "NAME", "CREATED_AT", "STATE"}, func(yield func([]string)) {
+			for _, k := range keyViews(keys) {
+				yield([]string{k.KeyID, k.Environment, strings.Join(k.Scopes, ","), k.Hint, k.Name, k.CreatedAt, k.State})
+			}
+		})
+	case "key rotate":
+		if err := need("workspace", *ws, "key-id", *keyID); err != nil {
+			return err
+		}
+		k, err := op.RotateKey(ctx, *ws, *keyID, *grace)
+		if err != nil {
+			return err
+		}
+		if *grace > 0 {
+			fmt.Fprintf(stderr, "old key %s keeps working for %s\n", *keyID, *grace)
+		} else {
+			fmt.Fprintf(stderr, "old key %s is revoked\n", *keyID)
+		}
+		return out.issued(k)
+	case "key revoke":
+		if err := need("workspace", *ws, "key-id", *keyID); err != nil {
+			return err
+		}
+		if err := op.RevokeKey(ctx, *ws, *keyID); err != nil {
+			return err
+		}
+		return out.print(map[string]string{"revoked": *keyID}, "revoked: "+*keyID+"\n")
+	}
+	return errUsage
+}
+
+type keyView struct {
+	KeyID       string   `json:"key_id"`
+	Environment string   `json:"environment"`
+	Scopes      []string `json:"scopes"`
+	Hint        string   `json:"hint"`
+	Name        string   `json:"name,omitempty"`
+	CreatedAt   string   `json:"created_at"`
+	State       string   `json:"state"`
+}
+
+func keyViews(keys []*auth.KeyRecord) []keyView {
+	now := time.Now()
+	out := make([]keyView, 0, len(keys))
+	for _, k := range keys {
+		state := "active"
+		switch {
+		case k.RevokedAt != nil:
+			state = "revoked"
+		case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+			state = "expired"
+		case k.ExpiresAt != nil:
+			state = "expires " + k.ExpiresAt.Format(time.RFC3339)
+		}
+		sc := make([]string, 0, len(k.Scopes))
+		for _, s := range k.Scopes {
+			sc = append(sc, string(s))
+		}
+		out = append(out, keyView{k.KeyID, string(k.Environment), sc, k.Hint, k.Name, k.CreatedAt.Format(time.RFC3339), state})
+	}
+	return out
+}
+
+type printer struct {
+	w    io.Writer
+	json bool
+}
+
+func (p printer) print(v any, text string) error {
+	if p.json {
+		enc := json.NewEncoder(p.w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	_, err := io.WriteString(p.w, text)
+	return err
+}
+
+func (p printer) table(v any, header []string, rows func(func([]string))) error {
+	if p.json {
+		return p.print(v, "")
+	}
+	tw := tabwriter.NewWriter(p.w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	rows(func(r []string) { fmt.Fprintln(tw, strings.Join(r, "\t")) })
+	return tw.Flush()
+}
+
+func (p printer) issued(k *operator.IssuedKey) error {
+	v := struct {
+		Key string `json:"key"`
+		keyView
+	}{k.Plaintext, keyViews([]*auth.KeyRecord{k.Record})[0]}
+	return p.print(v, fmt.Sprintf("key_id: %s\nenvironment: %s\nscopes: %s\nkey: %s\n\nThe key is shown once and stored only as a hash. Keep it secret.\n",
+		k.Record.KeyID, k.Record.Environment, strings.Join(v.Scopes, ","), k.Plaintext))
+}

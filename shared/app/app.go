@@ -1,0 +1,116 @@
+// Package app builds what every function shares, once per cold start: configuration from the
+// environment, AWS clients, the store, the authenticator and the HTTP adapter.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/urlcheck"
+)
+
+// Config is the functions' configuration, read from environment variables that template.yaml
+// sets (and that the local stack sets from the same template).
+type Config struct {
+	// TableName is the DynamoDB table (TABLE_NAME, required).
+	TableName string
+	// WebhookQueueURL is the webhook delivery queue (WEBHOOK_QUEUE_URL).
+	WebhookQueueURL string
+	// PublicBaseURL builds payment_url (PUBLIC_BASE_URL); empty means the request's domain over https.
+	PublicBaseURL string
+	// AllowLocalhostURLs lets merchants register http://localhost callback URLs
+	// (ALLOW_LOCALHOST_URLS=true). Only `make dev` sets it; template.yaml never does.
+	AllowLocalhostURLs bool
+	// LogLevel is DEBUG, INFO, WARN or ERROR (LOG_LEVEL).
+	LogLevel slog.Level
+}
+
+// ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
+func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
+	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
+	c := Config{
+		TableName:       get("TABLE_NAME"),
+		WebhookQueueURL: get("WEBHOOK_QUEUE_URL"),
+		PublicBaseURL:   strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
+	}
+	if c.TableName == "" {
+		return c, fmt.Errorf("TABLE_NAME is not set")
+	}
+	switch v := get("ALLOW_LOCALHOST_URLS"); v {
+	case "", "false":
+	case "true":
+		c.AllowLocalhostURLs = true
+	default:
+		return c, fmt.Errorf("ALLOW_LOCALHOST_URLS must be true or false, not %q", v)
+	}
+	if v := get("LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return c, fmt.Errorf("LOG_LEVEL: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// Deps is everything a handler may use. Handlers take what they need from it.
+type Deps struct {
+	Config  Config
+	Logger  *slog.Logger
+	DB      *dynamodb.Client
+	SQS     *sqs.Client
+	Store   *dynamo.Store
+	Auth    *auth.Authenticator
+	URLs    urlcheck.Policy
+	Adapter httpapi.Adapter
+}
+
+// New wires Deps from a configuration and AWS clients.
+func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *Deps {
+	store := &dynamo.Store{DB: db, Table: cfg.TableName}
+	return &Deps{
+		Config:  cfg,
+		Logger:  logger,
+		DB:      db,
+		SQS:     q,
+		Store:   store,
+		Auth:    &auth.Authenticator{Keys: store},
+		URLs:    urlcheck.Policy{AllowLocalhost: cfg.AllowLocalhostURLs},
+		Adapter: httpapi.Adapter{Logger: logger},
+	}
+}
+
+// NewLogger returns the JSON logger every function writes its request lines with.
+func NewLogger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: level}))
+}
+
+// Builder builds a function's request handler from Deps.
+type Builder func(d *Deps) httpapi.HandlerFunc
+
+// Start is a function's whole main: load configuration and clients once (cold start), then
+// serve API Gateway HTTP API events with the handler that build returns.
+func Start(name string, build Builder) {
+	cfg, err := ConfigFromEnv(os.LookupEnv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "configuration:", err)
+		os.Exit(1)
+	}
+	logger := NewLogger(cfg.LogLevel)
+	awsCfg, err := awsx.Load(context.Background())
+	if err != nil {
+		logger.Error("aws configuration", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+	d := New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)
+	lambda.Start(d.Adapter.Lambda(name, build(d)))
+}

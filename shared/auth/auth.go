@@ -1,0 +1,166 @@
+// Package auth authenticates callers and authorises them per scope and environment. An
+// Identity is what every handler sees, whatever credential produced it: merchant API keys
+// today, dashboard session cookies next (another Authenticator method feeding the same type).
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/obs"
+)
+
+// Environment separates sandbox data and money from live.
+type Environment string
+
+// The two environments.
+const (
+	Sandbox Environment = "sandbox"
+	Live    Environment = "live"
+)
+
+// ParseEnvironment accepts exactly "sandbox" or "live".
+func ParseEnvironment(s string) (Environment, bool) {
+	switch Environment(s) {
+	case Sandbox, Live:
+		return Environment(s), true
+	}
+	return "", false
+}
+
+// Scope is a permission carried by a credential.
+type Scope string
+
+// Scopes a merchant key can carry.
+const (
+	PaymentsWrite  Scope = "payments:write"
+	PaymentsRead   Scope = "payments:read"
+	DocumentsRead  Scope = "documents:read"
+	DocumentsWrite Scope = "documents:write"
+)
+
+// AllScopes lists every scope in a stable order.
+var AllScopes = []Scope{PaymentsWrite, PaymentsRead, DocumentsRead, DocumentsWrite}
+
+// ParseScope accepts one of AllScopes.
+func ParseScope(s string) (Scope, bool) {
+	if slices.Contains(AllScopes, Scope(s)) {
+		return Scope(s), true
+	}
+	return "", false
+}
+
+// Kind is the kind of credential behind an Identity.
+type Kind string
+
+// Credential kinds.
+const (
+	KindAPIKey Kind = "api_key"
+)
+
+// Identity is an authenticated caller.
+type Identity struct {
+	Kind         Kind
+	WorkspaceID  string
+	Environments []Environment
+	Scopes       []Scope
+	// CredentialID identifies the credential in logs (a key id, never the key).
+	CredentialID string
+}
+
+// Authorize returns nil when the identity holds scope in env, else 403 SCOPE_OR_ENVIRONMENT_DENIED.
+func (id *Identity) Authorize(scope Scope, env Environment) error {
+	if !slices.Contains(id.Environments, env) {
+		return apierr.New(apierr.ScopeOrEnvironmentDenied, "this credential is not valid in the %s environment", env)
+	}
+	if !slices.Contains(id.Scopes, scope) {
+		return apierr.New(apierr.ScopeOrEnvironmentDenied, "this credential lacks the %s scope", scope)
+	}
+	return nil
+}
+
+// KeyRecord is a stored API key: everything but the key itself.
+type KeyRecord struct {
+	Hash        string
+	KeyID       string
+	WorkspaceID string
+	Environment Environment
+	Scopes      []Scope
+	Name        string
+	Hint        string
+	CreatedAt   time.Time
+	RevokedAt   *time.Time
+	// ExpiresAt is set when a rotation gives the old key a grace period.
+	ExpiresAt *time.Time
+}
+
+// Active reports whether the key may be used at t.
+func (k *KeyRecord) Active(t time.Time) bool {
+	if k.RevokedAt != nil {
+		return false
+	}
+	return k.ExpiresAt == nil || t.Before(*k.ExpiresAt)
+}
+
+// KeyStore finds keys by hash. GetKey returns (nil, nil) when no key has that hash.
+type KeyStore interface {
+	GetKey(ctx context.Context, hash string) (*KeyRecord, error)
+}
+
+// Authenticator turns request credentials into an Identity.
+type Authenticator struct {
+	Keys KeyStore
+	Now  func() time.Time
+}
+
+// Authenticate reads the bearer key from the request: 401 INVALID_API_KEY when it is missing,
+// malformed, unknown, revoked or expired; 503 AUTH_SERVICE_UNAVAILABLE when the store fails.
+func (a *Authenticator) Authenticate(ctx context.Context, r *httpapi.Request) (*Identity, error) {
+	header := r.Header("Authorization")
+	if header == "" {
+		return nil, apierr.New(apierr.InvalidAPIKey, "missing API key: send Authorization: Bearer <key>")
+	}
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return nil, apierr.New(apierr.InvalidAPIKey, "the Authorization header must be: Bearer <key>")
+	}
+	token = strings.TrimSpace(token)
+	env, hash, err := ParseKey(token)
+	if err != nil {
+		return nil, apierr.New(apierr.InvalidAPIKey, "invalid API key")
+	}
+	rec, err := a.Keys.GetKey(ctx, hash)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.AuthServiceUnavailable, err, "the key store is unavailable; retry shortly")
+	}
+	// The lookup is by hash; the comparison of the stored hash is constant-time anyway so no
+	// code path compares secret-derived bytes with early exit.
+	if rec == nil || subtle.ConstantTimeCompare([]byte(rec.Hash), []byte(hash)) != 1 || rec.Environment != env {
+		return nil, apierr.New(apierr.InvalidAPIKey, "invalid API key")
+	}
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	if !rec.Active(now()) {
+		if rec.RevokedAt != nil {
+			return nil, apierr.New(apierr.InvalidAPIKey, "this API key has been revoked")
+		}
+		return nil, apierr.New(apierr.InvalidAPIKey, "this API key has expired (rotated)")
+	}
+	obs.Annotate(ctx, slog.String("workspace_id", rec.WorkspaceID), slog.String("key_id", rec.KeyID),
+		slog.String("environment", string(rec.Environment)))
+	return &Identity{
+		Kind:         KindAPIKey,
+		WorkspaceID:  rec.WorkspaceID,
+		Environments: []Environment{rec.Environment},
+		Scopes:       rec.Scopes,
+		CredentialID: rec.KeyID,
+	}, nil
+}

@@ -1,0 +1,85 @@
+// Package awsx loads the AWS SDK configuration the functions and tools share, with a
+// middleware that counts every AWS operation into the request's obs.Stats.
+package awsx
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/takapay/payments/shared/obs"
+)
+
+// Load returns the default AWS configuration (environment, shared files, or the Lambda role).
+// Endpoints can be pointed at local servers with AWS_ENDPOINT_URL_DYNAMODB and
+// AWS_ENDPOINT_URL_SQS, which the SDK reads itself, so production code has no local branch.
+func Load(ctx context.Context) (aws.Config, error) {
+	cfg, err := config.LoadDefaultConfig(ctx,
+		config.WithRetryer(func() aws.Retryer {
+			// Lambda has a short budget: three attempts with a small backoff ceiling.
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = 3
+				o.MaxBackoff = 200 * time.Millisecond
+			})
+		}))
+	if err != nil {
+		return aws.Config{}, err
+	}
+	Instrument(&cfg)
+	return cfg, nil
+}
+
+// Instrument adds the call-counting middleware to a configuration.
+func Instrument(cfg *aws.Config) {
+	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("takapayCount",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				obs.CountCall(ctx, serviceName(awsmiddleware.GetServiceID(ctx)), awsmiddleware.GetOperationName(ctx))
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+	})
+}
+
+func serviceName(id string) string {
+	switch id {
+	case "DynamoDB":
+		return "dynamodb"
+	case "SQS":
+		return "sqs"
+	}
+	return id
+}
+
+// IsUnavailable reports whether an error means the dependency could not be reached or was
+// throttled (worth a 503 and a retry) rather than a request the service got wrong.
+func IsUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return true
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+			"InternalServerError", "ServiceUnavailable", "LimitExceededException":
+			return true
+		}
+		return apiErr.ErrorFault() == smithy.FaultServer
+	}
+	var opErr *smithy.OperationError
+	return errors.As(err, &opErr)
+}

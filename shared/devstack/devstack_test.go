@@ -1,0 +1,356 @@
+package devstack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/takapay/payments/shared/samtemplate"
+)
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestStack(t *testing.T) {
+	t.Parallel()
+	s := StartTestStack(t)
+	ctx := testCtx(t)
+
+	table := s.TableName("Table")
+	if table == "" || !strings.HasSuffix(table, "Table") {
+		t.Fatalf("table name = %q", table)
+	}
+
+	t.Run("table schema", func(t *testing.T) {
+		out, err := s.DDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := out.Table
+		if d.TableStatus != ddbtypes.TableStatusActive {
+			t.Errorf("status = %s", d.TableStatus)
+		}
+		if got := keys(d.KeySchema); got != "pk:HASH,sk:RANGE" {
+			t.Errorf("key schema = %s", got)
+		}
+		if len(d.GlobalSecondaryIndexes) != 1 {
+			t.Fatalf("GSIs = %+v", d.GlobalSecondaryIndexes)
+		}
+		g := d.GlobalSecondaryIndexes[0]
+		if aws.ToString(g.IndexName) != "gsi1" || keys(g.KeySchema) != "gsi1pk:HASH,gsi1sk:RANGE" ||
+			g.Projection.ProjectionType != ddbtypes.ProjectionTypeAll {
+			t.Errorf("gsi = %s %s %s", aws.ToString(g.IndexName), keys(g.KeySchema), g.Projection.ProjectionType)
+		}
+		if s.Resources.TableARNs["Table"] != aws.ToString(d.TableArn) || d.TableArn == nil {
+			t.Errorf("table ARN %q vs %q", s.Resources.TableARNs["Table"], aws.ToString(d.TableArn))
+		}
+	})
+
+	t.Run("conditional put", func(t *testing.T) {
+		// A client built only from s.Config must reach dynalite too.
+		ddb := dynamodb.NewFromConfig(s.Config)
+		put := &dynamodb.PutItemInput{
+			TableName: aws.String(table),
+			Item: map[string]ddbtypes.AttributeValue{
+				"pk":     &ddbtypes.AttributeValueMemberS{Value: "PAY#1"},
+				"sk":     &ddbtypes.AttributeValueMemberS{Value: "PAY#1"},
+				"gsi1pk": &ddbtypes.AttributeValueMemberS{Value: "WS#1"},
+				"gsi1sk": &ddbtypes.AttributeValueMemberS{Value: "2024"},
+			},
+			ConditionExpression: aws.String("attribute_not_exists(pk)"),
+		}
+		if _, err := ddb.PutItem(ctx, put); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ddb.PutItem(ctx, put)
+		var ccf *ddbtypes.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			t.Fatalf("second put: err = %v, want ConditionalCheckFailedException", err)
+		}
+		q, err := s.DDB.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(table),
+			IndexName:                 aws.String("gsi1"),
+			KeyConditionExpression:    aws.String("gsi1pk = :p"),
+			ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":p": &ddbtypes.AttributeValueMemberS{Value: "WS#1"}},
+		})
+		if err != nil || len(q.Items) != 1 {
+			t.Fatalf("gsi query: %v items, err %v", q, err)
+		}
+	})
+
+	t.Run("queues", func(t *testing.T) {
+		qURL, dlqURL := s.QueueURL("WebhookQueue"), s.QueueURL("WebhookDeadLetterQueue")
+		for _, u := range []string{qURL, dlqURL} {
+			if !strings.HasPrefix(u, s.SQS.Endpoint+"/") {
+				t.Errorf("queue URL %q does not point at %s", u, s.SQS.Endpoint)
+			}
+		}
+		list, err := s.Queue.ListQueues(ctx, &sqs.ListQueuesInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !contains(list.QueueUrls, qURL) || !contains(list.QueueUrls, dlqURL) {
+			t.Errorf("ListQueues = %v, want %s and %s", list.QueueUrls, qURL, dlqURL)
+		}
+		attrs, err := s.Queue.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+			QueueUrl:       aws.String(qURL),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var policy struct {
+			DeadLetterTargetArn string          `json:"deadLetterTargetArn"`
+			MaxReceiveCount     json.RawMessage `json:"maxReceiveCount"`
+		}
+		if err := json.Unmarshal([]byte(attrs.Attributes["RedrivePolicy"]), &policy); err != nil {
+			t.Fatalf("RedrivePolicy %q: %v", attrs.Attributes["RedrivePolicy"], err)
+		}
+		if policy.DeadLetterTargetArn != s.Resources.QueueARNs["WebhookDeadLetterQueue"] || policy.DeadLetterTargetArn == "" {
+			t.Errorf("RedrivePolicy DLQ = %q, want %q", policy.DeadLetterTargetArn, s.Resources.QueueARNs["WebhookDeadLetterQueue"])
+		}
+		if n, _ := strconv.Unquote(string(policy.MaxReceiveCount)); n != "12" && string(policy.MaxReceiveCount) != "12" {
+			t.Errorf("maxReceiveCount = %s", policy.MaxReceiveCount)
+		}
+		if attrs.Attributes["VisibilityTimeout"] != "180" {
+			t.Errorf("VisibilityTimeout = %q", attrs.Attributes["VisibilityTimeout"])
+		}
+
+		q := sqs.NewFromConfig(s.Config) // endpoint from s.Config's service options
+		if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(qURL), MessageBody: aws.String(`{"hello":"world"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(qURL), MaxNumberOfMessages: 1, WaitTimeSeconds: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Messages) != 1 || aws.ToString(got.Messages[0].Body) != `{"hello":"world"}` {
+			t.Fatalf("received %+v", got.Messages)
+		}
+	})
+
+	t.Run("env", func(t *testing.T) {
+		env := s.Env()
+		want := map[string]string{
+			"TABLE_NAME":        table,
+			"WEBHOOK_QUEUE_URL": s.QueueURL("WebhookQueue"),
+			"PUBLIC_BASE_URL":   "",
+			"LOG_LEVEL":         "INFO",
+		}
+		for k, v := range want {
+			if got, ok := env[k]; !ok || got != v {
+				t.Errorf("env[%s] = %q (present %v), want %q", k, got, ok, v)
+			}
+		}
+		fenv, err := s.Resources.FunctionEnv("PaymentCreateFunction")
+		if err != nil || fenv["TABLE_NAME"] != table {
+			t.Errorf("FunctionEnv = %v, %v", fenv, err)
+		}
+	})
+
+	t.Run("provision is idempotent", func(t *testing.T) {
+		prefix := strings.TrimSuffix(table, "Table")
+		again, err := Provision(ctx, s.DDB, s.Queue, s.Template, Names{Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Tables["Table"] != table || again.QueueURLs["WebhookQueue"] != s.QueueURL("WebhookQueue") ||
+			again.QueueARNs["WebhookDeadLetterQueue"] != s.Resources.QueueARNs["WebhookDeadLetterQueue"] {
+			t.Errorf("second Provision = %+v, first %+v", again, s.Resources)
+		}
+	})
+}
+
+func TestStopKillsServers(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	for _, start := range []func() (*Server, error){
+		func() (*Server, error) { return StartDynalite(ctx, DynaliteOptions{}) },
+		func() (*Server, error) { return StartFauxqs(ctx, FauxqsOptions{}) },
+	} {
+		srv, err := start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(srv.Endpoint, "http://127.0.0.1:") {
+			t.Errorf("%s endpoint = %q", srv.Name, srv.Endpoint)
+		}
+		if err := dialOnce(srv.Port); err != nil {
+			t.Fatalf("%s not listening: %v", srv.Name, err)
+		}
+		pid := srv.PID()
+		srv.Stop()
+		srv.Stop() // idempotent
+		select {
+		case <-srv.Done():
+		default:
+			t.Errorf("%s: Done not closed after Stop", srv.Name)
+		}
+		if err := dialOnce(srv.Port); err == nil {
+			t.Errorf("%s: port %d still accepts connections after Stop", srv.Name, srv.Port)
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("%s: process %d still exists after Stop (kill 0: %v)", srv.Name, pid, err)
+		}
+	}
+}
+
+func TestFixedPortInUse(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	if _, err := StartFauxqs(testCtx(t), FauxqsOptions{Port: port}); err == nil || !strings.Contains(err.Error(), "EADDRINUSE") {
+		t.Errorf("fauxqs: err = %v, want an EADDRINUSE explanation", err)
+	}
+	if _, err := StartDynalite(testCtx(t), DynaliteOptions{Port: port}); err == nil || !strings.Contains(err.Error(), "EADDRINUSE") {
+		t.Errorf("dynalite: err = %v, want an EADDRINUSE explanation", err)
+	}
+}
+
+func TestDataDirSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	opts := StackOptions{DataDir: dir, Prefix: "dev-"}
+
+	s1, err := StartStack(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s1.Close()
+	key := map[string]ddbtypes.AttributeValue{
+		"pk": &ddbtypes.AttributeValueMemberS{Value: "APIKEY#k"},
+		"sk": &ddbtypes.AttributeValueMemberS{Value: "APIKEY#k"},
+	}
+	item := map[string]ddbtypes.AttributeValue{"note": &ddbtypes.AttributeValueMemberS{Value: "kept"}}
+	for k, v := range key {
+		item[k] = v
+	}
+	if _, err := s1.DDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("dev-Table"), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	s1.Close()
+
+	s2, err := StartStack(ctx, opts) // Provision finds the existing table
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, err := s2.DDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("dev-Table"), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := got.Item["note"].(*ddbtypes.AttributeValueMemberS); !ok || n.Value != "kept" {
+		t.Fatalf("item after restart = %v", got.Item)
+	}
+
+	// A template whose table schema differs from the persisted table is reported.
+	other, err := samtemplate.Parse([]byte(`
+Resources:
+  Table:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Provision(ctx, s2.DDB, s2.Queue, other, Names{Prefix: "dev-"}); err == nil || !strings.Contains(err.Error(), "different schema") {
+		t.Fatalf("Provision with changed schema: err = %v", err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	tpl, err := samtemplate.Parse([]byte(`
+Parameters:
+  Stage: {Type: String, Default: dev}
+  NoDefault: {Type: String}
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Resources{
+		Tables:    map[string]string{"T": "p-T"},
+		TableARNs: map[string]string{"T": "arn:aws:dynamodb:us-east-1:000000000000:table/p-T"},
+		QueueURLs: map[string]string{"Q": "http://127.0.0.1:1/000000000000/p-Q"},
+		QueueARNs: map[string]string{"Q": "arn:aws:sqs:us-east-1:000000000000:p-Q"},
+		template:  tpl,
+		names:     map[string]string{"Q": "p-Q"},
+	}
+	ok := map[samtemplate.Value]string{
+		samtemplate.Lit("x"):                                     "x",
+		samtemplate.RefTo("Ref", "T"):                            "p-T",
+		samtemplate.RefTo("Ref", "Q"):                            "http://127.0.0.1:1/000000000000/p-Q",
+		samtemplate.RefTo("Ref", "Stage"):                        "dev",
+		samtemplate.RefTo("Ref", "AWS::Region"):                  "us-east-1",
+		samtemplate.RefTo("GetAtt", "Q.Arn"):                     "arn:aws:sqs:us-east-1:000000000000:p-Q",
+		samtemplate.RefTo("GetAtt", "Q.QueueName"):               "p-Q",
+		samtemplate.RefTo("Sub", "${Stage}/${T}/${Q.Arn}/${!X}"): "dev/p-T/arn:aws:sqs:us-east-1:000000000000:p-Q/${X}",
+	}
+	for v, want := range ok {
+		if got, err := r.Resolve(v); err != nil || got != want {
+			t.Errorf("Resolve(%v) = %q, %v; want %q", v, got, err, want)
+		}
+	}
+	for _, v := range []samtemplate.Value{
+		samtemplate.RefTo("Ref", "Nope"),
+		samtemplate.RefTo("Ref", "NoDefault"),
+		samtemplate.RefTo("GetAtt", "T.StreamArn"),
+		samtemplate.RefTo("Sub", "${Nope}"),
+		samtemplate.RefTo("Join", ""),
+	} {
+		if got, err := r.Resolve(v); err == nil {
+			t.Errorf("Resolve(%v) = %q, want error", v, got)
+		}
+	}
+}
+
+func TestNodeModulesDir(t *testing.T) {
+	dir, err := NodeModulesDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(dir, "node_modules") {
+		t.Errorf("NodeModulesDir = %q", dir)
+	}
+}
+
+func keys(ks []ddbtypes.KeySchemaElement) string {
+	var parts []string
+	for _, k := range ks {
+		parts = append(parts, aws.ToString(k.AttributeName)+":"+string(k.KeyType))
+	}
+	return strings.Join(parts, ",")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

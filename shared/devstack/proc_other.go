@@ -1,0 +1,15 @@
+//go:build !unix
+
+package devstack
+
+import "os/exec"
+
+// setProcAttrs is a no-op where process groups are unavailable.
+func setProcAttrs(cmd *exec.Cmd) {}
+
+// signalGroup kills the server process (there is no graceful stop here).
+func signalGroup(cmd *exec.Cmd, kill bool) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+	}
+}

@@ -1,0 +1,160 @@
+package devstack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/takapay/payments/shared/samtemplate"
+)
+
+// StackOptions configures StartStack.
+type StackOptions struct {
+	// DataDir is dynalite's LevelDB directory; "" keeps DynamoDB in memory.
+	// (fauxqs is always in memory; Provision recreates the queues.)
+	DataDir string
+	// Prefix is prepended to every table and queue name (see Names).
+	Prefix string
+	// LogWriter, if set, receives both servers' output with "[name] " prefixes.
+	LogWriter io.Writer
+	// TemplatePath is the SAM template; "" means <repo root>/template.yaml.
+	TemplatePath string
+	// DynamoPort and SQSPort fix the listening ports; 0 picks free ones.
+	DynamoPort, SQSPort int
+}
+
+// Stack is a running, provisioned local stack.
+type Stack struct {
+	// Dynamo is the dynalite server.
+	Dynamo *Server
+	// SQS is the fauxqs server.
+	SQS *Server
+	// Config is AWSConfig for both servers: NewFromConfig clients reach them.
+	Config aws.Config
+	// DDB is a DynamoDB client for Dynamo.
+	DDB *dynamodb.Client
+	// Queue is an SQS client for SQS.
+	Queue *sqs.Client
+	// Template is the parsed SAM template the stack was provisioned from.
+	Template *samtemplate.Template
+	// Resources are the provisioned tables and queues.
+	Resources *Resources
+}
+
+// StartStack starts dynalite and fauxqs, builds clients for them and
+// provisions every table and queue of the template; ctx bounds the start-up.
+func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
+	tplPath := opts.TemplatePath
+	if tplPath == "" {
+		root, err := samtemplate.FindRepoRoot()
+		if err != nil {
+			return nil, err
+		}
+		tplPath = filepath.Join(root, "template.yaml")
+	}
+	tpl, err := samtemplate.Load(tplPath)
+	if err != nil {
+		return nil, err
+	}
+
+	s := &Stack{Template: tpl}
+	var wg sync.WaitGroup
+	var dynErr, sqsErr error
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		s.Dynamo, dynErr = StartDynalite(ctx, DynaliteOptions{Port: opts.DynamoPort, DataDir: opts.DataDir, LogWriter: opts.LogWriter})
+	}()
+	go func() {
+		defer wg.Done()
+		s.SQS, sqsErr = StartFauxqs(ctx, FauxqsOptions{Port: opts.SQSPort, LogWriter: opts.LogWriter})
+	}()
+	wg.Wait()
+	if err := errors.Join(dynErr, sqsErr); err != nil {
+		s.Close()
+		return nil, err
+	}
+
+	if s.Config, err = AWSConfig(ctx, s.Dynamo.Endpoint, s.SQS.Endpoint); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.DDB = DynamoClient(s.Config, s.Dynamo.Endpoint)
+	s.Queue = SQSClient(s.Config, s.SQS.Endpoint)
+	if s.Resources, err = Provision(ctx, s.DDB, s.Queue, tpl, Names{Prefix: opts.Prefix}); err != nil {
+		err = fmt.Errorf("%w\n--- dynalite output:\n%s\n--- fauxqs output:\n%s", err, s.Dynamo.Logs(), s.SQS.Logs())
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Env returns the functions' environment variables for this stack (see Resources.Env).
+func (s *Stack) Env() map[string]string { return s.Resources.Env() }
+
+// TableName returns the physical name of the template table with the given logical id.
+func (s *Stack) TableName(logicalID string) string { return s.Resources.Tables[logicalID] }
+
+// QueueURL returns the URL of the template queue with the given logical id.
+func (s *Stack) QueueURL(logicalID string) string { return s.Resources.QueueURLs[logicalID] }
+
+// Close stops both servers; it is idempotent and safe on a partly started stack.
+func (s *Stack) Close() {
+	if s == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, srv := range []*Server{s.Dynamo, s.SQS} {
+		if srv != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				srv.Stop()
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+// StartTestStack starts an in-memory stack with a random resource prefix for
+// a test, stops it in tb.Cleanup and fails the test if it cannot start.
+// Set DEVSTACK_VERBOSE=1 to stream the servers' output to stderr.
+func StartTestStack(tb testing.TB) *Stack {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := StackOptions{Prefix: RandomPrefix()}
+	if os.Getenv("DEVSTACK_VERBOSE") != "" {
+		opts.LogWriter = os.Stderr
+	}
+	s, err := StartStack(ctx, opts)
+	if err != nil {
+		tb.Fatalf("devstack: start local stack: %v", err)
+	}
+	tb.Cleanup(func() {
+		s.Close()
+		if tb.Failed() {
+			tb.Logf("devstack: dynalite output:\n%s\ndevstack: fauxqs output:\n%s", s.Dynamo.Logs(), s.SQS.Logs())
+		}
+	})
+	return s
+}
+
+// RandomPrefix returns a short random resource-name prefix such as "t3f9a1c2e-".
+func RandomPrefix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "t" + hex.EncodeToString(b[:]) + "-"
+}

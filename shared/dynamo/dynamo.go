@@ -1,0 +1,91 @@
+// Package dynamo is the DynamoDB implementation of the service's stores, on one table.
+//
+// Item layout (pk / sk; gsi1pk / gsi1sk where listed):
+//
+//	workspace   WS#<workspace_id>     / WS
+//	API key     APIKEY#<sha256 hex>   / APIKEY    gsi1: WS#<workspace_id> / APIKEY#<created_at>#<key_id>
+//	payment     PAY#<invoice_id>      / PAY
+//	probe       PROBE                 / PROBE     (never written; readiness reads it)
+//
+// Every state change is one single-item conditional write: no transactions (they cost double
+// and dynalite lacks them). Items that expire carry "ttl" (epoch seconds) and are treated as
+// absent once it passes, because DynamoDB deletes them only eventually and dynalite never.
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/payment"
+)
+
+// GSI1 is the name of the table's first global secondary index.
+const GSI1 = "gsi1"
+
+// Store reads and writes the service's items in one table.
+type Store struct {
+	DB    *dynamodb.Client
+	Table string
+}
+
+var (
+	_ auth.KeyStore = (*Store)(nil)
+	_ payment.Store = (*Store)(nil)
+)
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: pk},
+		"sk": &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+// isConditionFailed reports whether a write lost its condition.
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// oldItem returns the item a failed conditional write reported (real DynamoDB does with
+// ReturnValuesOnConditionCheckFailure=ALL_OLD; dynalite does not, so callers fall back to a read).
+func oldItem(err error) map[string]types.AttributeValue {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) && len(ccf.Item) > 0 {
+		return ccf.Item
+	}
+	return nil
+}
+
+// get reads one item with a strongly consistent read; nil when absent.
+func (s *Store) get(ctx context.Context, pk, sk string) (map[string]types.AttributeValue, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.Table),
+		Key:            key(pk, sk),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}
+
+// Ping performs one cheap read that proves the table is reachable and readable.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:            aws.String(s.Table),
+		Key:                  key("PROBE", "PROBE"),
+		ProjectionExpression: aws.String("pk"),
+	})
+	return err
+}
+
+func validID(s string) bool { return s != "" && !strings.Contains(s, "#") }

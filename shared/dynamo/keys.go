@@ -1,0 +1,236 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/auth"
+)
+
+// ErrNotFound means the addressed item does not exist.
+var ErrNotFound = errors.New("not found")
+
+type keyItem struct {
+	PK          string     `dynamodbav:"pk"`
+	SK          string     `dynamodbav:"sk"`
+	GSI1PK      string     `dynamodbav:"gsi1pk"`
+	GSI1SK      string     `dynamodbav:"gsi1sk"`
+	Hash        string     `dynamodbav:"key_hash"`
+	KeyID       string     `dynamodbav:"key_id"`
+	WorkspaceID string     `dynamodbav:"workspace_id"`
+	Environment string     `dynamodbav:"environment"`
+	Scopes      []string   `dynamodbav:"scopes,stringset"`
+	Name        string     `dynamodbav:"name,omitempty"`
+	Hint        string     `dynamodbav:"hint,omitempty"`
+	CreatedAt   time.Time  `dynamodbav:"created_at"`
+	RevokedAt   *time.Time `dynamodbav:"revoked_at,omitempty"`
+	ExpiresAt   *time.Time `dynamodbav:"expires_at,omitempty"`
+}
+
+func keyPK(hash string) string { return "APIKEY#" + hash }
+
+func (it *keyItem) record() *auth.KeyRecord {
+	scopes := make([]auth.Scope, 0, len(it.Scopes))
+	for _, s := range it.Scopes {
+		scopes = append(scopes, auth.Scope(s))
+	}
+	return &auth.KeyRecord{
+		Hash: it.Hash, KeyID: it.KeyID, WorkspaceID: it.WorkspaceID,
+		Environment: auth.Environment(it.Environment), Scopes: scopes, Name: it.Name, Hint: it.Hint,
+		CreatedAt: it.CreatedAt, RevokedAt: it.RevokedAt, ExpiresAt: it.ExpiresAt,
+	}
+}
+
+// GetKey looks a key up by its hash with one strongly consistent GetItem, so a revocation
+// takes effect on the next request.
+func (s *Store) GetKey(ctx context.Context, hash string) (*auth.KeyRecord, error) {
+	item, err := s.get(ctx, keyPK(hash), "APIKEY")
+	if err != nil || item == nil {
+		return nil, err
+	}
+	var it keyItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return nil, fmt.Errorf("decode key item: %w", err)
+	}
+	return it.record(), nil
+}
+
+// PutKey stores a new key record (never overwriting one with the same hash).
+func (s *Store) PutKey(ctx context.Context, k *auth.KeyRecord) error {
+	scopes := make([]string, 0, len(k.Scopes))
+	for _, sc := range k.Scopes {
+		scopes = append(scopes, string(sc))
+	}
+	it := keyItem{
+		PK: keyPK(k.Hash), SK: "APIKEY",
+		GSI1PK: "WS#" + k.WorkspaceID, GSI1SK: "APIKEY#" + k.CreatedAt.UTC().Format(time.RFC3339Nano) + "#" + k.KeyID,
+		Hash: k.Hash, KeyID: k.KeyID, WorkspaceID: k.WorkspaceID, Environment: string(k.Environment),
+		Scopes: scopes, Name: k.Name, Hint: k.Hint, CreatedAt: k.CreatedAt.UTC(), RevokedAt: k.RevokedAt, ExpiresAt: k.ExpiresAt,
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.Table),
+		Item:                av,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	return err
+}
+
+// ListKeys returns a workspace's keys, oldest first (GSI1 query; operator use only).
+func (s *Store) ListKeys(ctx context.Context, workspaceID string) ([]*auth.KeyRecord, error) {
+	var out []*auth.KeyRecord
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName:              aws.String(s.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("gsi1pk = :pk AND begins_with(gsi1sk, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: "WS#" + workspaceID},
+			":sk": &types.AttributeValueMemberS{Value: "APIKEY#"},
+		},
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range page.Items {
+			var it keyItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return nil, fmt.Errorf("decode key item: %w", err)
+			}
+			out = append(out, it.record())
+		}
+	}
+	return out, nil
+}
+
+// FindKey returns a workspace's key by key id.
+func (s *Store) FindKey(ctx context.Context, workspaceID, keyID string) (*auth.KeyRecord, error) {
+	keys, err := s.ListKeys(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k.KeyID == keyID {
+			return k, nil
+		}
+	}
+	return nil, ErrNotFound
+}
+
+// RevokeKey marks a key revoked at t (idempotent: an already revoked key keeps its time).
+func (s *Store) RevokeKey(ctx context.Context, hash string, t time.Time) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.Table),
+		Key:                 key(keyPK(hash), "APIKEY"),
+		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
+		ConditionExpression: aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberS{Value: t.UTC().Format(time.RFC3339Nano)},
+		},
+	})
+	if isConditionFailed(err) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// ExpireKey sets a key to stop working at t (rotation grace), unless it already expires sooner.
+func (s *Store) ExpireKey(ctx context.Context, hash string, t time.Time) error {
+	ts := t.UTC().Format(time.RFC3339Nano)
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.Table),
+		Key:                 key(keyPK(hash), "APIKEY"),
+		UpdateExpression:    aws.String("SET expires_at = :t"),
+		ConditionExpression: aws.String("attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :t)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberS{Value: ts},
+		},
+	})
+	if isConditionFailed(err) {
+		return nil
+	}
+	return err
+}
+
+// Workspace is a merchant workspace.
+type Workspace struct {
+	ID        string    `dynamodbav:"workspace_id"`
+	Name      string    `dynamodbav:"name"`
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+type workspaceItem struct {
+	PK string `dynamodbav:"pk"`
+	SK string `dynamodbav:"sk"`
+	Workspace
+}
+
+// PutWorkspace creates a workspace (never overwriting one).
+func (s *Store) PutWorkspace(ctx context.Context, w Workspace) error {
+	av, err := attributevalue.MarshalMap(workspaceItem{PK: "WS#" + w.ID, SK: "WS", Workspace: w})
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.Table),
+		Item:                av,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	return err
+}
+
+// GetWorkspace reads a workspace; ErrNotFound when absent.
+func (s *Store) GetWorkspace(ctx context.Context, id string) (*Workspace, error) {
+	if !validID(id) {
+		return nil, ErrNotFound
+	}
+	item, err := s.get(ctx, "WS#"+id, "WS")
+	if err != nil {
+		return nil, err
+	}
+	if item == nil {
+		return nil, ErrNotFound
+	}
+	var it workspaceItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return nil, err
+	}
+	return &it.Workspace, nil
+}
+
+// ListWorkspaces scans workspaces (operator CLI only; never on a request path).
+func (s *Store) ListWorkspaces(ctx context.Context) ([]Workspace, error) {
+	var out []Workspace
+	p := dynamodb.NewScanPaginator(s.DB, &dynamodb.ScanInput{
+		TableName:        aws.String(s.Table),
+		FilterExpression: aws.String("sk = :ws"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":ws": &types.AttributeValueMemberS{Value: "WS"},
+		},
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range page.Items {
+			var it workspaceItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return nil, err
+			}
+			out = append(out, it.Workspace)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/money"
+	"github.com/takapay/payments/shared/payment"
+)
+
+type paymentItem struct {
+	PK              string     `dynamodbav:"pk"`
+	SK              string     `dynamodbav:"sk"`
+	InvoiceID       string     `dynamodbav:"invoice_id"`
+	WorkspaceID     string     `dynamodbav:"workspace_id"`
+	Environment     string     `dynamodbav:"environment"`
+	Status          string     `dynamodbav:"status"`
+	AmountMinor     int64      `dynamodbav:"amount_minor"`
+	Currency        string     `dynamodbav:"currency"`
+	Reference       string     `dynamodbav:"reference"`
+	RedirectURL     string     `dynamodbav:"redirect_url,omitempty"`
+	CancelURL       string     `dynamodbav:"cancel_url,omitempty"`
+	WebhookURL      string     `dynamodbav:"webhook_url,omitempty"`
+	CustomerName    string     `dynamodbav:"customer_name,omitempty"`
+	CustomerEmail   string     `dynamodbav:"customer_email,omitempty"`
+	CustomerPhone   string     `dynamodbav:"customer_phone,omitempty"`
+	Metadata        string     `dynamodbav:"metadata,omitempty"`
+	CheckoutToken   string     `dynamodbav:"checkout_token"`
+	PaymentURL      string     `dynamodbav:"payment_url"`
+	IdempotencyKey  string     `dynamodbav:"idempotency_key,omitempty"`
+	RequestHash     string     `dynamodbav:"request_hash"`
+	CreatedAt       time.Time  `dynamodbav:"created_at"`
+	UpdatedAt       time.Time  `dynamodbav:"updated_at"`
+	FirstVerifiedAt *time.Time `dynamodbav:"first_verified_at,omitempty"`
+}
+
+func paymentPK(invoiceID string) string { return "PAY#" + invoiceID }
+
+func toPaymentItem(p *payment.Payment) paymentItem {
+	return paymentItem{
+		PK: paymentPK(p.InvoiceID), SK: "PAY",
+		InvoiceID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: string(p.Environment),
+		Status: string(p.Status), AmountMinor: int64(p.AmountMinor), Currency: p.Currency, Reference: p.Reference,
+		RedirectURL: p.RedirectURL, CancelURL: p.CancelURL, WebhookURL: p.WebhookURL,
+		CustomerName: p.CustomerName, CustomerEmail: p.CustomerEmail, CustomerPhone: p.CustomerPhone,
+		Metadata: p.Metadata, CheckoutToken: p.CheckoutToken, PaymentURL: p.PaymentURL,
+		IdempotencyKey: p.IdempotencyKey, RequestHash: p.RequestHash,
+		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
+	}
+}
+
+func (it *paymentItem) payment() *payment.Payment {
+	return &payment.Payment{
+		InvoiceID: it.InvoiceID, WorkspaceID: it.WorkspaceID, Environment: auth.Environment(it.Environment),
+		Status: payment.Status(it.Status), AmountMinor: money.Paisa(it.AmountMinor), Currency: it.Currency,
+		Reference: it.Reference, RedirectURL: it.RedirectURL, CancelURL: it.CancelURL, WebhookURL: it.WebhookURL,
+		CustomerName: it.CustomerName, CustomerEmail: it.CustomerEmail, CustomerPhone: it.CustomerPhone,
+		Metadata: it.Metadata, CheckoutToken: it.CheckoutToken, PaymentURL: it.PaymentURL,
+		IdempotencyKey: it.IdempotencyKey, RequestHash: it.RequestHash,
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
+	}
+}
+
+func decodePayment(item map[string]types.AttributeValue) (*payment.Payment, error) {
+	var it paymentItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return nil, fmt.Errorf("decode payment item: %w", err)
+	}
+	return it.payment(), nil
+}
+
+// CreatePayment writes the payment with one conditional PutItem. When the invoice id exists
+// it returns payment.ErrExists and the stored payment: from the failed write itself on
+// DynamoDB (ALL_OLD), or from one consistent GetItem where the server does not return it.
+func (s *Store) CreatePayment(ctx context.Context, p *payment.Payment) (*payment.Payment, error) {
+	av, err := attributevalue.MarshalMap(toPaymentItem(p))
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           aws.String(s.Table),
+		Item:                                av,
+		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err == nil {
+		return p, nil
+	}
+	if !isConditionFailed(err) {
+		return nil, err
+	}
+	item := oldItem(err)
+	if item == nil {
+		if item, err = s.get(ctx, paymentPK(p.InvoiceID), "PAY"); err != nil {
+			return nil, err
+		}
+	}
+	if item == nil { // deleted in between: nothing to replay; the caller may retry
+		return nil, fmt.Errorf("payment %s vanished after a conditional failure", p.InvoiceID)
+	}
+	existing, err := decodePayment(item)
+	if err != nil {
+		return nil, err
+	}
+	return existing, payment.ErrExists
+}
+
+// GetPayment reads a payment with one strongly consistent GetItem; nil when absent.
+func (s *Store) GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error) {
+	item, err := s.get(ctx, paymentPK(invoiceID), "PAY")
+	if err != nil || item == nil {
+		return nil, err
+	}
+	return decodePayment(item)
+}
+
+// MarkFirstVerified sets first_verified_at once, with one conditional UpdateItem.
+func (s *Store) MarkFirstVerified(ctx context.Context, invoiceID string, at time.Time) (time.Time, bool, error) {
+	ts, err := attributevalue.Marshal(at.UTC())
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.Table),
+		Key:                                 key(paymentPK(invoiceID), "PAY"),
+		UpdateExpression:                    aws.String("SET first_verified_at = :t"),
+		ConditionExpression:                 aws.String("attribute_exists(pk) AND attribute_not_exists(first_verified_at)"),
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":t": ts},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err == nil {
+		return at.UTC(), true, nil
+	}
+	if !isConditionFailed(err) {
+		return time.Time{}, false, err
+	}
+	item := oldItem(err)
+	if item == nil {
+		if item, err = s.get(ctx, paymentPK(invoiceID), "PAY"); err != nil {
+			return time.Time{}, false, err
+		}
+	}
+	if item == nil {
+		return time.Time{}, false, ErrNotFound
+	}
+	p, err := decodePayment(item)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	if p.FirstVerifiedAt == nil {
+		return time.Time{}, false, fmt.Errorf("first_verified_at condition failed but is unset")
+	}
+	return *p.FirstVerifiedAt, false, nil
+}

@@ -1,0 +1,107 @@
+package localapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/operator"
+)
+
+// Credentials is what `make dev` writes to .dev/credentials.json.
+type Credentials struct {
+	BaseURL     string `json:"base_url"`
+	WorkspaceID string `json:"workspace_id"`
+	SandboxKey  string `json:"sandbox_key"`
+	LiveKey     string `json:"live_key"`
+	ReadonlyKey string `json:"readonly_key"`
+}
+
+// Scopes of the seeded keys.
+var (
+	FullScopes     = []auth.Scope{auth.PaymentsWrite, auth.PaymentsRead, auth.DocumentsRead, auth.DocumentsWrite}
+	ReadonlyScopes = []auth.Scope{auth.PaymentsRead, auth.DocumentsRead}
+)
+
+// Seed makes sure one demo workspace exists with a sandbox key, a live key and a read-only
+// sandbox key. When prev names keys that still work against the store, they are kept (so
+// restarts keep the same credentials); otherwise a new workspace and keys are issued.
+func Seed(ctx context.Context, store *dynamo.Store, prev *Credentials) (*Credentials, bool, error) {
+	if prev != nil && stillValid(ctx, store, prev) {
+		return prev, false, nil
+	}
+	op := &operator.Operator{Store: store}
+	ws, err := op.CreateWorkspace(ctx, "", "Demo merchant (local)")
+	if err != nil {
+		return nil, false, err
+	}
+	issue := func(env auth.Environment, scopes []auth.Scope, name string) (string, error) {
+		k, err := op.IssueKey(ctx, ws.ID, env, scopes, name)
+		if err != nil {
+			return "", err
+		}
+		return k.Plaintext, nil
+	}
+	c := &Credentials{WorkspaceID: ws.ID}
+	if c.SandboxKey, err = issue(auth.Sandbox, FullScopes, "local sandbox"); err != nil {
+		return nil, false, err
+	}
+	if c.LiveKey, err = issue(auth.Live, FullScopes, "local live"); err != nil {
+		return nil, false, err
+	}
+	if c.ReadonlyKey, err = issue(auth.Sandbox, ReadonlyScopes, "local read-only"); err != nil {
+		return nil, false, err
+	}
+	return c, true, nil
+}
+
+func stillValid(ctx context.Context, store *dynamo.Store, c *Credentials) bool {
+	for _, key := range []string{c.SandboxKey, c.LiveKey, c.ReadonlyKey} {
+		_, hash, err := auth.ParseKey(key)
+		if err != nil {
+			return false
+		}
+		rec, err := store.GetKey(ctx, hash)
+		if err != nil || rec == nil || rec.WorkspaceID != c.WorkspaceID || !rec.Active(time.Now()) {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadCredentials reads a credentials file; a missing file is (nil, nil).
+func ReadCredentials(path string) (*Credentials, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c Credentials
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, nil // unreadable: seed afresh
+	}
+	return &c, nil
+}
+
+// WriteCredentials writes the credentials file readable by its owner only.
+func WriteCredentials(path string, c *Credentials) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,239 @@
+// Package money holds the exact integer representation of Bangladeshi taka
+// amounts and the strict parser that turns JSON request amounts into it.
+package money
+
+import "strconv"
+
+// Paisa is an amount of Bangladeshi taka in integer minor units (1 taka = 100 paisa).
+type Paisa int64
+
+// MaxPaisa is the largest amount ParseTaka accepts, 1,000,000,000 taka.
+const MaxPaisa Paisa = 100_000_000_000
+
+// maxPaisaDigits is the number of decimal digits in MaxPaisa.
+const maxPaisaDigits = 12
+
+// Rule phrases returned in RuleError.Rule; they never mention a field name
+// because callers prefix the field path themselves.
+const (
+	ruleMissing   = "must be a JSON number (taka)"
+	ruleString    = "must be a JSON number (taka), not a string"
+	ruleNull      = "must be a JSON number (taka), not null"
+	ruleBool      = "must be a JSON number (taka), not a boolean"
+	ruleObject    = "must be a JSON number (taka), not an object"
+	ruleArray     = "must be a JSON number (taka), not an array"
+	ruleInvalid   = "is not a valid JSON number"
+	rulePositive  = "must be greater than 0"
+	rulePrecision = "must have at most two decimal places"
+	ruleMax       = "must be at most 1000000000 taka"
+)
+
+// RuleError reports which amount rule a value broke, without naming the field.
+type RuleError struct {
+	// Rule is a short human phrase naming the broken rule, e.g. "must be greater than 0".
+	Rule string
+}
+
+// Error returns the broken rule phrase.
+func (e *RuleError) Error() string { return e.Rule }
+
+func ruleErr(rule string) error { return &RuleError{Rule: rule} }
+
+// ParseTaka parses the raw text of one JSON value, which must be a JSON number
+// of taka, exactly (never via float64) into a positive whole-paisa amount of at
+// most MaxPaisa.
+//
+// Surrounding JSON whitespace is allowed. Any other JSON value, any text that
+// is not a valid JSON number, zero or negative amounts, amounts with a
+// non-zero third decimal place (by value: "1.230" is fine, "1.234" is not) and
+// amounts above MaxPaisa are rejected with a *RuleError. Work is linear in the
+// input length and the call does not allocate on success, whatever the
+// exponent.
+func ParseTaka(raw []byte) (Paisa, error) {
+	b := trimJSONSpace(raw)
+	if len(b) == 0 {
+		return 0, ruleErr(ruleMissing)
+	}
+	switch b[0] {
+	case '"':
+		return 0, ruleErr(ruleString)
+	case 'n':
+		if string(b) == "null" {
+			return 0, ruleErr(ruleNull)
+		}
+		return 0, ruleErr(ruleInvalid)
+	case 't', 'f':
+		if string(b) == "true" || string(b) == "false" {
+			return 0, ruleErr(ruleBool)
+		}
+		return 0, ruleErr(ruleInvalid)
+	case '{':
+		return 0, ruleErr(ruleObject)
+	case '[':
+		return 0, ruleErr(ruleArray)
+	}
+
+	// Scan the JSON number grammar:
+	//   number = [ "-" ] int [ frac ] [ exp ]
+	//   int    = "0" / ( digit1-9 *DIGIT )
+	//   frac   = "." 1*DIGIT
+	//   exp    = ( "e" / "E" ) [ "-" / "+" ] 1*DIGIT
+	i := 0
+	neg := false
+	if b[i] == '-' {
+		neg = true
+		i++
+	}
+	intStart := i
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return 0, ruleErr(ruleInvalid)
+	}
+	intDigits := b[intStart:i]
+
+	var fracDigits []byte
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+		if i == start {
+			return 0, ruleErr(ruleInvalid)
+		}
+		fracDigits = b[start:i]
+	}
+
+	// The exponent saturates at ±expLimit: anything that large is far
+	// outside the accepted range in either direction, so the exact value
+	// no longer matters and no arithmetic can overflow.
+	const expLimit = 1 << 40
+	var exp int64
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		expNeg := false
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			expNeg = b[i] == '-'
+			i++
+		}
+		start := i
+		for i < len(b) && isDigit(b[i]) {
+			if exp < expLimit {
+				exp = exp*10 + int64(b[i]-'0')
+			}
+			i++
+		}
+		if i == start {
+			return 0, ruleErr(ruleInvalid)
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	if i != len(b) {
+		return 0, ruleErr(ruleInvalid)
+	}
+
+	if neg {
+		return 0, ruleErr(rulePositive)
+	}
+
+	// View the digits as one sequence D = intDigits ++ fracDigits, so that
+	// value = D × 10^(exp - len(fracDigits)). Trim leading and trailing zeros
+	// to get the significant digits D[first..last] and their exponent.
+	n := len(intDigits) + len(fracDigits)
+	digit := func(k int) byte {
+		if k < len(intDigits) {
+			return intDigits[k] - '0'
+		}
+		return fracDigits[k-len(intDigits)] - '0'
+	}
+	first := 0
+	for first < n && digit(first) == 0 {
+		first++
+	}
+	if first == n {
+		return 0, ruleErr(rulePositive)
+	}
+	last := n - 1
+	for digit(last) == 0 {
+		last--
+	}
+	// value in paisa = D[first..last] × 10^paisaExp.
+	paisaExp := exp - int64(len(fracDigits)) + int64(n-1-last) + 2
+	if paisaExp < 0 {
+		return 0, ruleErr(rulePrecision)
+	}
+	if int64(last-first+1)+paisaExp > maxPaisaDigits {
+		return 0, ruleErr(ruleMax)
+	}
+	var v Paisa
+	for k := first; k <= last; k++ {
+		v = v*10 + Paisa(digit(k))
+	}
+	for ; paisaExp > 0; paisaExp-- {
+		v *= 10
+	}
+	if v > MaxPaisa {
+		return 0, ruleErr(ruleMax)
+	}
+	return v, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// trimJSONSpace removes the four JSON whitespace characters (and only those)
+// from both ends of b.
+func trimJSONSpace(b []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// TakaString formats p as taka with exactly two decimals and no grouping,
+// e.g. "150.50", "0.05" or "-3.00", which ParseTaka accepts back for positive p.
+func (p Paisa) TakaString() string {
+	var buf [32]byte
+	return string(p.appendTaka(buf[:0], "", false))
+}
+
+// Display formats p for people as "৳1,500.00", with Western three-digit
+// comma grouping and a leading '-' before the sign for negative amounts.
+func (p Paisa) Display() string {
+	var buf [48]byte
+	return string(p.appendTaka(buf[:0], "৳", true))
+}
+
+func (p Paisa) appendTaka(dst []byte, symbol string, group bool) []byte {
+	u := uint64(p)
+	if p < 0 {
+		dst = append(dst, '-')
+		u = -u // two's complement magnitude; correct for math.MinInt64 too
+	}
+	dst = append(dst, symbol...)
+	whole, frac := u/100, u%100
+	var digits [20]byte
+	w := strconv.AppendUint(digits[:0], whole, 10)
+	if group {
+		for k, c := range w {
+			if k > 0 && (len(w)-k)%3 == 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, c)
+		}
+	} else {
+		dst = append(dst, w...)
+	}
+	return append(dst, '.', byte('0'+frac/10), byte('0'+frac%10))
+}

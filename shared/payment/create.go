@@ -1,0 +1,337 @@
+package payment
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/jsonbody"
+	"github.com/takapay/payments/shared/money"
+	"github.com/takapay/payments/shared/urlcheck"
+)
+
+// Bounds of the create request (see README, "Payment create").
+const (
+	MaxReferenceLen   = 128
+	MaxNameLen        = 160
+	MaxEmailLen       = 254
+	MaxPhoneLen       = 32
+	MaxMetadataBytes  = 4096
+	MaxMetadataKeys   = 50
+	MaxMetadataKeyLen = 40
+)
+
+// createFields are the members a create request may carry; anything else is refused so a
+// typo (say "ammount" or "redirect_uri") is never silently ignored.
+var createFields = []string{"amount", "redirect_url", "cancel_url", "webhook_url", "reference",
+	"customer_name", "customer_email", "customer_phone", "metadata"}
+
+// CreateRequest is a validated create request.
+type CreateRequest struct {
+	Amount        money.Paisa
+	RedirectURL   string
+	CancelURL     string
+	WebhookURL    string
+	Reference     string // "" when the merchant omitted it
+	CustomerName  string
+	CustomerEmail string
+	CustomerPhone string
+	Metadata      string // canonical compact JSON object, or ""
+}
+
+// ParseCreateRequest validates a create body: 400 for malformed JSON, 422 naming every
+// broken field rule.
+func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, error) {
+	obj, err := jsonbody.ParseObject(body)
+	if err != nil {
+		return nil, err
+	}
+	r := jsonbody.NewReader(obj)
+	r.OnlyKnown(createFields...)
+	var req CreateRequest
+	if raw, ok := obj.Raw("amount"); !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		r.Fail("amount", "is required (a JSON number of taka, e.g. 150.50)")
+	} else if p, err := money.ParseTaka(raw); err != nil {
+		r.Fail("amount", err.Error())
+	} else {
+		req.Amount = p
+	}
+	urlRule := func(check func(string) error) jsonbody.StringRule {
+		return jsonbody.StringRule{Check: func(s string) string {
+			if err := check(s); err != nil {
+				return err.Error()
+			}
+			return ""
+		}}
+	}
+	req.RedirectURL, _ = r.String("redirect_url", urlRule(urls.Check))
+	req.CancelURL, _ = r.String("cancel_url", urlRule(urls.Check))
+	req.WebhookURL, _ = r.String("webhook_url", urlRule(urls.CheckWebhook))
+	req.Reference, _ = r.String("reference", jsonbody.StringRule{Min: 1, Max: MaxReferenceLen, Check: trimmed})
+	req.CustomerName, _ = r.String("customer_name", jsonbody.StringRule{Min: 1, Max: MaxNameLen, Check: trimmed})
+	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: checkEmail})
+	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
+	if md, ok := r.Object("metadata", false); ok {
+		canon, rule := canonicalMetadata(md)
+		if rule != "" {
+			r.Fail("metadata", rule)
+		} else {
+			req.Metadata = canon
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+func trimmed(s string) string {
+	if strings.TrimSpace(s) != s {
+		return "must not start or end with white space"
+	}
+	return ""
+}
+
+var phonePattern = regexp.MustCompile(`^\+?[0-9][0-9 ()-]*[0-9]$`)
+
+func checkPhone(s string) string {
+	digits := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			digits++
+		}
+	}
+	if !phonePattern.MatchString(s) || digits < 6 || digits > 15 {
+		return "must be a phone number: 6 to 15 digits, optionally with a leading + and spaces, hyphens or parentheses"
+	}
+	return ""
+}
+
+var emailPattern = regexp.MustCompile(`^[A-Za-z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$`)
+
+func checkEmail(s string) string {
+	if !emailPattern.MatchString(s) {
+		return "must be an email address such as name@example.com"
+	}
+	return ""
+}
+
+// canonicalMetadata bounds metadata and returns its canonical compact form (keys sorted,
+// numbers kept as written), which is what is stored and what the request hash covers.
+func canonicalMetadata(md *jsonbody.Object) (string, string) {
+	names := md.Names()
+	if len(names) > MaxMetadataKeys {
+		return "", fmt.Sprintf("must have at most %d keys", MaxMetadataKeys)
+	}
+	m := make(map[string]json.RawMessage, len(names))
+	for _, n := range names {
+		if n == "" || utf8.RuneCountInString(n) > MaxMetadataKeyLen {
+			return "", fmt.Sprintf("keys must be 1 to %d characters", MaxMetadataKeyLen)
+		}
+		raw, _ := md.Raw(n)
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return "", "must be a JSON object"
+		}
+		compact, _ := json.Marshal(v)
+		m[n] = compact
+	}
+	out, _ := json.Marshal(m) // map keys are sorted by encoding/json
+	if len(out) > MaxMetadataBytes {
+		return "", fmt.Sprintf("must be at most %d bytes as compact JSON", MaxMetadataBytes)
+	}
+	return string(out), ""
+}
+
+// Hash identifies the request's content: two requests with the same fields (in any order or
+// formatting) hash alike, so a retry with the same body replays and a changed body conflicts.
+func (r *CreateRequest) Hash() string {
+	canon, _ := json.Marshal(struct {
+		A int64  `json:"a"`
+		R string `json:"r"`
+		C string `json:"c"`
+		W string `json:"w"`
+		F string `json:"f"`
+		N string `json:"n"`
+		E string `json:"e"`
+		P string `json:"p"`
+		M string `json:"m"`
+	}{int64(r.Amount), r.RedirectURL, r.CancelURL, r.WebhookURL, r.Reference, r.CustomerName,
+		r.CustomerEmail, r.CustomerPhone, r.Metadata})
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:])
+}
+
+// idempotencyKeyPattern is the Idempotency-Key grammar: 16 to 128 of [A-Za-z0-9_.:-].
+var idempotencyKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,128}$`)
+
+// ParseIdempotencyKey reads the optional Idempotency-Key header; a present but malformed one
+// is a 400.
+func ParseIdempotencyKey(r *httpapi.Request) (string, error) {
+	if !r.HasHeader("Idempotency-Key") {
+		return "", nil
+	}
+	k := r.Header("Idempotency-Key")
+	if !idempotencyKeyPattern.MatchString(k) {
+		return "", apierr.New(apierr.MalformedRequest,
+			"Idempotency-Key header must be 16 to 128 characters of letters, digits, '_', '.', ':' or '-'")
+	}
+	return k, nil
+}
+
+// CreateResponse is the 201 body of payment create.
+type CreateResponse struct {
+	InvoiceID  string `json:"invoice_id"`
+	Status     Status `json:"status"`
+	PaymentURL string `json:"payment_url"`
+}
+
+// Creator serves POST /v1/payment/create.
+type Creator struct {
+	Auth          *auth.Authenticator
+	Store         Store
+	URLs          urlcheck.Policy
+	PublicBaseURL string
+	Now           func() time.Time
+}
+
+// Handle authenticates, validates and creates (or idempotently replays) a payment.
+func (c *Creator) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	id, err := c.Auth.Authenticate(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	env, err := sandboxOnly(id, auth.PaymentsWrite)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ParseIdempotencyKey(r)
+	if err != nil {
+		return nil, err
+	}
+	req, err := ParseCreateRequest(r.Body, c.URLs)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.newPayment(r, id, env, key, req)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := c.Store.CreatePayment(ctx, p)
+	switch {
+	case errors.Is(err, ErrExists):
+		return replay(existing, id, env, p)
+	case err != nil:
+		return nil, storeError(err)
+	}
+	return httpapi.JSON(http.StatusCreated, CreateResponse{p.InvoiceID, p.Status, p.PaymentURL}), nil
+}
+
+// replay answers a create whose Idempotency-Key already made a payment: the same 201 for
+// the same request, 409 for a different one.
+func replay(existing *Payment, id *auth.Identity, env auth.Environment, attempt *Payment) (*httpapi.Response, error) {
+	if existing == nil || existing.WorkspaceID != id.WorkspaceID || existing.Environment != env ||
+		existing.IdempotencyKey != attempt.IdempotencyKey {
+		// Only a SHA-256 collision could land here; refuse rather than reveal anything.
+		return nil, apierr.New(apierr.IdempotencyKeyReused, "this Idempotency-Key cannot be used; choose another")
+	}
+	if existing.RequestHash != attempt.RequestHash {
+		return nil, apierr.New(apierr.IdempotencyKeyReused,
+			"this Idempotency-Key was already used with a different request body; use a new key for a new payment")
+	}
+	resp := httpapi.JSON(http.StatusCreated, CreateResponse{existing.InvoiceID, Pending, existing.PaymentURL})
+	resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
+	return resp, nil
+}
+
+func (c *Creator) newPayment(r *httpapi.Request, id *auth.Identity, env auth.Environment, key string, req *CreateRequest) (*Payment, error) {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	t := now().UTC()
+	var invoiceID string
+	var err error
+	if key != "" {
+		invoiceID = InvoiceIDForKey(id.WorkspaceID, env, key)
+	} else if invoiceID, err = NewInvoiceID(); err != nil {
+		return nil, err
+	}
+	token, err := NewCheckoutToken()
+	if err != nil {
+		return nil, err
+	}
+	ref := req.Reference
+	if ref == "" {
+		if ref, err = NewReference(); err != nil {
+			return nil, err
+		}
+	}
+	return &Payment{
+		InvoiceID:      invoiceID,
+		WorkspaceID:    id.WorkspaceID,
+		Environment:    env,
+		Status:         Pending,
+		AmountMinor:    req.Amount,
+		Currency:       Currency,
+		Reference:      ref,
+		RedirectURL:    req.RedirectURL,
+		CancelURL:      req.CancelURL,
+		WebhookURL:     req.WebhookURL,
+		CustomerName:   req.CustomerName,
+		CustomerEmail:  req.CustomerEmail,
+		CustomerPhone:  req.CustomerPhone,
+		Metadata:       req.Metadata,
+		CheckoutToken:  token,
+		PaymentURL:     baseURL(c.PublicBaseURL, r) + "/v1/public/checkout/" + token,
+		IdempotencyKey: key,
+		RequestHash:    req.Hash(),
+		CreatedAt:      t,
+		UpdatedAt:      t,
+	}, nil
+}
+
+// baseURL is the configured public origin, or the API Gateway domain of the request.
+func baseURL(configured string, r *httpapi.Request) string {
+	if configured != "" {
+		return configured
+	}
+	return "https://" + r.Event.RequestContext.DomainName
+}
+
+// sandboxOnly authorises scope for the credential's environment and refuses live: this
+// release moves no real money.
+func sandboxOnly(id *auth.Identity, scope auth.Scope) (auth.Environment, error) {
+	env := id.Environments[0]
+	if err := id.Authorize(scope, env); err != nil {
+		return "", err
+	}
+	if env != auth.Sandbox {
+		return "", apierr.New(apierr.ScopeOrEnvironmentDenied,
+			"live payments are not released yet: this release is sandbox-only; use a sk_sandbox_ key")
+	}
+	return env, nil
+}
+
+// storeError maps a storage failure to 503 (dependency unavailable) or 500.
+func storeError(err error) error {
+	if awsx.IsUnavailable(err) {
+		return apierr.Wrap(apierr.ServiceUnavailable, err, "the payment store is unavailable; retry with the same Idempotency-Key")
+	}
+	return apierr.Wrap(apierr.Internal, err, "internal error; retry with the same Idempotency-Key")
+}

@@ -1,0 +1,140 @@
+// Package payment is the hosted payment: its record, the create and verify operations, and
+// the rules that parse their requests. Storage is behind the Store interface (see package
+// dynamo); HTTP framing comes from package httpapi.
+package payment
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/money"
+)
+
+// Status is a hosted payment's state.
+type Status string
+
+// Payment statuses. PENDING on creation; COMPLETED only from a server-side outcome.
+const (
+	Pending   Status = "PENDING"
+	Completed Status = "COMPLETED"
+)
+
+// Currency is the only currency of this release.
+const Currency = "BDT"
+
+// Payment is the stored hosted payment (the "invoice" of payment create and verify).
+type Payment struct {
+	InvoiceID       string
+	WorkspaceID     string
+	Environment     auth.Environment
+	Status          Status
+	AmountMinor     money.Paisa
+	Currency        string
+	Reference       string
+	RedirectURL     string
+	CancelURL       string
+	WebhookURL      string
+	CustomerName    string
+	CustomerEmail   string
+	CustomerPhone   string
+	Metadata        string // compact JSON object, or ""
+	CheckoutToken   string
+	PaymentURL      string
+	IdempotencyKey  string
+	RequestHash     string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	FirstVerifiedAt *time.Time
+}
+
+// ErrExists is returned by Store.Create when an item with the invoice id already exists.
+var ErrExists = errors.New("payment already exists")
+
+// Store persists payments. Get returns (nil, nil) when there is no such payment.
+type Store interface {
+	// CreatePayment writes p only if no payment has its invoice id (one conditional put). On
+	// ErrExists it also returns the stored payment so the caller can replay or refuse.
+	CreatePayment(ctx context.Context, p *Payment) (*Payment, error)
+	GetPayment(ctx context.Context, invoiceID string) (*Payment, error)
+	// MarkFirstVerified records at as the first completed verification unless one is recorded,
+	// and returns the recorded time and whether this call recorded it.
+	MarkFirstVerified(ctx context.Context, invoiceID string, at time.Time) (time.Time, bool, error)
+}
+
+// invoiceNamespace separates derived invoice ids from any other derived identifier.
+const invoiceNamespace = "takapay/payment-create/v1"
+
+// InvoiceIDForKey derives the invoice id of an idempotent create from the workspace, the
+// environment and the Idempotency-Key. The key therefore addresses the payment item itself:
+// one conditional PutItem both creates the payment and enforces idempotency, with no separate
+// idempotency record and no in-flight state. The result is an RFC 9562 version 8 UUID.
+func InvoiceIDForKey(workspaceID string, env auth.Environment, key string) string {
+	h := sha256.New()
+	for _, part := range []string{invoiceNamespace, workspaceID, string(env), key} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	var id uuid.UUID
+	copy(id[:], h.Sum(nil))
+	id[6] = (id[6] & 0x0f) | 0x80 // version 8
+	id[8] = (id[8] & 0x3f) | 0x80 // RFC 9562 variant
+	return id.String()
+}
+
+// NewInvoiceID returns a random, time-ordered (version 7) invoice id for a create without key.
+func NewInvoiceID() (string, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", err
+	}
+	return id.String(), nil
+}
+
+// NewCheckoutToken returns the opaque payment_url token: 256 random bits, 43 base64url characters.
+func NewCheckoutToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// NewReference returns a generated merchant reference ("ref_" + 20 base32 characters).
+func NewReference() (string, error) {
+	var b [13]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+	out := []byte("ref_")
+	var acc uint64
+	bits := 0
+	for _, c := range b {
+		acc = acc<<8 | uint64(c)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			out = append(out, alphabet[(acc>>bits)&31])
+		}
+	}
+	return string(out[:24]), nil
+}
+
+// ParseInvoiceID accepts the canonical 36-character UUID form (any case) and returns it lower-cased.
+func ParseInvoiceID(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return "", false
+	}
+	return id.String(), true
+}

@@ -1,0 +1,295 @@
+package samtemplate
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func loadRepoTemplate(t *testing.T) *Template {
+	t.Helper()
+	root, err := FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl
+}
+
+func TestRepoTemplateFunctions(t *testing.T) {
+	tpl := loadRepoTemplate(t)
+
+	var ids []string
+	for _, f := range tpl.Functions {
+		ids = append(ids, f.LogicalID)
+	}
+	want := []string{"PaymentCreateFunction", "PaymentVerifyFunction", "ProbesFunction"}
+	if !reflect.DeepEqual(ids, want) {
+		t.Fatalf("functions = %v, want %v", ids, want)
+	}
+
+	cases := map[string]struct {
+		dir    string
+		routes []Route
+	}{
+		"PaymentCreateFunction": {"functions/payment-create", []Route{{"POST", "/v1/payment/create"}}},
+		"PaymentVerifyFunction": {"functions/payment-verify", []Route{{"POST", "/v1/payment/verify"}}},
+		"ProbesFunction": {"functions/probes", []Route{
+			{"ANY", "$default"},
+			{"GET", "/healthz"},
+			{"GET", "/readyz"},
+		}},
+	}
+	for id, c := range cases {
+		f, ok := tpl.Function(id)
+		if !ok {
+			t.Fatalf("function %s missing", id)
+		}
+		if f.Dir != c.dir {
+			t.Errorf("%s.Dir = %q, want %q", id, f.Dir, c.dir)
+		}
+		if !reflect.DeepEqual(f.Routes, c.routes) {
+			t.Errorf("%s.Routes = %v, want %v", id, f.Routes, c.routes)
+		}
+		if got := f.Environment["TABLE_NAME"]; !reflect.DeepEqual(got, RefTo("Ref", "Table")) {
+			t.Errorf("%s TABLE_NAME = %v, want !Ref Table", id, got)
+		}
+		if got := f.Environment["WEBHOOK_QUEUE_URL"]; !reflect.DeepEqual(got, RefTo("Ref", "WebhookQueue")) {
+			t.Errorf("%s WEBHOOK_QUEUE_URL = %v, want !Ref WebhookQueue", id, got)
+		}
+	}
+	if got := tpl.GlobalEnvironment["LOG_LEVEL"]; !reflect.DeepEqual(got, RefTo("Ref", "LogLevel")) {
+		t.Errorf("global LOG_LEVEL = %v", got)
+	}
+	if p := tpl.Parameters["LogLevel"]; p.Default != "INFO" || !p.HasDefault {
+		t.Errorf("LogLevel parameter = %+v", p)
+	}
+	if p := tpl.Parameters["PublicBaseUrl"]; p.Default != "" || !p.HasDefault {
+		t.Errorf("PublicBaseUrl parameter = %+v", p)
+	}
+	if owner := tpl.Routes()[Route{"GET", "/healthz"}]; owner != "ProbesFunction" {
+		t.Errorf("GET /healthz owned by %q", owner)
+	}
+}
+
+func TestRepoTemplateTable(t *testing.T) {
+	tpl := loadRepoTemplate(t)
+	if len(tpl.Tables) != 1 {
+		t.Fatalf("tables = %+v, want one", tpl.Tables)
+	}
+	tb := tpl.Tables[0]
+	if tb.LogicalID != "Table" {
+		t.Errorf("table id = %q", tb.LogicalID)
+	}
+	if want := []KeyElement{{"pk", "HASH"}, {"sk", "RANGE"}}; !reflect.DeepEqual(tb.KeySchema, want) {
+		t.Errorf("key schema = %v, want %v", tb.KeySchema, want)
+	}
+	wantAttrs := []AttributeDefinition{{"pk", "S"}, {"sk", "S"}, {"gsi1pk", "S"}, {"gsi1sk", "S"}}
+	if !reflect.DeepEqual(tb.AttributeDefinitions, wantAttrs) {
+		t.Errorf("attributes = %v, want %v", tb.AttributeDefinitions, wantAttrs)
+	}
+	wantGSI := []Index{{Name: "gsi1", KeySchema: []KeyElement{{"gsi1pk", "HASH"}, {"gsi1sk", "RANGE"}}, ProjectionType: "ALL"}}
+	if !reflect.DeepEqual(tb.GSIs, wantGSI) {
+		t.Errorf("GSIs = %+v, want %+v", tb.GSIs, wantGSI)
+	}
+	if tb.TTLAttribute != "ttl" {
+		t.Errorf("TTL attribute = %q, want ttl", tb.TTLAttribute)
+	}
+	if tb.BillingMode != "PAY_PER_REQUEST" {
+		t.Errorf("billing mode = %q", tb.BillingMode)
+	}
+}
+
+func TestRepoTemplateQueues(t *testing.T) {
+	tpl := loadRepoTemplate(t)
+	var ids []string
+	for _, q := range tpl.Queues {
+		ids = append(ids, q.LogicalID)
+	}
+	if want := []string{"WebhookDeadLetterQueue", "WebhookQueue"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("queues = %v, want %v", ids, want)
+	}
+	q, _ := tpl.Queue("WebhookQueue")
+	if q.DeadLetterTarget != "WebhookDeadLetterQueue" || q.MaxReceiveCount != 12 {
+		t.Errorf("WebhookQueue redrive = %q/%d", q.DeadLetterTarget, q.MaxReceiveCount)
+	}
+	if want := map[string]string{"VisibilityTimeout": "180", "MessageRetentionPeriod": "345600"}; !reflect.DeepEqual(q.Attributes, want) {
+		t.Errorf("WebhookQueue attributes = %v, want %v", q.Attributes, want)
+	}
+	dlq, _ := tpl.Queue("WebhookDeadLetterQueue")
+	if dlq.DeadLetterTarget != "" || dlq.Attributes["MessageRetentionPeriod"] != "1209600" {
+		t.Errorf("DLQ = %+v", dlq)
+	}
+}
+
+const baseTemplate = `
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+`
+
+func TestValidationErrors(t *testing.T) {
+	cases := map[string]struct {
+		yaml string
+		want string
+	}{
+		"duplicate route across functions": {`
+Resources:
+  AFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        E: {Type: HttpApi, Properties: {Path: /x, Method: post}}
+  BFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        E: {Type: HttpApi, Properties: {Path: /x, Method: POST}}
+`, "route POST /x is declared by both AFunction and BFunction"},
+		"duplicate default route": {`
+Resources:
+  AFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        E: {Type: HttpApi, Properties: {Path: $default, Method: ANY}}
+  BFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        E: {Type: HttpApi, Properties: {Path: $default, Method: GET}}
+`, "declared by both"},
+		"event without path": {`
+Resources:
+  AFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        NoPath: {Type: HttpApi, Properties: {Method: GET}}
+`, "HttpApi event NoPath"},
+		"event without method": {`
+Resources:
+  AFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        NoMethod:
+          Type: HttpApi
+          Properties:
+            Path: /a
+`, "must set both Path and Method"},
+		"unknown dead letter queue": {`
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+    Properties:
+      RedrivePolicy:
+        deadLetterTargetArn: !GetAtt Missing.Arn
+        maxReceiveCount: 3
+`, `RedrivePolicy names unknown queue "Missing"`},
+		"redrive cycle": {`
+Resources:
+  A:
+    Type: AWS::SQS::Queue
+    Properties:
+      RedrivePolicy: {deadLetterTargetArn: !GetAtt B.Arn, maxReceiveCount: 3}
+  B:
+    Type: AWS::SQS::Queue
+    Properties:
+      RedrivePolicy: {deadLetterTargetArn: !GetAtt A.Arn, maxReceiveCount: 3}
+`, "cyclic"},
+		"not a mapping": {"- a\n- b\n", "not a mapping"},
+		"no resources":  {"Parameters: {}\n", "no Resources"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Parse([]byte(baseTemplate)); err != nil {
+		t.Fatalf("minimal template: %v", err)
+	}
+}
+
+func TestIntrinsicForms(t *testing.T) {
+	tpl, err := Parse([]byte(`
+Globals:
+  Function:
+    Environment:
+      Variables:
+        A: plain
+        B: !Ref Table
+        C: 42
+Resources:
+  ZFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Environment:
+        Variables:
+          A: own
+          D: {Ref: Q}
+          E: {"Fn::GetAtt": [Q, Arn]}
+          F: !Sub "arn:${AWS::Partition}:x"
+          G: !Join [":", [a, b]]
+  AFunction:
+    Type: AWS::Serverless::Function
+  Q:
+    Type: AWS::SQS::Queue
+    Properties:
+      RedrivePolicy:
+        deadLetterTargetArn: {"Fn::GetAtt": [D, Arn]}
+        maxReceiveCount: "5"
+  D:
+    Type: AWS::SQS::Queue
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tpl.Functions[0].LogicalID != "AFunction" || tpl.Functions[1].LogicalID != "ZFunction" {
+		t.Fatalf("functions not sorted: %+v", tpl.Functions)
+	}
+	z := tpl.Functions[1]
+	want := map[string]Value{
+		"A": Lit("own"),
+		"B": RefTo("Ref", "Table"),
+		"C": Lit("42"),
+		"D": RefTo("Ref", "Q"),
+		"E": RefTo("GetAtt", "Q.Arn"),
+		"F": RefTo("Sub", "arn:${AWS::Partition}:x"),
+		"G": {Ref: &Ref{Func: "Join"}},
+	}
+	if !reflect.DeepEqual(z.Environment, want) {
+		t.Errorf("environment = %v, want %v", z.Environment, want)
+	}
+	if a := tpl.Functions[0]; a.Environment["A"] != Lit("plain") || len(a.Routes) != 0 {
+		t.Errorf("AFunction = %+v", a)
+	}
+	q, _ := tpl.Queue("Q")
+	if q.DeadLetterTarget != "D" || q.MaxReceiveCount != 5 {
+		t.Errorf("Q = %+v", q)
+	}
+}
+
+func TestKebabCase(t *testing.T) {
+	cases := map[string]string{
+		"PaymentCreateFunction": "functions/payment-create",
+		"ProbesFunction":        "functions/probes",
+		"HTTPProbesFunction":    "functions/http-probes",
+		"WebhookSenderFunction": "functions/webhook-sender",
+		"S3UploadFunction":      "functions/s3-upload",
+		"ApiV2Function":         "functions/api-v2",
+		"Reconcile":             "functions/reconcile",
+	}
+	for in, want := range cases {
+		if got := FunctionDir(in); got != want {
+			t.Errorf("FunctionDir(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
