@@ -22,19 +22,21 @@ import (
 // Endpoints can be pointed at local servers with AWS_ENDPOINT_URL_DYNAMODB and
 // AWS_ENDPOINT_URL_SQS, which the SDK reads itself, so production code has no local branch.
 func Load(ctx context.Context) (aws.Config, error) {
-	cfg, err := config.LoadDefaultConfig(ctx,
-		config.WithRetryer(func() aws.Retryer {
-			// Lambda has a short budget: three attempts with a small backoff ceiling.
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = 3
-				o.MaxBackoff = 200 * time.Millisecond
-			})
-		}))
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(NewRetryer))
 	if err != nil {
 		return aws.Config{}, err
 	}
 	Instrument(&cfg)
 	return cfg, nil
+}
+
+// NewRetryer is the retry policy of every function: a request has a short budget (the
+// function times out after seconds), so three attempts with a small backoff ceiling.
+func NewRetryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = 3
+		o.MaxBackoff = 200 * time.Millisecond
+	})
 }
 
 // Instrument adds the call-counting middleware to a configuration.

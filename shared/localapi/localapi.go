@@ -36,6 +36,7 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		logger = slog.Default()
 	}
 	cfg := stack.Config.Copy()
+	cfg.Retryer = awsx.NewRetryer
 	awsx.Instrument(&cfg)
 	db := devstack.DynamoClient(cfg, stack.Dynamo.Endpoint)
 	q := devstack.SQSClient(cfg, stack.SQS.Endpoint)

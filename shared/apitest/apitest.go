@@ -1,0 +1,102 @@
+// Package apitest holds assertions shared by the integration tests that drive the local API
+// over real HTTP (see localapi.StartTestAPI).
+package apitest
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/takapay/payments/shared/localapi"
+)
+
+// CorrelationPattern is the correlation id format of the error envelope.
+var CorrelationPattern = regexp.MustCompile(`^[a-f0-9]{24}$`)
+
+// Envelope asserts res is an error with the given status and code in exactly the spec's
+// envelope — one property "error" holding exactly code, message, retryable and correlation_id —
+// with the correlation id also in the X-Correlation-Id header. It returns the message.
+func Envelope(tb testing.TB, res *localapi.Result, status int, code string) string {
+	tb.Helper()
+	if res.Status != status {
+		tb.Fatalf("status = %d, want %d; body %s", res.Status, status, res.Body)
+	}
+	var outer map[string]json.RawMessage
+	if err := json.Unmarshal(res.Body, &outer); err != nil {
+		tb.Fatalf("error body is not JSON: %v: %s", err, res.Body)
+	}
+	if len(outer) != 1 || outer["error"] == nil {
+		tb.Fatalf("envelope must have exactly one property, error: %s", res.Body)
+	}
+	var inner map[string]any
+	if err := json.Unmarshal(outer["error"], &inner); err != nil {
+		tb.Fatalf("error is not an object: %s", res.Body)
+	}
+	keys := make([]string, 0, len(inner))
+	for k := range inner {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != "code,correlation_id,message,retryable" {
+		tb.Fatalf("error properties = %v, want exactly code, correlation_id, message, retryable", keys)
+	}
+	if inner["code"] != code {
+		tb.Fatalf("code = %v, want %s; body %s", inner["code"], code, res.Body)
+	}
+	if _, ok := inner["retryable"].(bool); !ok {
+		tb.Fatalf("retryable is not a boolean: %s", res.Body)
+	}
+	msg, _ := inner["message"].(string)
+	if msg == "" {
+		tb.Fatalf("message is empty: %s", res.Body)
+	}
+	cid, _ := inner["correlation_id"].(string)
+	if !CorrelationPattern.MatchString(cid) {
+		tb.Fatalf("correlation_id %q does not match %s", cid, CorrelationPattern)
+	}
+	if h := res.Header.Get("X-Correlation-Id"); h != cid {
+		tb.Fatalf("X-Correlation-Id header %q != body correlation_id %q", h, cid)
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		tb.Fatalf("Content-Type = %q", ct)
+	}
+	return msg
+}
+
+// Retryable returns the envelope's retryable flag.
+func Retryable(tb testing.TB, res *localapi.Result) bool {
+	tb.Helper()
+	var env struct {
+		Error struct {
+			Retryable bool `json:"retryable"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(res.Body, &env); err != nil {
+		tb.Fatal(err)
+	}
+	return env.Error.Retryable
+}
+
+// LogLine returns the request log line of a response (by its correlation id), failing the
+// test if the service did not write exactly that line.
+func LogLine(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) map[string]any {
+	tb.Helper()
+	cid := res.Header.Get("X-Correlation-Id")
+	line := api.Logs.Request(cid)
+	if line == nil {
+		tb.Fatalf("no request log line with correlation_id %q", cid)
+	}
+	return line
+}
+
+// DDBRequests returns how many DynamoDB requests the request's log line reports.
+func DDBRequests(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) int {
+	tb.Helper()
+	n, ok := LogLine(tb, api, res)["ddb_requests"].(float64)
+	if !ok {
+		tb.Fatalf("log line has no ddb_requests")
+	}
+	return int(n)
+}
