@@ -1,0 +1,205 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/functions"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/localapi"
+)
+
+// countingTransport counts DynamoDB HTTP requests as they leave the client (retries included).
+type countingTransport struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+type env struct {
+	stack  *devstack.Stack
+	db     *dynamodb.Client
+	count  *countingTransport
+	create httpapi.LambdaHandler
+	verify httpapi.LambdaHandler
+	key    string
+	table  string
+}
+
+func setup(b *testing.B) *env {
+	b.Helper()
+	stack := devstack.StartTestStack(b)
+	ct := &countingTransport{next: http.DefaultTransport}
+	cfg := stack.Config.Copy()
+	cfg.HTTPClient = &http.Client{Transport: ct}
+	cfg.Retryer = awsx.NewRetryer
+	db := devstack.DynamoClient(cfg, stack.Dynamo.Endpoint)
+	conf := app.Config{TableName: stack.TableName("Table"), WebhookQueueURL: stack.QueueURL("WebhookQueue"), PublicBaseURL: "https://pay.example.com.bd"}
+	d := app.New(conf, db, devstack.SQSClient(stack.Config, stack.SQS.Endpoint), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	create, err := functions.Lambda("PaymentCreateFunction", d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	verify, err := functions.Lambda("PaymentVerifyFunction", d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	creds, _, err := localapi.Seed(context.Background(), d.Store, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &env{stack: stack, db: db, count: ct, create: create, verify: verify, key: creds.SandboxKey, table: conf.TableName}
+}
+
+func (e *env) event(route, body string, headers ...string) events.APIGatewayV2HTTPRequest {
+	h := map[string]string{"authorization": "Bearer " + e.key, "content-type": "application/json"}
+	for i := 0; i+1 < len(headers); i += 2 {
+		h[strings.ToLower(headers[i])] = headers[i+1]
+	}
+	method, path, _ := strings.Cut(route, " ")
+	return events.APIGatewayV2HTTPRequest{
+		Version: "2.0", RouteKey: route, RawPath: path, Headers: h, Body: body,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			DomainName: "api.example.com.bd", HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: path},
+		},
+	}
+}
+
+const createBody = `{"amount": 1500.50, "reference": "order-%d", "redirect_url": "https://shop.com.bd/thanks",
+ "customer_name": "Rahim Uddin", "customer_email": "rahim@shop.com.bd", "metadata": {"sku": "TSHIRT-XL"}}`
+
+func p50(d []time.Duration) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
+func report(b *testing.B, ops, raw []time.Duration, requests int64) {
+	b.ReportMetric(float64(requests)/float64(b.N), "ddb-req/op")
+	po, pr := p50(ops), p50(raw)
+	b.ReportMetric(float64(po.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(pr.Microseconds()), "raw-p50-µs")
+	b.ReportMetric(float64(po)/float64(pr), "x-raw")
+}
+
+func (e *env) rawItem(i int) map[string]types.AttributeValue {
+	// About the size of a payment item, under its own key prefix.
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("RAW#%d", i)}, "sk": &types.AttributeValueMemberS{Value: "RAW"},
+		"payload": &types.AttributeValueMemberS{Value: strings.Repeat("x", 700)},
+	}
+}
+
+// BenchmarkCreate: POST /v1/payment/create (auth GetItem + conditional PutItem), next to a raw
+// PutItem of a similar item.
+func BenchmarkCreate(b *testing.B) {
+	e := setup(b)
+	ctx := context.Background()
+	ops := make([]time.Duration, 0, b.N)
+	raw := make([]time.Duration, 0, b.N)
+	var requests int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ev := e.event("POST /v1/payment/create", fmt.Sprintf(createBody, i), "Idempotency-Key", fmt.Sprintf("bench-create-%012d", i))
+		before := e.count.n.Load()
+		t0 := time.Now()
+		resp, _ := e.create(ctx, ev)
+		ops = append(ops, time.Since(t0))
+		requests += e.count.n.Load() - before
+		if resp.StatusCode != http.StatusCreated {
+			b.Fatalf("create: %d %s", resp.StatusCode, resp.Body)
+		}
+		t0 = time.Now()
+		if _, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: e.rawItem(i)}); err != nil {
+			b.Fatal(err)
+		}
+		raw = append(raw, time.Since(t0))
+	}
+	b.StopTimer()
+	report(b, ops, raw, requests)
+}
+
+// BenchmarkVerify: POST /v1/payment/verify (auth GetItem + payment GetItem), next to a raw
+// strongly consistent GetItem.
+func BenchmarkVerify(b *testing.B) {
+	e := setup(b)
+	ctx := context.Background()
+	resp, _ := e.create(ctx, e.event("POST /v1/payment/create", fmt.Sprintf(createBody, 0)))
+	id := resp.Body[strings.Index(resp.Body, `"invoice_id":"`)+14:][:36]
+	if _, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: e.rawItem(0)}); err != nil {
+		b.Fatal(err)
+	}
+	ops := make([]time.Duration, 0, b.N)
+	raw := make([]time.Duration, 0, b.N)
+	var requests int64
+	ev := e.event("POST /v1/payment/verify", `{"invoice_id":"`+id+`"}`)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		before := e.count.n.Load()
+		t0 := time.Now()
+		resp, _ := e.verify(ctx, ev)
+		ops = append(ops, time.Since(t0))
+		requests += e.count.n.Load() - before
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("verify: %d %s", resp.StatusCode, resp.Body)
+		}
+		t0 = time.Now()
+		if _, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "RAW#0"}, "sk": &types.AttributeValueMemberS{Value: "RAW"}}, ConsistentRead: aws.Bool(true)}); err != nil {
+			b.Fatal(err)
+		}
+		raw = append(raw, time.Since(t0))
+	}
+	b.StopTimer()
+	report(b, ops, raw, requests)
+}
+
+// BenchmarkCreateReplay: an idempotent retry of a create (same key, same body).
+func BenchmarkCreateReplay(b *testing.B) {
+	e := setup(b)
+	ctx := context.Background()
+	ev := e.event("POST /v1/payment/create", fmt.Sprintf(createBody, 1), "Idempotency-Key", "bench-replay-000000000001")
+	if resp, _ := e.create(ctx, ev); resp.StatusCode != http.StatusCreated {
+		b.Fatalf("create: %d", resp.StatusCode)
+	}
+	ops := make([]time.Duration, 0, b.N)
+	raw := make([]time.Duration, 0, b.N)
+	var requests int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		before := e.count.n.Load()
+		t0 := time.Now()
+		resp, _ := e.create(ctx, ev)
+		ops = append(ops, time.Since(t0))
+		requests += e.count.n.Load() - before
+		if resp.StatusCode != http.StatusCreated || resp.Headers["Idempotent-Replayed"] != "true" {
+			b.Fatalf("replay: %d", resp.StatusCode)
+		}
+		t0 = time.Now()
+		if _, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: e.rawItem(i)}); err != nil {
+			b.Fatal(err)
+		}
+		raw = append(raw, time.Since(t0))
+	}
+	b.StopTimer()
+	report(b, ops, raw, requests)
+}

@@ -1,0 +1,88 @@
+package localapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/takapay/payments/shared/functions"
+	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/samtemplate"
+)
+
+// The sample events in events/ (for `sam local invoke -e`) are valid payload 2.0 events for a
+// route of the function their file name names, and that function's handler answers them.
+func TestSampleEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "events", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no sample events")
+	}
+	a := localapi.StartTestAPI(t, localapi.Options{})
+	created := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, `{"amount": 150.50, "reference": "order-1001"}`)
+	var c struct {
+		InvoiceID string `json:"invoice_id"`
+	}
+	_ = json.Unmarshal(created.Body, &c)
+	want := map[string]int{"payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
+		"probes-readyz.json": 200, "probes-not-deployed.json": 404}
+	covered := map[string]bool{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev events.APIGatewayV2HTTPRequest
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var fn *samtemplate.Function
+		for i, tf := range a.Stack.Template.Functions {
+			if strings.HasPrefix(name, strings.TrimPrefix(tf.Dir, "functions/")) {
+				fn = &a.Stack.Template.Functions[i]
+			}
+		}
+		if fn == nil {
+			t.Fatalf("%s names no template function", name)
+		}
+		covered[fn.LogicalID] = true
+		found := false
+		for _, r := range fn.Routes {
+			found = found || r.String() == ev.RouteKey
+		}
+		if !found || ev.RequestContext.RouteKey != ev.RouteKey || ev.Version != "2.0" {
+			t.Fatalf("%s: routeKey %q is not a route of %s", name, ev.RouteKey, fn.LogicalID)
+		}
+		if ev.Headers["authorization"] != "" {
+			ev.Headers["authorization"] = "Bearer " + a.Creds.SandboxKey
+		}
+		ev.Body = strings.ReplaceAll(ev.Body, "8e604eee-43e6-8efe-b04b-43bc3130c81f", c.InvoiceID)
+		h, err := functions.Lambda(fn.LogicalID, a.Deps[fn.LogicalID])
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := h(context.Background(), ev)
+		if err != nil || resp.StatusCode != want[name] {
+			t.Errorf("%s: %d %v %s, want %d", name, resp.StatusCode, err, resp.Body, want[name])
+		}
+	}
+	for _, id := range functions.LogicalIDs() {
+		if !covered[id] {
+			t.Errorf("no sample event for %s", id)
+		}
+	}
+}
