@@ -109,97 +109,83 @@ func (e *env) rawItem(i int) map[string]types.AttributeValue {
 	}
 }
 
-// BenchmarkCreate: POST /v1/payment/create (auth GetItem + conditional PutItem), next to a raw
-// PutItem of a similar item.
-func BenchmarkCreate(b *testing.B) {
-	e := setup(b)
-	ctx := context.Background()
+// run times b.N calls of op, each followed by one raw DynamoDB call, and reports both p50s
+// and the DynamoDB requests op made per call.
+func (e *env) run(b *testing.B, op func(i int) (int, string), want int, rawOp func(i int) error) {
+	b.Helper()
 	ops := make([]time.Duration, 0, b.N)
 	raw := make([]time.Duration, 0, b.N)
 	var requests int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ev := e.event("POST /v1/payment/create", fmt.Sprintf(createBody, i), "Idempotency-Key", fmt.Sprintf("bench-create-%012d", i))
 		before := e.count.n.Load()
 		t0 := time.Now()
-		resp, _ := e.create(ctx, ev)
+		status, body := op(i)
 		ops = append(ops, time.Since(t0))
 		requests += e.count.n.Load() - before
-		if resp.StatusCode != http.StatusCreated {
-			b.Fatalf("create: %d %s", resp.StatusCode, resp.Body)
+		if status != want {
+			b.Fatalf("status %d, want %d: %s", status, want, body)
 		}
 		t0 = time.Now()
-		if _, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: e.rawItem(i)}); err != nil {
+		if err := rawOp(i); err != nil {
 			b.Fatal(err)
 		}
 		raw = append(raw, time.Since(t0))
 	}
 	b.StopTimer()
 	report(b, ops, raw, requests)
+}
+
+func (e *env) rawPut(i int) error {
+	_, err := e.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: e.rawItem(i)})
+	return err
+}
+
+func (e *env) rawGet(int) error {
+	_, err := e.db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "RAW#0"}, "sk": &types.AttributeValueMemberS{Value: "RAW"}}, ConsistentRead: aws.Bool(true)})
+	return err
+}
+
+// BenchmarkCreate: POST /v1/payment/create (auth GetItem + conditional PutItem), next to a raw
+// PutItem of a similar item.
+func BenchmarkCreate(b *testing.B) {
+	e := setup(b)
+	e.run(b, func(i int) (int, string) {
+		ev := e.event("POST /v1/payment/create", fmt.Sprintf(createBody, i), "Idempotency-Key", fmt.Sprintf("bench-create-%012d", i))
+		resp, _ := e.create(context.Background(), ev)
+		return resp.StatusCode, resp.Body
+	}, http.StatusCreated, e.rawPut)
 }
 
 // BenchmarkVerify: POST /v1/payment/verify (auth GetItem + payment GetItem), next to a raw
 // strongly consistent GetItem.
 func BenchmarkVerify(b *testing.B) {
 	e := setup(b)
-	ctx := context.Background()
-	resp, _ := e.create(ctx, e.event("POST /v1/payment/create", fmt.Sprintf(createBody, 0)))
+	resp, _ := e.create(context.Background(), e.event("POST /v1/payment/create", fmt.Sprintf(createBody, 0)))
 	id := resp.Body[strings.Index(resp.Body, `"invoice_id":"`)+14:][:36]
-	if _, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: e.rawItem(0)}); err != nil {
+	if err := e.rawPut(0); err != nil {
 		b.Fatal(err)
 	}
-	ops := make([]time.Duration, 0, b.N)
-	raw := make([]time.Duration, 0, b.N)
-	var requests int64
 	ev := e.event("POST /v1/payment/verify", `{"invoice_id":"`+id+`"}`)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		before := e.count.n.Load()
-		t0 := time.Now()
-		resp, _ := e.verify(ctx, ev)
-		ops = append(ops, time.Since(t0))
-		requests += e.count.n.Load() - before
-		if resp.StatusCode != http.StatusOK {
-			b.Fatalf("verify: %d %s", resp.StatusCode, resp.Body)
-		}
-		t0 = time.Now()
-		if _, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: map[string]types.AttributeValue{
-			"pk": &types.AttributeValueMemberS{Value: "RAW#0"}, "sk": &types.AttributeValueMemberS{Value: "RAW"}}, ConsistentRead: aws.Bool(true)}); err != nil {
-			b.Fatal(err)
-		}
-		raw = append(raw, time.Since(t0))
-	}
-	b.StopTimer()
-	report(b, ops, raw, requests)
+	e.run(b, func(int) (int, string) {
+		resp, _ := e.verify(context.Background(), ev)
+		return resp.StatusCode, resp.Body
+	}, http.StatusOK, e.rawGet)
 }
 
 // BenchmarkCreateReplay: an idempotent retry of a create (same key, same body).
 func BenchmarkCreateReplay(b *testing.B) {
 	e := setup(b)
-	ctx := context.Background()
 	ev := e.event("POST /v1/payment/create", fmt.Sprintf(createBody, 1), "Idempotency-Key", "bench-replay-000000000001")
-	if resp, _ := e.create(ctx, ev); resp.StatusCode != http.StatusCreated {
+	if resp, _ := e.create(context.Background(), ev); resp.StatusCode != http.StatusCreated {
 		b.Fatalf("create: %d", resp.StatusCode)
 	}
-	ops := make([]time.Duration, 0, b.N)
-	raw := make([]time.Duration, 0, b.N)
-	var requests int64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		before := e.count.n.Load()
-		t0 := time.Now()
-		resp, _ := e.create(ctx, ev)
-		ops = append(ops, time.Since(t0))
-		requests += e.count.n.Load() - before
-		if resp.StatusCode != http.StatusCreated || resp.Headers["Idempotent-Replayed"] != "true" {
-			b.Fatalf("replay: %d", resp.StatusCode)
+	e.run(b, func(int) (int, string) {
+		resp, _ := e.create(context.Background(), ev)
+		if resp.Headers["Idempotent-Replayed"] != "true" {
+			return 0, "not a replay: " + resp.Body
 		}
-		t0 = time.Now()
-		if _, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: e.rawItem(i)}); err != nil {
-			b.Fatal(err)
-		}
-		raw = append(raw, time.Since(t0))
-	}
-	b.StopTimer()
-	report(b, ops, raw, requests)
+		return resp.StatusCode, resp.Body
+	}, http.StatusCreated, e.rawPut)
 }
