@@ -96,6 +96,8 @@ type Error struct {
 	Cause   error
 	// Headers are extra response headers (e.g. Allow on a 405).
 	Headers map[string]string
+	// Violations are the broken rules of a VALIDATION_FAILED error.
+	Violations []Violation
 }
 
 // Error implements the error interface with the code and message (never the cause's secrets).
@@ -154,7 +156,7 @@ func Invalid(vs ...Violation) *Error {
 		}
 		parts = append(parts, v.String())
 	}
-	return &Error{Code: ValidationFailed, Message: strings.Join(parts, "; ")}
+	return &Error{Code: ValidationFailed, Message: strings.Join(parts, "; "), Violations: vs}
 }
 
 // Envelope is the JSON error body: exactly {"error":{code,message,retryable,correlation_id}}.

@@ -80,11 +80,15 @@ func KeyHint(key string) string {
 
 // NewKeyID returns a public identifier for a key ("key_" + 20 base62 characters).
 func NewKeyID() (string, error) {
-	var b [15]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
+	out := []byte("key_")
+	for range 20 {
+		n, err := rand.Int(rand.Reader, big.NewInt(62))
+		if err != nil {
+			return "", err
+		}
+		out = append(out, base62Alphabet[n.Int64()])
 	}
-	return "key_" + base62(new(big.Int).SetBytes(b[:]), 20), nil
+	return string(out), nil
 }
 
 func checksum(body string) string {

@@ -16,8 +16,10 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -89,3 +91,19 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 func validID(s string) bool { return s != "" && !strings.Contains(s, "#") }
+
+// timeLayout stores every time as fixed-width UTC text (always nine fraction digits), so that
+// string order is time order in sort keys and in condition expressions.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// formatTime renders t in timeLayout.
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// marshalItem encodes an item with times in timeLayout (decoding accepts it as RFC 3339).
+func marshalItem(v any) (map[string]types.AttributeValue, error) {
+	return attributevalue.MarshalMapWithOptions(v, func(o *attributevalue.EncoderOptions) {
+		o.EncodeTime = func(t time.Time) (types.AttributeValue, error) {
+			return &types.AttributeValueMemberS{Value: formatTime(t)}, nil
+		}
+	})
+}

@@ -70,11 +70,11 @@ func (s *Store) PutKey(ctx context.Context, k *auth.KeyRecord) error {
 	}
 	it := keyItem{
 		PK: keyPK(k.Hash), SK: "APIKEY",
-		GSI1PK: "WS#" + k.WorkspaceID, GSI1SK: "APIKEY#" + k.CreatedAt.UTC().Format(time.RFC3339Nano) + "#" + k.KeyID,
+		GSI1PK: "WS#" + k.WorkspaceID, GSI1SK: "APIKEY#" + formatTime(k.CreatedAt) + "#" + k.KeyID,
 		Hash: k.Hash, KeyID: k.KeyID, WorkspaceID: k.WorkspaceID, Environment: string(k.Environment),
 		Scopes: scopes, Name: k.Name, Hint: k.Hint, CreatedAt: k.CreatedAt.UTC(), RevokedAt: k.RevokedAt, ExpiresAt: k.ExpiresAt,
 	}
-	av, err := attributevalue.MarshalMap(it)
+	av, err := marshalItem(it)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (s *Store) RevokeKey(ctx context.Context, hash string, t time.Time) error {
 		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
 		ConditionExpression: aws.String("attribute_exists(pk)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":t": &types.AttributeValueMemberS{Value: t.UTC().Format(time.RFC3339Nano)},
+			":t": &types.AttributeValueMemberS{Value: formatTime(t)},
 		},
 	})
 	if isConditionFailed(err) {
@@ -147,7 +147,7 @@ func (s *Store) RevokeKey(ctx context.Context, hash string, t time.Time) error {
 
 // ExpireKey sets a key to stop working at t (rotation grace), unless it already expires sooner.
 func (s *Store) ExpireKey(ctx context.Context, hash string, t time.Time) error {
-	ts := t.UTC().Format(time.RFC3339Nano)
+	ts := formatTime(t)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.Table),
 		Key:                 key(keyPK(hash), "APIKEY"),
@@ -158,6 +158,12 @@ func (s *Store) ExpireKey(ctx context.Context, hash string, t time.Time) error {
 		},
 	})
 	if isConditionFailed(err) {
+		// Either the key is gone or it already expires sooner (which is kept).
+		if rec, gerr := s.GetKey(ctx, hash); gerr != nil {
+			return gerr
+		} else if rec == nil {
+			return ErrNotFound
+		}
 		return nil
 	}
 	return err
@@ -165,9 +171,9 @@ func (s *Store) ExpireKey(ctx context.Context, hash string, t time.Time) error {
 
 // Workspace is a merchant workspace.
 type Workspace struct {
-	ID        string    `dynamodbav:"workspace_id"`
-	Name      string    `dynamodbav:"name"`
-	CreatedAt time.Time `dynamodbav:"created_at"`
+	ID        string    `dynamodbav:"workspace_id" json:"workspace_id"`
+	Name      string    `dynamodbav:"name" json:"name"`
+	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
 }
 
 type workspaceItem struct {
@@ -178,7 +184,7 @@ type workspaceItem struct {
 
 // PutWorkspace creates a workspace (never overwriting one).
 func (s *Store) PutWorkspace(ctx context.Context, w Workspace) error {
-	av, err := attributevalue.MarshalMap(workspaceItem{PK: "WS#" + w.ID, SK: "WS", Workspace: w})
+	av, err := marshalItem(workspaceItem{PK: "WS#" + w.ID, SK: "WS", Workspace: w})
 	if err != nil {
 		return err
 	}

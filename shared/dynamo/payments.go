@@ -80,7 +80,7 @@ func decodePayment(item map[string]types.AttributeValue) (*payment.Payment, erro
 // it returns payment.ErrExists and the stored payment: from the failed write itself on
 // DynamoDB (ALL_OLD), or from one consistent GetItem where the server does not return it.
 func (s *Store) CreatePayment(ctx context.Context, p *payment.Payment) (*payment.Payment, error) {
-	av, err := attributevalue.MarshalMap(toPaymentItem(p))
+	av, err := marshalItem(toPaymentItem(p))
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +123,8 @@ func (s *Store) GetPayment(ctx context.Context, invoiceID string) (*payment.Paym
 
 // MarkFirstVerified sets first_verified_at once, with one conditional UpdateItem.
 func (s *Store) MarkFirstVerified(ctx context.Context, invoiceID string, at time.Time) (time.Time, bool, error) {
-	ts, err := attributevalue.Marshal(at.UTC())
-	if err != nil {
-		return time.Time{}, false, err
-	}
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	ts := &types.AttributeValueMemberS{Value: formatTime(at)}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.Table),
 		Key:                                 key(paymentPK(invoiceID), "PAY"),
 		UpdateExpression:                    aws.String("SET first_verified_at = :t"),

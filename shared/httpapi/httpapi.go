@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -141,6 +142,9 @@ func serve(ctx context.Context, req *Request, maxBody int, h HandlerFunc) (resp 
 }
 
 func render(req *Request, resp *Response, err error) (events.APIGatewayV2HTTPResponse, apierr.Code, error) {
+	if resp == nil && err == nil {
+		err = apierr.Wrap(apierr.Internal, errors.New("handler returned neither a response nor an error"), "internal error; retry later")
+	}
 	headers := map[string]string{
 		CorrelationHeader:           req.CorrelationID,
 		"Cache-Control":             "no-store",
@@ -211,7 +215,10 @@ func NewCorrelationID() string {
 }
 
 // marshal encodes JSON without HTML escaping (bodies are JSON, never embedded in HTML).
-func marshal(v any) ([]byte, error) {
+func marshal(v any) ([]byte, error) { return Marshal(v) }
+
+// Marshal encodes compact JSON without HTML escaping of <, > and &.
+func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

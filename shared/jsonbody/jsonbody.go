@@ -235,18 +235,21 @@ func (r *Reader) Object(name string, required bool) (*Object, bool) {
 	obj, err := parseObject(raw, r.Obj.FieldPath(name))
 	if err != nil {
 		var ae *apierr.Error
-		if errors.As(err, &ae) && ae.Code == apierr.ValidationFailed && raw[0] != '{' {
+		switch {
+		case raw[0] != '{':
 			r.Fail(name, "must be a JSON object")
-		} else if ae != nil {
-			r.Violations = append(r.Violations, apierr.Violation{Path: r.Obj.FieldPath(name), Rule: ae.Message})
+		case errors.As(err, &ae) && len(ae.Violations) > 0:
+			r.Violations = append(r.Violations, ae.Violations...)
+		default:
+			r.Fail(name, "must be a valid JSON object")
 		}
 		return nil, false
 	}
 	return obj, true
 }
 
-// Int reads an integer member within [min, max]; fractions, exponents that leave a fraction,
-// strings and out-of-range values are violations.
+// Int reads an integer member within [min, max]. Integers must be written as integers: a
+// decimal point or an exponent (1.0, 1e2), a string, or a value out of range is a violation.
 func (r *Reader) Int(name string, required bool, min, max int64) (int64, bool) {
 	raw, ok := r.present(name)
 	if !ok {
@@ -276,4 +279,47 @@ func (r *Reader) Int(name string, required bool, min, max int64) (int64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// FirstDuplicate returns the path of the first object member name that repeats anywhere inside
+// the JSON value raw (which must be valid JSON), or "" when there is none.
+func FirstDuplicate(raw []byte, path string) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	dup, _ := firstDuplicate(dec, path)
+	return dup
+}
+
+func firstDuplicate(dec *json.Decoder, path string) (string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			nt, err := dec.Token()
+			if err != nil {
+				return "", err
+			}
+			name, _ := nt.(string)
+			if seen[name] {
+				return join(path, name), nil
+			}
+			seen[name] = true
+			if dup, err := firstDuplicate(dec, join(path, name)); dup != "" || err != nil {
+				return dup, err
+			}
+		}
+		_, err = dec.Token()
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if dup, err := firstDuplicate(dec, fmt.Sprintf("%s[%d]", path, i)); dup != "" || err != nil {
+				return dup, err
+			}
+		}
+		_, err = dec.Token()
+	}
+	return "", err
 }

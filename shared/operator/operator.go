@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -43,7 +44,7 @@ func (o *Operator) CreateWorkspace(ctx context.Context, id, name string) (*dynam
 		id = u.String()
 	}
 	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 160 {
+	if name == "" || utf8.RuneCountInString(name) > 160 {
 		return nil, fmt.Errorf("workspace name must be 1 to 160 characters")
 	}
 	w := dynamo.Workspace{ID: id, Name: name, CreatedAt: o.now()}

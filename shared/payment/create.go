@@ -85,8 +85,11 @@ func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, erro
 	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: checkEmail})
 	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
 	if md, ok := r.Object("metadata", false); ok {
+		raw, _ := obj.Raw("metadata")
 		canon, rule := canonicalMetadata(md)
-		if rule != "" {
+		if dup := jsonbody.FirstDuplicate(raw, md.Path); dup != "" {
+			r.Violations = append(r.Violations, apierr.Violation{Path: dup, Rule: "appears more than once"})
+		} else if rule != "" {
 			r.Fail("metadata", rule)
 		} else {
 			req.Metadata = canon
@@ -148,10 +151,10 @@ func canonicalMetadata(md *jsonbody.Object) (string, string) {
 		if err := dec.Decode(&v); err != nil {
 			return "", "must be a JSON object"
 		}
-		compact, _ := json.Marshal(v)
+		compact, _ := httpapi.Marshal(v)
 		m[n] = compact
 	}
-	out, _ := json.Marshal(m) // map keys are sorted by encoding/json
+	out, _ := httpapi.Marshal(m) // map keys are sorted by encoding/json; no HTML escaping
 	if len(out) > MaxMetadataBytes {
 		return "", fmt.Sprintf("must be at most %d bytes as compact JSON", MaxMetadataBytes)
 	}
