@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -322,4 +323,15 @@ func firstDuplicate(dec *json.Decoder, path string) (string, error) {
 		_, err = dec.Token()
 	}
 	return "", err
+}
+
+var emailPattern = regexp.MustCompile(`^[A-Za-z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$`)
+
+// CheckEmail is a StringRule check for an email address (the "email" format): "" when valid,
+// else the rule.
+func CheckEmail(s string) string {
+	if len(s) > 254 || !emailPattern.MatchString(s) {
+		return "must be an email address such as name@example.com"
+	}
+	return ""
 }

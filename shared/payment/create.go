@@ -82,7 +82,7 @@ func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, erro
 	req.WebhookURL, _ = r.String("webhook_url", urlRule(urls.CheckWebhook))
 	req.Reference, _ = r.String("reference", jsonbody.StringRule{Min: 1, Max: MaxReferenceLen, Check: trimmed})
 	req.CustomerName, _ = r.String("customer_name", jsonbody.StringRule{Min: 1, Max: MaxNameLen, Check: trimmed})
-	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: checkEmail})
+	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: jsonbody.CheckEmail})
 	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
 	if md, ok := r.Object("metadata", false); ok {
 		raw, _ := obj.Raw("metadata")
@@ -123,14 +123,6 @@ func checkPhone(s string) string {
 	return ""
 }
 
-var emailPattern = regexp.MustCompile(`^[A-Za-z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$`)
-
-func checkEmail(s string) string {
-	if !emailPattern.MatchString(s) {
-		return "must be an email address such as name@example.com"
-	}
-	return ""
-}
 
 // canonicalMetadata bounds metadata and returns its canonical compact form (keys sorted,
 // numbers kept as written), which is what is stored and what the request hash covers.
