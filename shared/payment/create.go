@@ -123,7 +123,6 @@ func checkPhone(s string) string {
 	return ""
 }
 
-
 // canonicalMetadata bounds metadata and returns its canonical compact form (keys sorted,
 // numbers kept as written), which is what is stored and what the request hash covers.
 func canonicalMetadata(md *jsonbody.Object) (string, string) {
