@@ -87,7 +87,10 @@ func run() error {
 	defer stack.Close()
 
 	logger := app.NewLogger(slog.LevelInfo)
-	gw, deps, err := localapi.New(stack, localapi.Options{BaseURL: base, AllowLocalhostURLs: true, Logger: logger})
+	gw, deps, err := localapi.New(stack, localapi.Options{
+		BaseURL: base, AllowLocalhostURLs: true, Logger: logger,
+		Env: map[string]string{"DASHBOARD_ORIGINS": base},
+	})
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,6 @@
-// Command paymentsctl is the operator CLI: it creates workspaces and issues, lists, rotates and
-// revokes API keys directly in DynamoDB (keys are never issued through the HTTP API).
+// Command paymentsctl is the operator CLI: it creates workspaces; issues, lists, rotates and
+// revokes API keys; creates dashboard users, grants them roles in workspaces and creates and
+// revokes their sessions, directly in DynamoDB (none of this is reachable through the HTTP API).
 //
 //	paymentsctl [--table NAME] [--endpoint URL] workspace create --name NAME [--id UUID]
 //	paymentsctl ... workspace list
@@ -7,9 +8,15 @@
 //	paymentsctl ... key list   --workspace ID
 //	paymentsctl ... key rotate --workspace ID --key-id KEY_ID [--grace 24h]
 //	paymentsctl ... key revoke --workspace ID --key-id KEY_ID
+//	paymentsctl ... user create --email EMAIL
+//	paymentsctl ... user grant  --user USER_ID --workspace ID --role viewer|developer|admin|owner
+//	paymentsctl ... user list   --workspace ID
+//	paymentsctl ... session create --user USER_ID [--ttl 12h]
+//	paymentsctl ... session revoke --token TOKEN
 //
 // --table defaults to $TABLE_NAME; --endpoint to $AWS_ENDPOINT_URL_DYNAMODB or AWS itself.
-// A new key is printed once, on standard output; it is stored only as a SHA-256 hash.
+// A new key or session token is printed once, on standard output; it is stored only as a
+// SHA-256 hash. A session token is the value of the takapay_session cookie.
 package main
 
 import (
@@ -45,7 +52,12 @@ var errUsage = errors.New(`usage:
   paymentsctl [...] key issue  --workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]
   paymentsctl [...] key list   --workspace ID
   paymentsctl [...] key rotate --workspace ID --key-id KEY_ID [--grace 24h]
-  paymentsctl [...] key revoke --workspace ID --key-id KEY_ID`)
+  paymentsctl [...] key revoke --workspace ID --key-id KEY_ID
+  paymentsctl [...] user create --email EMAIL
+  paymentsctl [...] user grant  --user USER_ID --workspace ID --role viewer|developer|admin|owner
+  paymentsctl [...] user list   --workspace ID
+  paymentsctl [...] session create --user USER_ID [--ttl 12h]
+  paymentsctl [...] session revoke --token TOKEN`)
 
 // run executes one command; store, when non-nil, replaces the configured one (tests).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dynamo.Store) error {
@@ -86,6 +98,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 	scopes := fs.String("scopes", "", "comma-separated scopes: "+fmt.Sprint(auth.AllScopes))
 	keyID := fs.String("key-id", "", "key id (key_...)")
 	grace := fs.Duration("grace", 0, "rotation: how long the old key keeps working (0 = revoke now)")
+	email := fs.String("email", "", "user email")
+	user := fs.String("user", "", "user id (UUID)")
+	role := fs.String("role", "", "role: viewer, developer, admin or owner")
+	ttl := fs.Duration("ttl", 12*time.Hour, "session lifetime (at most "+operator.MaxSessionTTL.String()+")")
+	token := fs.String("token", "", "session token (the takapay_session cookie value)")
 	if err := fs.Parse(rest[2:]); err != nil {
 		return errUsage
 	}
@@ -169,8 +186,72 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 			return err
 		}
 		return out.print(map[string]string{"revoked": *keyID}, "revoked: "+*keyID+"\n")
+	case "user create":
+		if err := need("email", *email); err != nil {
+			return err
+		}
+		u, err := op.CreateUser(ctx, *email)
+		if err != nil {
+			return err
+		}
+		return out.print(u, fmt.Sprintf("user_id: %s\nemail: %s\n", u.ID, u.Email))
+	case "user grant":
+		if err := need("user", *user, "workspace", *ws, "role", *role); err != nil {
+			return err
+		}
+		r, ok := auth.ParseRole(*role)
+		if !ok {
+			return fmt.Errorf("--role must be one of %s", roleList())
+		}
+		m, err := op.Grant(ctx, *user, *ws, r)
+		if err != nil {
+			return err
+		}
+		v := map[string]string{"user_id": m.UserID, "workspace_id": m.WorkspaceID, "role": string(m.Role),
+			"since": m.CreatedAt.Format(time.RFC3339)}
+		return out.print(v, fmt.Sprintf("user_id: %s\nworkspace_id: %s\nrole: %s\n", m.UserID, m.WorkspaceID, m.Role))
+	case "user list":
+		if err := need("workspace", *ws); err != nil {
+			return err
+		}
+		members, err := op.ListMembers(ctx, *ws)
+		if err != nil {
+			return err
+		}
+		return out.table(members, []string{"USER_ID", "EMAIL", "ROLE", "SINCE"}, func(yield func([]string)) {
+			for _, m := range members {
+				yield([]string{m.UserID, m.Email, string(m.Role), m.Since.Format(time.RFC3339)})
+			}
+		})
+	case "session create":
+		if err := need("user", *user); err != nil {
+			return err
+		}
+		sess, err := op.CreateSession(ctx, *user, *ttl)
+		if err != nil {
+			return err
+		}
+		return out.session(sess)
+	case "session revoke":
+		if err := need("token", *token); err != nil {
+			return err
+		}
+		rec, err := op.RevokeSession(ctx, *token)
+		if err != nil {
+			return err
+		}
+		return out.print(map[string]string{"revoked": "session", "user_id": rec.UserID},
+			"revoked: session of user "+rec.UserID+"\n")
 	}
 	return errUsage
+}
+
+func roleList() string {
+	names := make([]string, 0, len(auth.AllRoles))
+	for _, r := range auth.AllRoles {
+		names = append(names, string(r))
+	}
+	return strings.Join(names, ", ")
 }
 
 type keyView struct {
@@ -237,4 +318,21 @@ func (p printer) issued(k *operator.IssuedKey) error {
 	}{k.Plaintext, keyViews([]*auth.KeyRecord{k.Record})[0]}
 	return p.print(v, fmt.Sprintf("key_id: %s\nenvironment: %s\nscopes: %s\nkey: %s\n\nThe key is shown once and stored only as a hash. Keep it secret.\n",
 		k.Record.KeyID, k.Record.Environment, strings.Join(v.Scopes, ","), k.Plaintext))
+}
+
+func (p printer) session(s *operator.IssuedSession) error {
+	cookie := auth.SessionCookie + "=" + s.Token
+	v := struct {
+		Token     string `json:"token"`
+		Cookie    string `json:"cookie"`
+		UserID    string `json:"user_id"`
+		CreatedAt string `json:"created_at"`
+		ExpiresAt string `json:"expires_at"`
+	}{s.Token, cookie, s.Record.UserID, s.Record.CreatedAt.Format(time.RFC3339), s.Record.ExpiresAt.Format(time.RFC3339)}
+	return p.print(v, fmt.Sprintf("user_id: %s\nexpires_at: %s\ntoken: %s\n\n"+
+		"The token is shown once and stored only as a hash. Keep it secret. It is the value of the\n"+
+		"%s cookie, e.g.:\n"+
+		"  curl -b %s \"$API/v1/workspaces/<workspace_id>/documents/invoices?environment=sandbox\"\n"+
+		"Writes (POST, PATCH) also need -H \"Origin: <one of DASHBOARD_ORIGINS>\".\n",
+		s.Record.UserID, v.ExpiresAt, s.Token, auth.SessionCookie, cookie))
 }

@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -34,6 +36,10 @@ type Config struct {
 	AllowLocalhostURLs bool
 	// LogLevel is DEBUG, INFO, WARN or ERROR (LOG_LEVEL).
 	LogLevel slog.Level
+	// DashboardOrigins are the exact origins (scheme://host[:port], e.g.
+	// https://dashboard.example.com.bd) from which session-cookie requests may use unsafe
+	// methods (DASHBOARD_ORIGINS, comma-separated). Empty: no cookie-authenticated writes.
+	DashboardOrigins []string
 }
 
 // ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
@@ -54,12 +60,63 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	default:
 		return c, fmt.Errorf("ALLOW_LOCALHOST_URLS must be true or false, not %q", v)
 	}
+	origins, err := ParseOrigins(get("DASHBOARD_ORIGINS"))
+	if err != nil {
+		return c, fmt.Errorf("DASHBOARD_ORIGINS: %w", err)
+	}
+	c.DashboardOrigins = origins
 	if v := get("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL: %w", err)
 		}
 	}
 	return c, nil
+}
+
+// ParseOrigins parses a comma-separated list of origins as browsers send them in the Origin
+// header: http or https, a host, an optional port and nothing else, in lower case, without a
+// default port or a trailing slash (so that an exact comparison is right). Blank entries are
+// skipped; duplicates are dropped. "*" and "null" are refused.
+func ParseOrigins(list string) ([]string, error) {
+	var out []string
+	for part := range strings.SplitSeq(list, ",") {
+		o := strings.TrimSpace(part)
+		if o == "" {
+			continue
+		}
+		if err := checkOrigin(o); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+func checkOrigin(o string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%q is not an origin like https://dashboard.example.com.bd (%s)", o, why)
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return bad("unparsable")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return bad("scheme must be http or https")
+	case u.Host == "" || u.Hostname() == "":
+		return bad("no host")
+	case u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || u.Opaque != "" ||
+		strings.HasSuffix(o, "#"):
+		return bad("only scheme://host[:port], no path, not even /")
+	case (u.Scheme == "https" && u.Port() == "443") || (u.Scheme == "http" && u.Port() == "80") ||
+		strings.HasSuffix(u.Host, ":"):
+		return bad("browsers omit the default port")
+	case o != strings.ToLower(o):
+		return bad("browsers send it in lower case")
+	}
+	return nil
 }
 
 // Deps is everything a handler may use. Handlers take what they need from it.
@@ -83,7 +140,7 @@ func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *D
 		DB:      db,
 		SQS:     q,
 		Store:   store,
-		Auth:    &auth.Authenticator{Keys: store},
+		Auth:    &auth.Authenticator{Keys: store, Sessions: store, AllowedOrigins: cfg.DashboardOrigins},
 		URLs:    urlcheck.Policy{AllowLocalhost: cfg.AllowLocalhostURLs},
 		Adapter: httpapi.Adapter{Logger: logger},
 	}

@@ -1,6 +1,7 @@
 // Package auth authenticates callers and authorises them per scope and environment. An
-// Identity is what every handler sees, whatever credential produced it: merchant API keys
-// today, dashboard session cookies next (another Authenticator method feeding the same type).
+// Identity is what every handler sees, whatever credential produced it: a merchant API key
+// (Authenticate, the only scheme of the payments operations) or, for workspace-scoped
+// operations, either a key or a dashboard session cookie (AuthenticateWorkspace).
 package auth
 
 import (
@@ -61,7 +62,8 @@ type Kind string
 
 // Credential kinds.
 const (
-	KindAPIKey Kind = "api_key"
+	KindAPIKey  Kind = "api_key"
+	KindSession Kind = "session"
 )
 
 // Identity is an authenticated caller.
@@ -70,8 +72,16 @@ type Identity struct {
 	WorkspaceID  string
 	Environments []Environment
 	Scopes       []Scope
-	// CredentialID identifies the credential in logs (a key id, never the key).
+	// CredentialID identifies the credential in logs: a key id (never the key), or for a
+	// session the user id (never the token).
 	CredentialID string
+	// UserID is the dashboard user behind a session ("" for a key).
+	UserID string
+	// Role is the session user's role in WorkspaceID ("" for a key).
+	Role Role
+	// ViaCookie is true when the credential came in a cookie (a browser sends cookies by
+	// itself, so such a request may be cross-site unless its Origin was checked).
+	ViaCookie bool
 }
 
 // Authorize returns nil when the identity holds scope in env, else 403 SCOPE_OR_ENVIRONMENT_DENIED.
@@ -115,8 +125,22 @@ type KeyStore interface {
 
 // Authenticator turns request credentials into an Identity.
 type Authenticator struct {
+	// Keys finds merchant API keys by hash.
 	Keys KeyStore
-	Now  func() time.Time
+	// Sessions finds dashboard sessions and memberships (AuthenticateWorkspace only).
+	Sessions SessionStore
+	// AllowedOrigins are the exact Origin values ("https://dashboard.example.com.bd") from
+	// which a session-cookie request may use an unsafe method; empty allows none.
+	AllowedOrigins []string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+func (a *Authenticator) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
 }
 
 // Authenticate reads the bearer key from the request: 401 INVALID_API_KEY when it is missing,
@@ -144,11 +168,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *httpapi.Request) (*
 	if rec == nil || subtle.ConstantTimeCompare([]byte(rec.Hash), []byte(hash)) != 1 || rec.Environment != env {
 		return nil, apierr.New(apierr.InvalidAPIKey, "invalid API key")
 	}
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
-	}
-	if !rec.Active(now()) {
+	if !rec.Active(a.now()) {
 		if rec.RevokedAt != nil {
 			return nil, apierr.New(apierr.InvalidAPIKey, "this API key has been revoked")
 		}

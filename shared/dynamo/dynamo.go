@@ -5,6 +5,11 @@
 //	workspace   WS#<workspace_id>     / WS
 //	API key     APIKEY#<sha256 hex>   / APIKEY    gsi1: WS#<workspace_id> / APIKEY#<created_at>#<key_id>
 //	payment     PAY#<invoice_id>      / PAY
+//	user        USER#<user_id>        / USER
+//	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
+//	session     SESSION#<sha256 hex>  / SESSION                 ttl
+//	document    DOC#<ws>#<env>#<kind> / <id, uuid v7>           gsi1 (invoices with a customer): CUSTINV#<ws>#<env>#<customer_id> / <id>
+//	create key  IDEM#<ws>#<env>#<kind>#<Idempotency-Key> / IDEM  ttl (24 h)
 //	probe       PROBE                 / PROBE     (never written; readiness reads it)
 //
 // Every state change is one single-item conditional write: no transactions (they cost double

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/httpapi"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/probes"
@@ -27,6 +28,7 @@ var Registry = map[string]Function{
 	"PaymentCreateFunction": {Name: "payment-create", Build: PaymentCreate},
 	"PaymentVerifyFunction": {Name: "payment-verify", Build: PaymentVerify},
 	"ProbesFunction":        {Name: "probes", Build: Probes},
+	"DocumentsFunction":     {Name: "documents", Build: Documents},
 }
 
 // LogicalIDs returns the registry's keys, sorted.
@@ -75,4 +77,10 @@ func Probes(d *app.Deps) httpapi.HandlerFunc {
 	h := &probes.Handler{Table: d.Store, Queue: d.SQS, QueueURL: d.Config.WebhookQueueURL,
 		CacheFor: 5 * time.Second, Timeout: 2 * time.Second}
 	return h.Handle
+}
+
+// Documents builds the documents operations (customers, invoices, payment-links).
+func Documents(d *app.Deps) httpapi.HandlerFunc {
+	s := &document.Service{Auth: d.Auth, Store: d.Store}
+	return s.Handle
 }

@@ -335,3 +335,22 @@ func CheckEmail(s string) string {
 	}
 	return ""
 }
+
+// Canonical returns valid JSON text in a canonical form — compact, object members sorted by
+// name, numbers as written, no HTML escaping — so equal requests hash alike however they are
+// formatted. Invalid JSON is returned unchanged.
+func Canonical(raw []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return raw
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}

@@ -35,7 +35,7 @@ func TestSampleEvents(t *testing.T) {
 		InvoiceID string `json:"invoice_id"`
 	}
 	_ = json.Unmarshal(created.Body, &c)
-	want := map[string]int{"payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
+	want := map[string]int{"documents-create-invoice.json": 201, "payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
 		"probes-readyz.json": 200, "probes-not-deployed.json": 404}
 	covered := map[string]bool{}
 	for _, f := range files {
@@ -71,6 +71,9 @@ func TestSampleEvents(t *testing.T) {
 			ev.Headers["authorization"] = "Bearer " + a.Creds.SandboxKey
 		}
 		ev.Body = strings.ReplaceAll(ev.Body, "8e604eee-43e6-8efe-b04b-43bc3130c81f", c.InvoiceID)
+		if _, ok := ev.PathParameters["workspaceID"]; ok {
+			ev.PathParameters["workspaceID"] = a.Creds.WorkspaceID
+		}
 		h, err := functions.Lambda(fn.LogicalID, a.Deps[fn.LogicalID])
 		if err != nil {
 			t.Fatal(err)

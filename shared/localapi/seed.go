@@ -20,6 +20,9 @@ type Credentials struct {
 	SandboxKey  string `json:"sandbox_key"`
 	LiveKey     string `json:"live_key"`
 	ReadonlyKey string `json:"readonly_key"`
+	// DashboardUserID owns the workspace; SessionToken is its takapay_session cookie value.
+	DashboardUserID string `json:"dashboard_user_id"`
+	SessionToken    string `json:"session_token"`
 }
 
 // Scopes of the seeded keys.
@@ -57,6 +60,18 @@ func Seed(ctx context.Context, store *dynamo.Store, prev *Credentials) (*Credent
 	if c.ReadonlyKey, err = issue(auth.Sandbox, ReadonlyScopes, "local read-only"); err != nil {
 		return nil, false, err
 	}
+	u, err := op.CreateUser(ctx, "owner@demo-merchant.com.bd")
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := op.Grant(ctx, u.ID, ws.ID, auth.RoleOwner); err != nil {
+		return nil, false, err
+	}
+	sess, err := op.CreateSession(ctx, u.ID, operator.MaxSessionTTL)
+	if err != nil {
+		return nil, false, err
+	}
+	c.DashboardUserID, c.SessionToken = u.ID, sess.Token
 	return c, true, nil
 }
 
@@ -71,7 +86,16 @@ func stillValid(ctx context.Context, store *dynamo.Store, c *Credentials) bool {
 			return false
 		}
 	}
-	return true
+	hash, err := auth.ParseSessionToken(c.SessionToken)
+	if err != nil {
+		return false
+	}
+	sess, err := store.GetSession(ctx, hash)
+	if err != nil || sess == nil || sess.UserID != c.DashboardUserID || !sess.Active(time.Now()) {
+		return false
+	}
+	m, err := store.GetMembership(ctx, c.DashboardUserID, c.WorkspaceID)
+	return err == nil && m != nil
 }
 
 // ReadCredentials reads a credentials file; a missing file is (nil, nil).

@@ -48,6 +48,16 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	srv.Config.Handler = gw
 	srv.Start()
 	tb.Cleanup(srv.Close)
+	tb.Cleanup(func() {
+		if !tb.Failed() {
+			return
+		}
+		for _, l := range logs.Lines() {
+			if st, _ := l["status"].(float64); st >= 500 {
+				tb.Logf("5xx log line: %v", l)
+			}
+		}
+	})
 	store := deps["PaymentCreateFunction"].Store
 	creds, _, err := Seed(context.Background(), store, nil)
 	if err != nil {

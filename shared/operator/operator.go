@@ -1,6 +1,7 @@
-// Package operator holds the operator actions on workspaces and API keys. Keys are never
-// issued through the HTTP API: only the operator CLI (cmd/paymentsctl) and the local stack's
-// seeding call these, against whichever DynamoDB endpoint they are configured for.
+// Package operator holds the operator actions on workspaces, API keys, dashboard users, their
+// workspace roles and their sessions. None of these is reachable through the HTTP API: only
+// the operator CLI (cmd/paymentsctl) and the local stack's seeding call them, against
+// whichever DynamoDB endpoint they are configured for.
 package operator
 
 import (

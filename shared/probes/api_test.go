@@ -102,8 +102,8 @@ func TestEveryUndeployedPathAnswersNotDeployed(t *testing.T) {
 			t.Errorf("%s %s: message %q does not name the path", op.Method, path, msg)
 		}
 	}
-	if undeployed < 90 {
-		t.Fatalf("only %d undeployed operations checked; the contract publishes about 99", undeployed)
+	if undeployed < 80 {
+		t.Fatalf("only %d undeployed operations checked; the contract publishes 103 operations", undeployed)
 	}
 }
 

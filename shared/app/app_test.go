@@ -1,0 +1,75 @@
+package app
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func lookup(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+}
+
+func TestConfigDashboardOrigins(t *testing.T) {
+	tests := []struct {
+		value string
+		want  []string
+		fail  string
+	}{
+		{"", nil, ""},
+		{"  ", nil, ""},
+		{"https://dashboard.example.com.bd", []string{"https://dashboard.example.com.bd"}, ""},
+		{" https://dashboard.example.com.bd , http://127.0.0.1:3000,,http://localhost:5173 ",
+			[]string{"https://dashboard.example.com.bd", "http://127.0.0.1:3000", "http://localhost:5173"}, ""},
+		{"https://a.example,https://a.example", []string{"https://a.example"}, ""},
+		{"http://[::1]:3000", []string{"http://[::1]:3000"}, ""},
+		{"https://dashboard.example.com.bd/", nil, "path"},
+		{"https://dashboard.example.com.bd/app", nil, "path"},
+		{"https://dashboard.example.com.bd?x=1", nil, "path"},
+		{"https://dashboard.example.com.bd#", nil, "path"},
+		{"https://user@dashboard.example.com.bd", nil, "path"},
+		{"https://Dashboard.example.com.bd", nil, "lower case"},
+		{"HTTPS://dashboard.example.com.bd", nil, "lower case"},
+		{"https://dashboard.example.com.bd:443", nil, "default port"},
+		{"http://dashboard.example.com.bd:80", nil, "default port"},
+		{"https://dashboard.example.com.bd:", nil, "default port"},
+		{"dashboard.example.com.bd", nil, "scheme"},
+		{"ftp://dashboard.example.com.bd", nil, "scheme"},
+		{"*", nil, "scheme"},
+		{"null", nil, "scheme"},
+		{"https://", nil, "host"},
+		{"https://ok.example,bad", nil, "bad"},
+	}
+	for _, tt := range tests {
+		c, err := ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t", "DASHBOARD_ORIGINS": tt.value}))
+		if tt.fail != "" {
+			if err == nil || !strings.Contains(err.Error(), "DASHBOARD_ORIGINS") || !strings.Contains(err.Error(), tt.fail) {
+				t.Errorf("DASHBOARD_ORIGINS=%q: error %v, want one mentioning %q", tt.value, err, tt.fail)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("DASHBOARD_ORIGINS=%q: %v", tt.value, err)
+			continue
+		}
+		if !slices.Equal(c.DashboardOrigins, tt.want) {
+			t.Errorf("DASHBOARD_ORIGINS=%q: origins %q, want %q", tt.value, c.DashboardOrigins, tt.want)
+		}
+	}
+	// Unset is the same as empty.
+	c, err := ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t"}))
+	if err != nil || c.DashboardOrigins != nil {
+		t.Errorf("unset DASHBOARD_ORIGINS: %q, %v", c.DashboardOrigins, err)
+	}
+}
+
+func TestNewWiresSessions(t *testing.T) {
+	cfg := Config{TableName: "t", DashboardOrigins: []string{"https://dashboard.example.com.bd"}}
+	d := New(cfg, nil, nil, nil)
+	if d.Auth.Keys != d.Store || d.Auth.Sessions != d.Store {
+		t.Errorf("authenticator stores = %v / %v, want the Store %v", d.Auth.Keys, d.Auth.Sessions, d.Store)
+	}
+	if !slices.Equal(d.Auth.AllowedOrigins, cfg.DashboardOrigins) {
+		t.Errorf("AllowedOrigins = %q, want %q", d.Auth.AllowedOrigins, cfg.DashboardOrigins)
+	}
+}

@@ -1,0 +1,259 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/obs"
+)
+
+// SessionCookie is the name of the dashboard session cookie (the spec's dashboardSession
+// security scheme).
+const SessionCookie = "takapay_session"
+
+// sessionTokenBytes is the entropy of a session token; base64url without padding makes it
+// sessionTokenChars characters.
+const (
+	sessionTokenBytes = 32
+	sessionTokenChars = 43
+)
+
+// ErrMalformedSessionToken means the text cannot be one of our session tokens.
+var ErrMalformedSessionToken = errors.New("malformed session token")
+
+// NewSessionToken returns a fresh session token (32 random bytes, base64url without padding:
+// 43 characters) and the hash under which it is stored. The token is shown once and never
+// stored.
+func NewSessionToken() (token, hash string, err error) {
+	var b [sessionTokenBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", "", err
+	}
+	token = base64.RawURLEncoding.EncodeToString(b[:])
+	return token, HashSessionToken(token), nil
+}
+
+// ParseSessionToken checks a presented token's form (43 base64url characters that decode to
+// exactly 32 bytes, canonically) and returns its storage hash.
+func ParseSessionToken(token string) (string, error) {
+	if len(token) != sessionTokenChars {
+		return "", ErrMalformedSessionToken
+	}
+	b, err := base64.RawURLEncoding.Strict().DecodeString(token)
+	if err != nil || len(b) != sessionTokenBytes {
+		return "", ErrMalformedSessionToken
+	}
+	return HashSessionToken(token), nil
+}
+
+// HashSessionToken is the storage form of a session token: hex SHA-256 of its text. Tokens
+// carry 256 random bits, so a fast hash is safe and lookup stays one GetItem.
+func HashSessionToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Role is a dashboard user's role in one workspace.
+type Role string
+
+// The dashboard roles, most privileged first.
+const (
+	RoleOwner     Role = "owner"
+	RoleAdmin     Role = "admin"
+	RoleDeveloper Role = "developer"
+	RoleViewer    Role = "viewer"
+)
+
+// AllRoles lists every role in a stable order (most privileged first).
+var AllRoles = []Role{RoleOwner, RoleAdmin, RoleDeveloper, RoleViewer}
+
+// ParseRole accepts exactly one of AllRoles.
+func ParseRole(s string) (Role, bool) {
+	if slices.Contains(AllRoles, Role(s)) {
+		return Role(s), true
+	}
+	return "", false
+}
+
+// Scopes returns the document scopes a role grants (a fresh slice; nil for an unknown role).
+// Sessions never carry payments scopes: payment create and verify stay bearer-only.
+func (r Role) Scopes() []Scope {
+	switch r {
+	case RoleViewer:
+		return []Scope{DocumentsRead}
+	case RoleDeveloper, RoleAdmin, RoleOwner:
+		return []Scope{DocumentsRead, DocumentsWrite}
+	}
+	return nil
+}
+
+// SessionRecord is a stored dashboard session: everything but the token itself.
+type SessionRecord struct {
+	// Hash is the hex SHA-256 of the token (HashSessionToken).
+	Hash      string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+}
+
+// Active reports whether the session may be used at t: not revoked and t before ExpiresAt (a
+// zero ExpiresAt is never active).
+func (s *SessionRecord) Active(t time.Time) bool {
+	return s.RevokedAt == nil && t.Before(s.ExpiresAt)
+}
+
+// MembershipRecord is a user's role in a workspace.
+type MembershipRecord struct {
+	UserID      string
+	WorkspaceID string
+	Role        Role
+	CreatedAt   time.Time
+}
+
+// SessionStore finds sessions by hash and memberships by user and workspace. GetSession
+// returns (nil, nil) when no session has that hash, and may return revoked or expired ones
+// (the Authenticator checks); GetMembership returns (nil, nil) when the user is no member.
+type SessionStore interface {
+	GetSession(ctx context.Context, hash string) (*SessionRecord, error)
+	GetMembership(ctx context.Context, userID, workspaceID string) (*MembershipRecord, error)
+}
+
+// Messages of AuthenticateWorkspace's errors. msgNoWorkspace answers a non-member session and
+// a key of another workspace alike, so it never tells whether the workspace exists.
+const (
+	msgNoWorkspace    = "no such workspace"
+	msgBadSession     = "invalid or expired session"
+	msgNoCredentials  = "missing credentials: send Authorization: Bearer <key> or the dashboard session cookie"
+	msgOriginRequired = "Origin header required"
+	msgCrossOrigin    = "cross-origin request refused"
+)
+
+// AuthenticateWorkspace authenticates a request to a workspace-scoped operation (the
+// documents operations), accepting either security scheme:
+//
+//   - An Authorization header (any non-blank value) means a bearer key, checked exactly as
+//     Authenticate does; a key of another workspace is 404 NOT_FOUND "no such workspace". A
+//     session cookie sent alongside is ignored.
+//   - Otherwise the takapay_session cookie (from the payload 2.0 cookies or a raw Cookie
+//     header): a malformed, unknown, revoked or expired session is 401 INVALID_API_KEY, a store
+//     failure 503 AUTH_SERVICE_UNAVAILABLE, no membership in workspaceID 404 NOT_FOUND (same
+//     message as above). Methods other than GET, HEAD and OPTIONS then need an Origin header
+//     equal to one of AllowedOrigins, else 403 SCOPE_OR_ENVIRONMENT_DENIED (cross-site request
+//     forgery defence). The identity has both environments and the role's document scopes.
+//   - Neither is 401 INVALID_API_KEY.
+//
+// workspaceID is compared exactly: callers pass the canonical (lower-case) UUID.
+func (a *Authenticator) AuthenticateWorkspace(ctx context.Context, r *httpapi.Request, workspaceID string) (*Identity, error) {
+	if strings.TrimSpace(r.Header("Authorization")) != "" {
+		id, err := a.Authenticate(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		if subtle.ConstantTimeCompare([]byte(id.WorkspaceID), []byte(workspaceID)) != 1 {
+			return nil, apierr.New(apierr.NotFound, msgNoWorkspace)
+		}
+		return id, nil
+	}
+	token, ok := sessionCookie(r)
+	if !ok {
+		return nil, apierr.New(apierr.InvalidAPIKey, msgNoCredentials)
+	}
+	return a.authenticateSession(ctx, r, token, workspaceID)
+}
+
+func (a *Authenticator) authenticateSession(ctx context.Context, r *httpapi.Request, token, workspaceID string) (*Identity, error) {
+	hash, err := ParseSessionToken(token)
+	if err != nil {
+		return nil, apierr.New(apierr.InvalidAPIKey, msgBadSession)
+	}
+	if a.Sessions == nil {
+		return nil, apierr.Wrap(apierr.AuthServiceUnavailable, errors.New("auth: no session store configured"),
+			"the session store is unavailable; retry shortly")
+	}
+	sess, err := a.Sessions.GetSession(ctx, hash)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.AuthServiceUnavailable, err, "the session store is unavailable; retry shortly")
+	}
+	if sess == nil || subtle.ConstantTimeCompare([]byte(sess.Hash), []byte(hash)) != 1 ||
+		sess.UserID == "" || !sess.Active(a.now()) {
+		return nil, apierr.New(apierr.InvalidAPIKey, msgBadSession)
+	}
+	obs.Annotate(ctx, slog.String("user_id", sess.UserID))
+	m, err := a.Sessions.GetMembership(ctx, sess.UserID, workspaceID)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.AuthServiceUnavailable, err, "the session store is unavailable; retry shortly")
+	}
+	if m == nil || m.UserID != sess.UserID || m.WorkspaceID != workspaceID || m.Role.Scopes() == nil {
+		return nil, apierr.New(apierr.NotFound, msgNoWorkspace)
+	}
+	obs.Annotate(ctx, slog.String("workspace_id", workspaceID), slog.String("role", string(m.Role)))
+	if !safeMethod(r.Method()) {
+		origin := r.Header("Origin")
+		if origin == "" {
+			return nil, apierr.New(apierr.ScopeOrEnvironmentDenied, msgOriginRequired)
+		}
+		if !slices.Contains(a.AllowedOrigins, origin) {
+			return nil, apierr.New(apierr.ScopeOrEnvironmentDenied, msgCrossOrigin)
+		}
+	}
+	return &Identity{
+		Kind:         KindSession,
+		WorkspaceID:  workspaceID,
+		Environments: []Environment{Sandbox, Live},
+		Scopes:       m.Role.Scopes(),
+		CredentialID: sess.UserID,
+		UserID:       sess.UserID,
+		Role:         m.Role,
+		ViaCookie:    true,
+	}, nil
+}
+
+// safeMethod reports whether a method cannot change state (no Origin check needed).
+func safeMethod(m string) bool {
+	switch m {
+	case "GET", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
+}
+
+// sessionCookie returns the first takapay_session cookie of the request: from the payload 2.0
+// cookies list ("name=value" each) or, failing that, from a raw Cookie header.
+func sessionCookie(r *httpapi.Request) (string, bool) {
+	for _, c := range r.Event.Cookies {
+		// API Gateway splits the Cookie header on ";" but a caller-built event may not.
+		if v, ok := cookieValue(c); ok {
+			return v, true
+		}
+	}
+	return cookieValue(r.Header("Cookie"))
+}
+
+// cookieValue finds SessionCookie in a Cookie header value ("a=b; c=d").
+func cookieValue(header string) (string, bool) {
+	for part := range strings.SplitSeq(header, ";") {
+		name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || strings.TrimSpace(name) != SessionCookie {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		// RFC 6265 allows a double-quoted value.
+		if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+			value = value[1 : len(value)-1]
+		}
+		return value, true
+	}
+	return "", false
+}

@@ -1,0 +1,552 @@
+package document
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/jsonbody"
+	"github.com/takapay/payments/shared/payment"
+)
+
+// Page sizes of list endpoints (query parameter limit).
+const (
+	DefaultPageSize = 25
+	MaxPageSize     = 100
+	MaxQ            = 128
+)
+
+// routePrefix is the part of every documents route key before the kind.
+const routePrefix = "/v1/workspaces/{workspaceID}/documents/"
+
+// Service serves every released documents operation (one Lambda).
+type Service struct {
+	Auth  *auth.Authenticator
+	Store Store
+	Now   func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// route is a parsed documents route.
+type route struct {
+	method string
+	kind   Kind
+	id     bool   // the route has {documentID}
+	action string // lifecycle command, or ""
+}
+
+func parseRoute(routeKey string) (route, bool) {
+	method, path, ok := strings.Cut(routeKey, " ")
+	rest, ok2 := strings.CutPrefix(path, routePrefix)
+	if !ok || !ok2 {
+		return route{}, false
+	}
+	parts := strings.Split(rest, "/")
+	kind, ok := ParseKind(parts[0])
+	if !ok {
+		return route{}, false
+	}
+	rt := route{method: method, kind: kind}
+	if len(parts) >= 2 {
+		if parts[1] != "{documentID}" {
+			return route{}, false
+		}
+		rt.id = true
+	}
+	if len(parts) == 3 {
+		rt.action = parts[2]
+	}
+	return rt, len(parts) <= 3
+}
+
+// request is what every operation needs after authentication.
+type request struct {
+	*httpapi.Request
+	id  *auth.Identity
+	ws  string
+	env auth.Environment
+	rt  route
+}
+
+// Handle authenticates, authorises and dispatches a documents request.
+func (s *Service) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	rt, ok := parseRoute(r.Event.RouteKey)
+	if !ok {
+		return nil, apierr.New(apierr.NotFound, "no such endpoint")
+	}
+	ws := strings.ToLower(r.Event.PathParameters["workspaceID"])
+	if _, err := uuid.Parse(ws); err != nil || len(ws) != 36 {
+		return nil, apierr.New(apierr.NotFound, "no such workspace")
+	}
+	id, err := s.Auth.AuthenticateWorkspace(ctx, r, ws)
+	if err != nil {
+		return nil, err
+	}
+	env, err := environment(r)
+	if err != nil {
+		return nil, err
+	}
+	scope := auth.DocumentsWrite
+	if rt.method == http.MethodGet {
+		scope = auth.DocumentsRead
+	}
+	if err := id.Authorize(scope, env); err != nil {
+		return nil, err
+	}
+	req := &request{Request: r, id: id, ws: ws, env: env, rt: rt}
+	switch {
+	case rt.method == http.MethodGet && !rt.id:
+		return s.list(ctx, req)
+	case rt.method == http.MethodPost && !rt.id:
+		return s.create(ctx, req)
+	case rt.method == http.MethodGet && rt.action == "":
+		return s.get(ctx, req)
+	case rt.method == http.MethodPatch && rt.action == "":
+		return s.edit(ctx, req)
+	case rt.method == http.MethodPost && rt.action != "":
+		return s.transition(ctx, req)
+	}
+	return nil, apierr.New(apierr.NotFound, "no such endpoint")
+}
+
+// environment reads the required environment query parameter (400 INVALID_ENVIRONMENT).
+func environment(r *httpapi.Request) (auth.Environment, error) {
+	v, ok := r.Event.QueryStringParameters["environment"]
+	if !ok {
+		return "", apierr.New(apierr.InvalidEnvironment, "the environment query parameter is required: sandbox or live")
+	}
+	env, ok := auth.ParseEnvironment(v)
+	if !ok {
+		return "", apierr.New(apierr.InvalidEnvironment, "environment must be sandbox or live")
+	}
+	return env, nil
+}
+
+// documentID reads {documentID}; anything but a UUID addresses nothing (404).
+func (req *request) documentID() (string, error) {
+	raw := req.Event.PathParameters["documentID"]
+	u, err := uuid.Parse(raw)
+	if err != nil || len(raw) != 36 {
+		return "", apierr.New(apierr.NotFound, "no such %s document", singular(req.rt.kind))
+	}
+	return u.String(), nil
+}
+
+func singular(k Kind) string {
+	switch k {
+	case Customers:
+		return "customer"
+	case Invoices:
+		return "invoice"
+	}
+	return "payment-link"
+}
+
+func notFound(k Kind) error {
+	return apierr.New(apierr.NotFound, "no such %s in this workspace and environment", singular(k))
+}
+
+func storeError(err error) error {
+	if awsx.IsUnavailable(err) {
+		return apierr.Wrap(apierr.ServiceUnavailable, err, "the document store is unavailable; retry with the same Idempotency-Key")
+	}
+	return apierr.Wrap(apierr.Internal, err, "internal error; retry with the same Idempotency-Key")
+}
+
+// requiredIdempotencyKey reads the Idempotency-Key header, which document writes require.
+func requiredIdempotencyKey(r *httpapi.Request) (string, error) {
+	key, err := payment.ParseIdempotencyKey(r)
+	if err != nil {
+		return "", err
+	}
+	if key == "" {
+		return "", apierr.New(apierr.MalformedRequest, "the Idempotency-Key header is required (16 to 128 of letters, digits, '_', '.', ':' or '-')")
+	}
+	return key, nil
+}
+
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// derive fills the record fields that follow from the body: reference, search text, amount
+// and the customer link, checking the kind's rules (invoice amounts, customer existence). rec
+// holds the previous state on an edit.
+func (s *Service) derive(ctx context.Context, req *request, rec *Record, body *Body) error {
+	rec.Reference = body.Reference
+	rec.SearchText = body.SearchText()
+	rec.Body = body.Canonical()
+	prevCustomer := rec.CustomerID
+	rec.AmountMinor, rec.CustomerID = nil, nil
+	var vs []apierr.Violation
+	switch rec.Kind {
+	case Invoices:
+		if len(body.Items) > 0 {
+			amount, rule := body.ComputeInvoiceAmount()
+			switch {
+			case rule != "":
+				vs = append(vs, apierr.Violation{Path: "body.items", Rule: rule})
+			case body.AmountMinor != nil && *body.AmountMinor != amount:
+				vs = append(vs, apierr.Violation{Path: "body.amount_minor", Rule: fmt.Sprintf(
+					"must equal the invoice total computed from items, tax, shipping, fee and discount (%d), or be omitted", amount)})
+			default:
+				rec.AmountMinor = &amount
+			}
+		} else {
+			rec.AmountMinor = body.AmountMinor
+		}
+	case PaymentLinks:
+		rec.AmountMinor = body.AmountMinor
+	}
+	if body.CustomerID != nil && rec.Kind != Customers {
+		cid := strings.ToLower(*body.CustomerID)
+		// Checked when set or changed (an edit that keeps the link costs no read).
+		if prevCustomer == nil || *prevCustomer != cid {
+			if _, err := s.Store.GetDocument(ctx, req.ws, req.env, Customers, cid); errors.Is(err, ErrNotFound) {
+				vs = append(vs, apierr.Violation{Path: "body.customer_id", Rule: "must name a customer of this workspace and environment"})
+			} else if err != nil {
+				return storeError(err)
+			}
+		}
+		rec.CustomerID = &cid
+	}
+	if len(vs) > 0 {
+		return apierr.Invalid(vs...)
+	}
+	return nil
+}
+
+func newPublicToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// create serves POST .../documents/{kind}.
+func (s *Service) create(ctx context.Context, req *request) (*httpapi.Response, error) {
+	key, err := requiredIdempotencyKey(req.Request)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := jsonbody.ParseObject(req.Body); err != nil {
+		return nil, err
+	}
+	body, vs := ParseBody(req.Body, "body")
+	if len(vs) > 0 {
+		return nil, apierr.Invalid(vs...)
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	rec := &Record{
+		ID: id.String(), WorkspaceID: req.ws, Environment: req.env, Kind: req.rt.kind,
+		Status: InitialStatus(req.rt.kind), Version: 1, CreatedAt: now, UpdatedAt: now,
+		History:  []HistoryEntry{{Version: 1, Status: InitialStatus(req.rt.kind), OccurredAt: now, Action: "create"}},
+		Payments: []PaymentRef{},
+	}
+	if rec.Kind != Customers {
+		if rec.PublicToken, err = newPublicToken(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.derive(ctx, req, rec, body); err != nil {
+		return nil, err
+	}
+	// The hash covers the canonical body, so formatting and member order do not matter.
+	stored, replay, err := s.Store.CreateDocument(ctx, key, hashOf(rec.Body), rec)
+	switch {
+	case errors.Is(err, ErrIdempotencyReuse):
+		return nil, apierr.New(apierr.IdempotencyKeyReused,
+			"this Idempotency-Key was already used with a different body; use a new key for a new document")
+	case err != nil:
+		return nil, storeError(err)
+	}
+	resp := httpapi.JSON(http.StatusCreated, stored)
+	if replay {
+		resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
+	}
+	return resp, nil
+}
+
+// ListResult is the spec's list result.
+type ListResult struct {
+	Items      []*Record      `json:"items"`
+	NextCursor *string        `json:"next_cursor"`
+	Delivery   []Delivery     `json:"delivery"`
+	Activity   map[string]any `json:"activity"`
+}
+
+// Delivery is a webhook delivery of a record (filled when webhooks land).
+type Delivery struct {
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// listQuery reads cursor, q and limit (422 naming query.<name> when invalid).
+func (req *request) listQuery(kind Kind) (ListQuery, error) {
+	p := req.Event.QueryStringParameters
+	q := ListQuery{WorkspaceID: req.ws, Environment: req.env, Kind: kind, Limit: DefaultPageSize}
+	var vs []apierr.Violation
+	if c, ok := p["cursor"]; ok && c != "" {
+		u, err := uuid.Parse(c)
+		if err != nil || len(c) != 36 {
+			vs = append(vs, apierr.Violation{Path: "query.cursor", Rule: "must be the next_cursor of a previous page (a UUID)"})
+		} else {
+			q.Cursor = u.String()
+		}
+	}
+	if text, ok := p["q"]; ok {
+		if n := len([]rune(text)); n > MaxQ {
+			vs = append(vs, apierr.Violation{Path: "query.q", Rule: fmt.Sprintf("must be at most %d characters", MaxQ)})
+		}
+		q.Q = strings.ToLower(strings.TrimSpace(text))
+	}
+	if l, ok := p["limit"]; ok {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > MaxPageSize {
+			vs = append(vs, apierr.Violation{Path: "query.limit", Rule: fmt.Sprintf("must be an integer between 1 and %d", MaxPageSize)})
+		} else {
+			q.Limit = n
+		}
+	}
+	if len(vs) > 0 {
+		return q, apierr.Invalid(vs...)
+	}
+	return q, nil
+}
+
+func result(items []*Record, next string) *ListResult {
+	r := &ListResult{Items: items, Delivery: []Delivery{}, Activity: map[string]any{}}
+	if r.Items == nil {
+		r.Items = []*Record{}
+	}
+	if next != "" {
+		r.NextCursor = &next
+	}
+	return r
+}
+
+// list serves GET .../documents/{kind}: newest first, cursor paging, q search.
+func (s *Service) list(ctx context.Context, req *request) (*httpapi.Response, error) {
+	q, err := req.listQuery(req.rt.kind)
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.Store.ListDocuments(ctx, q)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return httpapi.JSON(http.StatusOK, result(items, next)), nil
+}
+
+// get serves GET .../documents/{kind}/{id}: the list-result shape with items = [record]; for
+// a customer, activity.invoices pages (cursor, q) through its linked invoices.
+func (s *Service) get(ctx context.Context, req *request) (*httpapi.Response, error) {
+	id, err := req.documentID()
+	if err != nil {
+		return nil, err
+	}
+	q, err := req.listQuery(Invoices)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, notFound(req.rt.kind)
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	res := result([]*Record{rec}, "")
+	if rec.Kind == Customers {
+		invoices, next, err := s.Store.ListCustomerInvoices(ctx, rec.ID, q)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		if invoices == nil {
+			invoices = []*Record{}
+		}
+		res.Activity["invoices"] = invoices
+		if next != "" {
+			res.NextCursor = &next
+		}
+	}
+	return httpapi.JSON(http.StatusOK, res), nil
+}
+
+// maxAttempts bounds how often an edit without expected_version re-reads after losing a race.
+const maxAttempts = 3
+
+// edit serves PATCH .../documents/{kind}/{id}: a JSON merge patch of the body, plus an
+// optional expected_version; the merged body is validated in full and written as version+1
+// with one conditional UpdateItem.
+func (s *Service) edit(ctx context.Context, req *request) (*httpapi.Response, error) {
+	id, err := req.documentID()
+	if err != nil {
+		return nil, err
+	}
+	key, err := requiredIdempotencyKey(req.Request)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := jsonbody.ParseObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	r := jsonbody.NewReader(patch)
+	expected, hasExpected := r.Int("expected_version", false, 0, MaxVersion)
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if dup := jsonbody.FirstDuplicate(req.Body, "body"); dup != "" {
+		return nil, apierr.Invalid(apierr.Violation{Path: dup, Rule: "appears more than once"})
+	}
+	reqHash := hashOf(jsonbody.Canonical(req.Body))
+	for attempt := 1; ; attempt++ {
+		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil, notFound(req.rt.kind)
+		}
+		if err != nil {
+			return nil, storeError(err)
+		}
+		if prior, ok := cur.EditKeys[key]; ok {
+			if h, _, _ := strings.Cut(prior, ":"); h != reqHash {
+				return nil, apierr.New(apierr.IdempotencyKeyReused,
+					"this Idempotency-Key was already used with a different patch; use a new key for a new edit")
+			}
+			resp := httpapi.JSON(http.StatusOK, cur)
+			resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
+			return resp, nil
+		}
+		if hasExpected && expected != cur.Version {
+			return nil, apierr.New(apierr.VersionConflict,
+				"expected_version is %d but the document is at version %d; fetch it and retry", expected, cur.Version)
+		}
+		if !Editable(cur.Kind, cur.Status) {
+			return nil, apierr.New(apierr.StateConflict, "a %s %s cannot be edited", cur.Status, singular(cur.Kind))
+		}
+		merged, err := MergePatch(cur.Body, req.Body)
+		if err != nil {
+			return nil, apierr.New(apierr.ValidationFailed, "body: %v", err)
+		}
+		body, vs := ParseBody(merged, "body")
+		if len(vs) > 0 {
+			return nil, apierr.Invalid(vs...)
+		}
+		next := *cur
+		now := s.now()
+		next.Version, next.UpdatedAt = cur.Version+1, now
+		next.History = append(append([]HistoryEntry(nil), cur.History...),
+			HistoryEntry{Version: next.Version, Status: cur.Status, OccurredAt: now, Action: "edit"})
+		if err := s.derive(ctx, req, &next, body); err != nil {
+			return nil, err
+		}
+		err = s.Store.UpdateDocument(ctx, &next, cur.Version, key, reqHash+":"+strconv.FormatInt(next.Version, 10))
+		switch {
+		case err == nil:
+			return httpapi.JSON(http.StatusOK, &next), nil
+		case !errors.Is(err, ErrConflict):
+			return nil, storeError(err)
+		case hasExpected || attempt == maxAttempts:
+			// Re-read once to tell a replay of this very key from a lost race.
+			if again, gerr := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id); gerr == nil {
+				if _, ok := again.EditKeys[key]; ok {
+					continue
+				}
+			}
+			return nil, apierr.New(apierr.VersionConflict,
+				"the document changed while this edit was applied (now past version %d); fetch it and retry", cur.Version)
+		}
+	}
+}
+
+// transition serves the lifecycle commands (issue, cancel, publish, archive). The body is
+// optional: {"expected_version": n}.
+func (s *Service) transition(ctx context.Context, req *request) (*httpapi.Response, error) {
+	t, ok := FindTransition(req.rt.kind, req.rt.action)
+	if !ok {
+		return nil, apierr.New(apierr.NotDeployed, "%s is not released for %s", req.rt.action, req.rt.kind)
+	}
+	id, err := req.documentID()
+	if err != nil {
+		return nil, err
+	}
+	var expected int64
+	var hasExpected bool
+	if len(strings.TrimSpace(string(req.Body))) > 0 {
+		obj, err := jsonbody.ParseObject(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		r := jsonbody.NewReader(obj)
+		r.OnlyKnown("expected_version")
+		expected, hasExpected = r.Int("expected_version", false, 1, MaxVersion)
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil, notFound(req.rt.kind)
+		}
+		if err != nil {
+			return nil, storeError(err)
+		}
+		if hasExpected && expected != cur.Version {
+			return nil, apierr.New(apierr.VersionConflict,
+				"expected_version is %d but the document is at version %d", expected, cur.Version)
+		}
+		allowed := false
+		for _, from := range t.From {
+			allowed = allowed || cur.Status == from
+		}
+		if !allowed {
+			return nil, apierr.New(apierr.StateConflict, "cannot %s a %s %s (allowed from: %s)",
+				t.Action, cur.Status, singular(cur.Kind), strings.Join(t.From, ", "))
+		}
+		next := *cur
+		now := s.now()
+		next.Status, next.Version, next.UpdatedAt = t.To, cur.Version+1, now
+		next.History = append(append([]HistoryEntry(nil), cur.History...),
+			HistoryEntry{Version: next.Version, Status: t.To, OccurredAt: now, Action: t.Action})
+		err = s.Store.UpdateDocument(ctx, &next, cur.Version, "", "")
+		switch {
+		case err == nil:
+			return httpapi.JSON(http.StatusOK, &next), nil
+		case !errors.Is(err, ErrConflict):
+			return nil, storeError(err)
+		case attempt == maxAttempts:
+			return nil, apierr.New(apierr.VersionConflict, "the document kept changing; fetch it and retry")
+		}
+		// Lost a race: re-read; the winner's state decides (usually a 409 STATE_CONFLICT).
+	}
+}
