@@ -39,9 +39,9 @@ bench: deps ## DynamoDB requests per call and p50 latency: create and verify vs 
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
-	$(GO) test -run '^$$' -fuzz '^FuzzParseTaka$$' -fuzztime $${FUZZTIME:-30s} ./shared/money/
-	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $${FUZZTIME:-30s} ./shared/urlcheck/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseCreateRequest$$' -fuzztime $${FUZZTIME:-30s} ./shared/payment/
+	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck payment:FuzzParseCreateRequest \
+	  document:FuzzParseBody document:FuzzMergePatch; do \
+	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 1s ./shared/$${t%%:*}/; done
 
 .PHONY: build
 build: ## Cross-compile every function to .build/<function>/bootstrap (linux/arm64)
