@@ -112,3 +112,32 @@ func marshalItem(v any) (map[string]types.AttributeValue, error) {
 		}
 	})
 }
+
+// workspaceItems queries GSI1 for a workspace's items whose sort key starts with prefix
+// (operator listings), decoding every page.
+func workspaceItems[T any](ctx context.Context, s *Store, workspaceID, prefix string, decode func(map[string]types.AttributeValue) (T, error)) ([]T, error) {
+	var out []T
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName:              aws.String(s.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("gsi1pk = :pk AND begins_with(gsi1sk, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: "WS#" + workspaceID},
+			":sk": &types.AttributeValueMemberS{Value: prefix},
+		},
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range page.Items {
+			v, err := decode(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}

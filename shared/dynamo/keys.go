@@ -88,30 +88,13 @@ func (s *Store) PutKey(ctx context.Context, k *auth.KeyRecord) error {
 
 // ListKeys returns a workspace's keys, oldest first (GSI1 query; operator use only).
 func (s *Store) ListKeys(ctx context.Context, workspaceID string) ([]*auth.KeyRecord, error) {
-	var out []*auth.KeyRecord
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName:              aws.String(s.Table),
-		IndexName:              aws.String(GSI1),
-		KeyConditionExpression: aws.String("gsi1pk = :pk AND begins_with(gsi1sk, :sk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: "WS#" + workspaceID},
-			":sk": &types.AttributeValueMemberS{Value: "APIKEY#"},
-		},
+	return workspaceItems(ctx, s, workspaceID, "APIKEY#", func(item map[string]types.AttributeValue) (*auth.KeyRecord, error) {
+		var it keyItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, fmt.Errorf("decode key item: %w", err)
+		}
+		return it.record(), nil
 	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, item := range page.Items {
-			var it keyItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return nil, fmt.Errorf("decode key item: %w", err)
-			}
-			out = append(out, it.record())
-		}
-	}
-	return out, nil
 }
 
 // FindKey returns a workspace's key by key id.

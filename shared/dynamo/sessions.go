@@ -150,30 +150,7 @@ func (s *Store) GetMembership(ctx context.Context, userID, workspaceID string) (
 
 // ListMembers returns a workspace's members ordered by user id (GSI1 query; operator use only).
 func (s *Store) ListMembers(ctx context.Context, workspaceID string) ([]*auth.MembershipRecord, error) {
-	var out []*auth.MembershipRecord
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName:              aws.String(s.Table),
-		IndexName:              aws.String(GSI1),
-		KeyConditionExpression: aws.String("gsi1pk = :pk AND begins_with(gsi1sk, :sk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: "WS#" + workspaceID},
-			":sk": &types.AttributeValueMemberS{Value: "MEMBER#"},
-		},
-	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, item := range page.Items {
-			m, err := decodeMember(item)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return workspaceItems(ctx, s, workspaceID, "MEMBER#", decodeMember)
 }
 
 type sessionItem struct {
