@@ -8,7 +8,7 @@ NPM       ?= npm
 LAMBDA_ENV   := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w -buildid="
 # template.yaml logical id -> functions/<dir>
-FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify ProbesFunction:probes DocumentsFunction:documents
+FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify ProbesFunction:probes DocumentsFunction:documents CheckoutFunction:checkout
 
 .PHONY: help
 help: ## List the targets
@@ -32,6 +32,7 @@ dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 (PO
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./shared/checkout/
 
 .PHONY: bench
 bench: deps ## DynamoDB requests per call and p50 latency: create and verify vs raw PutItem/GetItem

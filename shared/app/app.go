@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -40,6 +41,11 @@ type Config struct {
 	// https://dashboard.example.com.bd) from which session-cookie requests may use unsafe
 	// methods (DASHBOARD_ORIGINS, comma-separated). Empty: no cookie-authenticated writes.
 	DashboardOrigins []string
+	// CheckoutRatePerToken and CheckoutRatePerClient bound hosted-checkout requests per minute
+	// per payment token and per client address, per function instance
+	// (CHECKOUT_RATE_PER_TOKEN, default 60; CHECKOUT_RATE_PER_CLIENT, default 300).
+	CheckoutRatePerToken  int
+	CheckoutRatePerClient int
 }
 
 // ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
@@ -65,6 +71,20 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		return c, fmt.Errorf("DASHBOARD_ORIGINS: %w", err)
 	}
 	c.DashboardOrigins = origins
+	for _, v := range []struct {
+		name string
+		dst  *int
+		def  int
+	}{{"CHECKOUT_RATE_PER_TOKEN", &c.CheckoutRatePerToken, 60}, {"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300}} {
+		*v.dst = v.def
+		if text := get(v.name); text != "" {
+			n, err := strconv.Atoi(text)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("%s must be a positive integer, not %q", v.name, text)
+			}
+			*v.dst = n
+		}
+	}
 	if v := get("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL: %w", err)

@@ -68,10 +68,12 @@ const (
 
 // Identity is an authenticated caller.
 type Identity struct {
-	Kind         Kind
-	WorkspaceID  string
-	Environments []Environment
-	Scopes       []Scope
+	Kind        Kind
+	WorkspaceID string
+	// WorkspaceName is the merchant display name (keys carry it from issuance).
+	WorkspaceName string
+	Environments  []Environment
+	Scopes        []Scope
 	// CredentialID identifies the credential in logs: a key id (never the key), or for a
 	// session the user id (never the token).
 	CredentialID string
@@ -100,12 +102,14 @@ type KeyRecord struct {
 	Hash        string
 	KeyID       string
 	WorkspaceID string
-	Environment Environment
-	Scopes      []Scope
-	Name        string
-	Hint        string
-	CreatedAt   time.Time
-	RevokedAt   *time.Time
+	// WorkspaceName is the merchant's display name, copied at issuance (shown to payers).
+	WorkspaceName string
+	Environment   Environment
+	Scopes        []Scope
+	Name          string
+	Hint          string
+	CreatedAt     time.Time
+	RevokedAt     *time.Time
 	// ExpiresAt is set when a rotation gives the old key a grace period.
 	ExpiresAt *time.Time
 }
@@ -177,10 +181,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *httpapi.Request) (*
 	obs.Annotate(ctx, slog.String("workspace_id", rec.WorkspaceID), slog.String("key_id", rec.KeyID),
 		slog.String("environment", string(rec.Environment)))
 	return &Identity{
-		Kind:         KindAPIKey,
-		WorkspaceID:  rec.WorkspaceID,
-		Environments: []Environment{rec.Environment},
-		Scopes:       rec.Scopes,
-		CredentialID: rec.KeyID,
+		Kind:          KindAPIKey,
+		WorkspaceID:   rec.WorkspaceID,
+		WorkspaceName: rec.WorkspaceName,
+		Environments:  []Environment{rec.Environment},
+		Scopes:        rec.Scopes,
+		CredentialID:  rec.KeyID,
 	}, nil
 }

@@ -25,6 +25,7 @@ type keyItem struct {
 	Hash        string     `dynamodbav:"key_hash"`
 	KeyID       string     `dynamodbav:"key_id"`
 	WorkspaceID string     `dynamodbav:"workspace_id"`
+	WorkspaceNm string     `dynamodbav:"workspace_name,omitempty"`
 	Environment string     `dynamodbav:"environment"`
 	Scopes      []string   `dynamodbav:"scopes,stringset"`
 	Name        string     `dynamodbav:"name,omitempty"`
@@ -42,7 +43,7 @@ func (it *keyItem) record() *auth.KeyRecord {
 		scopes = append(scopes, auth.Scope(s))
 	}
 	return &auth.KeyRecord{
-		Hash: it.Hash, KeyID: it.KeyID, WorkspaceID: it.WorkspaceID,
+		Hash: it.Hash, KeyID: it.KeyID, WorkspaceID: it.WorkspaceID, WorkspaceName: it.WorkspaceNm,
 		Environment: auth.Environment(it.Environment), Scopes: scopes, Name: it.Name, Hint: it.Hint,
 		CreatedAt: it.CreatedAt, RevokedAt: it.RevokedAt, ExpiresAt: it.ExpiresAt,
 	}
@@ -71,7 +72,7 @@ func (s *Store) PutKey(ctx context.Context, k *auth.KeyRecord) error {
 	it := keyItem{
 		PK: keyPK(k.Hash), SK: "APIKEY",
 		GSI1PK: "WS#" + k.WorkspaceID, GSI1SK: "APIKEY#" + formatTime(k.CreatedAt) + "#" + k.KeyID,
-		Hash: k.Hash, KeyID: k.KeyID, WorkspaceID: k.WorkspaceID, Environment: string(k.Environment),
+		Hash: k.Hash, KeyID: k.KeyID, WorkspaceID: k.WorkspaceID, WorkspaceNm: k.WorkspaceName, Environment: string(k.Environment),
 		Scopes: scopes, Name: k.Name, Hint: k.Hint, CreatedAt: k.CreatedAt.UTC(), RevokedAt: k.RevokedAt, ExpiresAt: k.ExpiresAt,
 	}
 	av, err := marshalItem(it)

@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -18,6 +20,8 @@ import (
 type paymentItem struct {
 	PK              string     `dynamodbav:"pk"`
 	SK              string     `dynamodbav:"sk"`
+	GSI1PK          string     `dynamodbav:"gsi1pk"`
+	GSI1SK          string     `dynamodbav:"gsi1sk"`
 	InvoiceID       string     `dynamodbav:"invoice_id"`
 	WorkspaceID     string     `dynamodbav:"workspace_id"`
 	Environment     string     `dynamodbav:"environment"`
@@ -39,13 +43,26 @@ type paymentItem struct {
 	CreatedAt       time.Time  `dynamodbav:"created_at"`
 	UpdatedAt       time.Time  `dynamodbav:"updated_at"`
 	FirstVerifiedAt *time.Time `dynamodbav:"first_verified_at,omitempty"`
+	ExpiresAt       time.Time  `dynamodbav:"expires_at"`
+	MerchantName    string     `dynamodbav:"merchant_name,omitempty"`
+	LockRoute       string     `dynamodbav:"lock_route,omitempty"`
+	LockPayer       string     `dynamodbav:"lock_payer,omitempty"`
+	LockedAt        *time.Time `dynamodbav:"locked_at,omitempty"`
+	FinishedAt      *time.Time `dynamodbav:"finished_at,omitempty"`
+}
+
+// checkoutKey is the GSI1 key of a payment's checkout token: its SHA-256, so the index never
+// holds the token itself as a key.
+func checkoutKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return "CHK#" + hex.EncodeToString(sum[:])
 }
 
 func paymentPK(invoiceID string) string { return "PAY#" + invoiceID }
 
 func toPaymentItem(p *payment.Payment) paymentItem {
 	return paymentItem{
-		PK: paymentPK(p.InvoiceID), SK: "PAY",
+		PK: paymentPK(p.InvoiceID), SK: "PAY", GSI1PK: checkoutKey(p.CheckoutToken), GSI1SK: "PAY",
 		InvoiceID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: string(p.Environment),
 		Status: string(p.Status), AmountMinor: int64(p.AmountMinor), Currency: p.Currency, Reference: p.Reference,
 		RedirectURL: p.RedirectURL, CancelURL: p.CancelURL, WebhookURL: p.WebhookURL,
@@ -53,6 +70,8 @@ func toPaymentItem(p *payment.Payment) paymentItem {
 		Metadata: p.Metadata, CheckoutToken: p.CheckoutToken, PaymentURL: p.PaymentURL,
 		IdempotencyKey: p.IdempotencyKey, RequestHash: p.RequestHash,
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
+		ExpiresAt: p.ExpiresAt.UTC(), MerchantName: p.MerchantName, LockRoute: p.LockRoute, LockPayer: p.LockPayer,
+		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt,
 	}
 }
 
@@ -65,6 +84,8 @@ func (it *paymentItem) payment() *payment.Payment {
 		Metadata: it.Metadata, CheckoutToken: it.CheckoutToken, PaymentURL: it.PaymentURL,
 		IdempotencyKey: it.IdempotencyKey, RequestHash: it.RequestHash,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
+		ExpiresAt: it.ExpiresAt, MerchantName: it.MerchantName, LockRoute: it.LockRoute, LockPayer: it.LockPayer,
+		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt,
 	}
 }
 
@@ -155,4 +176,108 @@ func (s *Store) MarkFirstVerified(ctx context.Context, invoiceID string, at time
 		return time.Time{}, false, fmt.Errorf("first_verified_at condition failed but is unset")
 	}
 	return *p.FirstVerifiedAt, false, nil
+}
+
+// GetPaymentByToken finds a payment by its checkout token with one GSI1 Query; nil when none.
+func (s *Store) GetPaymentByToken(ctx context.Context, token string) (*payment.Payment, error) {
+	out, err := s.DB.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("gsi1pk = :pk AND gsi1sk = :sk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: checkoutKey(token)},
+			":sk": &types.AttributeValueMemberS{Value: "PAY"},
+		},
+		Limit: aws.Int32(1),
+	})
+	if err != nil || len(out.Items) == 0 {
+		return nil, err
+	}
+	p, err := decodePayment(out.Items[0])
+	if err != nil || p.CheckoutToken != token { // belt and braces against a hash collision
+		return nil, err
+	}
+	return p, nil
+}
+
+// updatePayment runs one conditional UpdateItem on a payment and returns the new state; when
+// the condition fails it returns ErrStateChanged and the current state.
+func (s *Store) updatePayment(ctx context.Context, invoiceID, update, cond string, names map[string]string, vals map[string]types.AttributeValue) (*payment.Payment, error) {
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.Table),
+		Key:                                 key(paymentPK(invoiceID), "PAY"),
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("attribute_exists(pk) AND " + cond),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           vals,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err == nil {
+		return decodePayment(out.Attributes)
+	}
+	if !isConditionFailed(err) {
+		return nil, err
+	}
+	item := oldItem(err)
+	if item == nil {
+		if item, err = s.get(ctx, paymentPK(invoiceID), "PAY"); err != nil {
+			return nil, err
+		}
+	}
+	if item == nil {
+		return nil, ErrNotFound
+	}
+	p, err := decodePayment(item)
+	if err != nil {
+		return nil, err
+	}
+	return p, payment.ErrStateChanged
+}
+
+// LockPayment records the payer's route and identity once: only a PENDING, unexpired,
+// unlocked payment takes a lock (one conditional UpdateItem).
+func (s *Store) LockPayment(ctx context.Context, invoiceID, route, payer string, now time.Time) (*payment.Payment, error) {
+	return s.updatePayment(ctx, invoiceID,
+		"SET lock_route = :route, lock_payer = :payer, locked_at = :now, updated_at = :now",
+		"#status = :pending AND expires_at > :now AND attribute_not_exists(lock_route)",
+		map[string]string{"#status": "status"},
+		map[string]types.AttributeValue{
+			":route":   &types.AttributeValueMemberS{Value: route},
+			":payer":   &types.AttributeValueMemberS{Value: payer},
+			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+			":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
+		})
+}
+
+// FinishPayment moves a PENDING, unexpired payment to a terminal status with one conditional
+// UpdateItem whose condition names the state it leaves, so of two racing outcomes only one
+// can win. requireLock demands that the payer has locked a route (provider outcomes).
+func (s *Store) FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, now time.Time) (*payment.Payment, error) {
+	cond := "#status = :pending AND expires_at > :now"
+	if requireLock {
+		cond += " AND attribute_exists(lock_route)"
+	}
+	return s.updatePayment(ctx, invoiceID,
+		"SET #status = :to, finished_at = :now, updated_at = :now", cond,
+		map[string]string{"#status": "status"},
+		map[string]types.AttributeValue{
+			":to":      &types.AttributeValueMemberS{Value: string(to)},
+			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+			":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
+		})
+}
+
+// ExpirePayment records EXPIRED for a PENDING payment whose expiry has passed (readers treat
+// it as expired either way; this makes the state explicit for later events).
+func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, now time.Time) (*payment.Payment, error) {
+	return s.updatePayment(ctx, invoiceID,
+		"SET #status = :expired, finished_at = expires_at, updated_at = :now",
+		"#status = :pending AND expires_at <= :now",
+		map[string]string{"#status": "status"},
+		map[string]types.AttributeValue{
+			":expired": &types.AttributeValueMemberS{Value: string(payment.Expired)},
+			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+			":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
+		})
 }

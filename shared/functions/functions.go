@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/checkout"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/httpapi"
 	"github.com/takapay/payments/shared/payment"
@@ -29,6 +30,7 @@ var Registry = map[string]Function{
 	"PaymentVerifyFunction": {Name: "payment-verify", Build: PaymentVerify},
 	"ProbesFunction":        {Name: "probes", Build: Probes},
 	"DocumentsFunction":     {Name: "documents", Build: Documents},
+	"CheckoutFunction":      {Name: "checkout", Build: Checkout},
 }
 
 // LogicalIDs returns the registry's keys, sorted.
@@ -82,5 +84,13 @@ func Probes(d *app.Deps) httpapi.HandlerFunc {
 // Documents builds the documents operations (customers, invoices, payment-links).
 func Documents(d *app.Deps) httpapi.HandlerFunc {
 	s := &document.Service{Auth: d.Auth, Store: d.Store}
+	return s.Handle
+}
+
+// Checkout builds the hosted checkout page and its public, token-addressed endpoints.
+func Checkout(d *app.Deps) httpapi.HandlerFunc {
+	checkout.AllowLocalhostRedirects = d.Config.AllowLocalhostURLs
+	s := &checkout.Service{Store: d.Store, Limiter: &checkout.Limiter{
+		PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}}
 	return s.Handle
 }

@@ -91,7 +91,8 @@ func (o *Operator) IssueKey(ctx context.Context, workspaceID string, env auth.En
 	if len(scopes) == 0 {
 		return nil, fmt.Errorf("at least one scope is required")
 	}
-	if _, err := o.Store.GetWorkspace(ctx, workspaceID); err != nil {
+	ws, err := o.Store.GetWorkspace(ctx, workspaceID)
+	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", workspaceID, err)
 	}
 	plaintext, hash, err := auth.NewKey(env)
@@ -103,7 +104,7 @@ func (o *Operator) IssueKey(ctx context.Context, workspaceID string, env auth.En
 		return nil, err
 	}
 	rec := &auth.KeyRecord{
-		Hash: hash, KeyID: keyID, WorkspaceID: workspaceID, Environment: env, Scopes: scopes,
+		Hash: hash, KeyID: keyID, WorkspaceID: workspaceID, WorkspaceName: ws.Name, Environment: env, Scopes: scopes,
 		Name: name, Hint: auth.KeyHint(plaintext), CreatedAt: o.now(),
 	}
 	if err := o.Store.PutKey(ctx, rec); err != nil {

@@ -37,7 +37,7 @@ const (
 // createFields are the members a create request may carry; anything else is refused so a
 // typo (say "ammount" or "redirect_uri") is never silently ignored.
 var createFields = []string{"amount", "redirect_url", "cancel_url", "webhook_url", "reference",
-	"customer_name", "customer_email", "customer_phone", "metadata"}
+	"customer_name", "customer_email", "customer_phone", "metadata", "expires_in_minutes"}
 
 // CreateRequest is a validated create request.
 type CreateRequest struct {
@@ -50,6 +50,8 @@ type CreateRequest struct {
 	CustomerEmail string
 	CustomerPhone string
 	Metadata      string // canonical compact JSON object, or ""
+	// ExpiresIn is how long the payment stays payable (DefaultExpiry unless overridden).
+	ExpiresIn time.Duration
 }
 
 // ParseCreateRequest validates a create body: 400 for malformed JSON, 422 naming every
@@ -84,6 +86,10 @@ func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, erro
 	req.CustomerName, _ = r.String("customer_name", jsonbody.StringRule{Min: 1, Max: MaxNameLen, Check: trimmed})
 	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: jsonbody.CheckEmail})
 	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
+	req.ExpiresIn = DefaultExpiry
+	if m, ok := r.Int("expires_in_minutes", false, int64(MinExpiry/time.Minute), int64(MaxExpiry/time.Minute)); ok {
+		req.ExpiresIn = time.Duration(m) * time.Minute
+	}
 	if md, ok := r.Object("metadata", false); ok {
 		raw, _ := obj.Raw("metadata")
 		canon, rule := canonicalMetadata(md)
@@ -165,8 +171,9 @@ func (r *CreateRequest) Hash() string {
 		E string `json:"e"`
 		P string `json:"p"`
 		M string `json:"m"`
+		X int64  `json:"x"`
 	}{int64(r.Amount), r.RedirectURL, r.CancelURL, r.WebhookURL, r.Reference, r.CustomerName,
-		r.CustomerEmail, r.CustomerPhone, r.Metadata})
+		r.CustomerEmail, r.CustomerPhone, r.Metadata, int64(r.ExpiresIn)})
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:])
 }
@@ -297,6 +304,8 @@ func (c *Creator) newPayment(r *httpapi.Request, id *auth.Identity, env auth.Env
 		RequestHash:    req.Hash(),
 		CreatedAt:      t,
 		UpdatedAt:      t,
+		ExpiresAt:      t.Add(req.ExpiresIn),
+		MerchantName:   id.WorkspaceName,
 	}, nil
 }
 

@@ -412,6 +412,7 @@ func TestParseCreateAllFields(t *testing.T) {
 		CustomerEmail: "rahim@shop.com.bd",
 		CustomerPhone: "+880 1712-345678",
 		Metadata:      `{"a":"x","b":1}`,
+		ExpiresIn:     DefaultExpiry,
 	}
 	if *req != want {
 		t.Errorf("request = %+v\nwant %+v", *req, want)
@@ -468,7 +469,7 @@ func TestCreateRequestHashCanonical(t *testing.T) {
 func TestCreateRequestHashCoversEveryField(t *testing.T) {
 	base := CreateRequest{Amount: 100, RedirectURL: "https://a.com.bd/r", CancelURL: "https://a.com.bd/c",
 		WebhookURL: "https://a.com.bd/w", Reference: "ref", CustomerName: "n", CustomerEmail: "e@a.com.bd",
-		CustomerPhone: "0123456", Metadata: `{"a":1}`}
+		CustomerPhone: "0123456", Metadata: `{"a":1}`, ExpiresIn: DefaultExpiry}
 	baseHash := base.Hash()
 	if base.Hash() != baseHash {
 		t.Fatal("Hash is not deterministic")
@@ -800,7 +801,7 @@ func TestCompareEveryCombination(t *testing.T) {
 			p.Reference = "INV-2"
 			wantOut = append(wantOut, "reference")
 		}
-		got := Compare(p, want)
+		got := Compare(p.Status, p, want)
 		if got == nil {
 			t.Errorf("mask %04b: Compare returned nil; want a non-nil slice (JSON [])", mask)
 		}
@@ -828,14 +829,14 @@ func TestCompareIsExact(t *testing.T) {
 		{"zero value expected", Expected{}, []string{"amount_minor", "currency", "reference"}},
 	}
 	for _, tt := range tests {
-		if got := Compare(p, tt.want); !reflect.DeepEqual(got, tt.out) {
+		if got := Compare(p.Status, p, tt.want); !reflect.DeepEqual(got, tt.out) {
 			t.Errorf("%s: Compare = %v, want %v", tt.name, got, tt.out)
 		}
 	}
 	// A status other than COMPLETED (including an unknown one) is never deliverable.
 	for _, s := range []Status{Pending, "FAILED", "", "completed"} {
 		p := &Payment{Status: s, AmountMinor: 100, Currency: "BDT", Reference: "INV-1"}
-		if got := Compare(p, Expected{100, "BDT", "INV-1"}); !reflect.DeepEqual(got, []string{"status"}) {
+		if got := Compare(p.Status, p, Expected{100, "BDT", "INV-1"}); !reflect.DeepEqual(got, []string{"status"}) {
 			t.Errorf("status %q: Compare = %v, want [status]", s, got)
 		}
 	}

@@ -20,10 +20,26 @@ import (
 // Status is a hosted payment's state.
 type Status string
 
-// Payment statuses. PENDING on creation; COMPLETED only from a server-side outcome.
+// Payment statuses. PENDING on creation; every other status is terminal and never changes
+// again. COMPLETED is set only by the server-side outcome (in sandbox, the simulated
+// provider), never by a redirect or anything a client says.
 const (
 	Pending   Status = "PENDING"
 	Completed Status = "COMPLETED"
+	Failed    Status = "FAILED"
+	Cancelled Status = "CANCELLED"
+	Expired   Status = "EXPIRED"
+)
+
+// Terminal reports whether a status is final.
+func (s Status) Terminal() bool { return s != Pending }
+
+// Expiry bounds: a payment expires DefaultExpiry after creation unless create asks for
+// expires_in_minutes within [MinExpiry, MaxExpiry].
+const (
+	DefaultExpiry = 30 * time.Minute
+	MinExpiry     = 5 * time.Minute
+	MaxExpiry     = 24 * time.Hour
 )
 
 // Currency is the only currency of this release.
@@ -52,7 +68,30 @@ type Payment struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	FirstVerifiedAt *time.Time
+	// ExpiresAt is when a PENDING payment becomes EXPIRED.
+	ExpiresAt time.Time
+	// MerchantName is the workspace's display name at creation (shown on the hosted page).
+	MerchantName string
+	// LockRoute and LockPayer are the payer's first (and only) route choice; LockedAt when.
+	LockRoute string
+	LockPayer string
+	LockedAt  *time.Time
+	// FinishedAt is when the payment reached its terminal status.
+	FinishedAt *time.Time
 }
+
+// EffectiveStatus is the status as of now: a PENDING payment past its expiry is EXPIRED even
+// if nothing has written that yet.
+func (p *Payment) EffectiveStatus(now time.Time) Status {
+	if p.Status == Pending && !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt) {
+		return Expired
+	}
+	return p.Status
+}
+
+// ErrStateChanged is returned, with the current payment, when a conditional state change
+// found the payment no longer in the state it required.
+var ErrStateChanged = errors.New("payment state changed")
 
 // ErrExists is returned by Store.Create when an item with the invoice id already exists.
 var ErrExists = errors.New("payment already exists")

@@ -104,9 +104,14 @@ func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 	if p == nil || p.WorkspaceID != id.WorkspaceID || p.Environment != env {
 		return nil, apierr.New(apierr.NotFound, "no payment with this invoice_id in this workspace and environment")
 	}
+	now := time.Now
+	if v.Now != nil {
+		now = v.Now
+	}
+	status := p.EffectiveStatus(now())
 	resp := VerifyResponse{
 		InvoiceID:       p.InvoiceID,
-		Status:          p.Status,
+		Status:          status,
 		AmountMinor:     p.AmountMinor,
 		Currency:        p.Currency,
 		Reference:       p.Reference,
@@ -114,12 +119,8 @@ func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 		CreatedAt:       p.CreatedAt,
 		FirstVerifiedAt: p.FirstVerifiedAt,
 	}
-	if p.Status == Completed {
+	if status == Completed {
 		if p.FirstVerifiedAt == nil {
-			now := time.Now
-			if v.Now != nil {
-				now = v.Now
-			}
 			// A concurrent first verify may win the race; then this call is not the first.
 			at, first, err := v.Store.MarkFirstVerified(ctx, p.InvoiceID, now().UTC())
 			if err != nil {
@@ -132,7 +133,7 @@ func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 		}
 	}
 	if req.Expected != nil {
-		mismatches := Compare(p, *req.Expected)
+		mismatches := Compare(status, p, *req.Expected)
 		ok := len(mismatches) == 0
 		resp.Match, resp.Mismatches = &ok, &mismatches
 	}
@@ -141,9 +142,9 @@ func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 
 // Compare lists what stops a merchant from delivering: "status" unless COMPLETED, and each of
 // amount_minor, currency and reference that differs from the order, compared exactly.
-func Compare(p *Payment, want Expected) []string {
+func Compare(status Status, p *Payment, want Expected) []string {
 	out := []string{}
-	if p.Status != Completed {
+	if status != Completed {
 		out = append(out, "status")
 	}
 	if p.AmountMinor != want.AmountMinor {

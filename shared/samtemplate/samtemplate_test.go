@@ -27,7 +27,7 @@ func TestRepoTemplateFunctions(t *testing.T) {
 	for _, f := range tpl.Functions {
 		ids = append(ids, f.LogicalID)
 	}
-	want := []string{"DocumentsFunction", "PaymentCreateFunction", "PaymentVerifyFunction", "ProbesFunction"}
+	want := []string{"CheckoutFunction", "DocumentsFunction", "PaymentCreateFunction", "PaymentVerifyFunction", "ProbesFunction"}
 	if !reflect.DeepEqual(ids, want) {
 		t.Fatalf("functions = %v, want %v", ids, want)
 	}

@@ -1,0 +1,413 @@
+package checkout_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/apitest"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/payment"
+)
+
+func start(t *testing.T, env map[string]string) *localapi.TestAPI {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test (starts dynalite and fauxqs)")
+	}
+	return localapi.StartTestAPI(t, localapi.Options{Env: env})
+}
+
+type created struct {
+	InvoiceID, Token, Page string
+}
+
+// newPayment creates a sandbox payment through the merchant API and returns its checkout path.
+func newPayment(t *testing.T, a *localapi.TestAPI, body string) created {
+	t.Helper()
+	res := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, body)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	var c struct {
+		InvoiceID  string `json:"invoice_id"`
+		PaymentURL string `json:"payment_url"`
+	}
+	_ = json.Unmarshal(res.Body, &c)
+	u, err := url.Parse(c.PaymentURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created{InvoiceID: c.InvoiceID, Token: u.Path[strings.LastIndexByte(u.Path, '/')+1:], Page: u.Path}
+}
+
+type view struct {
+	InvoiceID     string `json:"invoice_id"`
+	Status        string `json:"status"`
+	AmountMinor   int64  `json:"amount_minor"`
+	AmountDisplay string `json:"amount_display"`
+	Currency      string `json:"currency"`
+	Reference     string `json:"reference"`
+	MerchantName  string `json:"merchant_name"`
+	Environment   string `json:"environment"`
+	Terminal      bool   `json:"terminal"`
+	ReturnURL     string `json:"return_url"`
+	Routes        []struct {
+		ID string `json:"id"`
+	} `json:"routes"`
+	Lock *struct {
+		Route       string `json:"route"`
+		PayerMasked string `json:"payer_masked"`
+	} `json:"lock"`
+}
+
+func decodeView(t *testing.T, res *localapi.Result) view {
+	t.Helper()
+	var v view
+	if err := json.Unmarshal(res.Body, &v); err != nil {
+		t.Fatalf("view %s: %v", res.Body, err)
+	}
+	return v
+}
+
+func verifyStatus(t *testing.T, a *localapi.TestAPI, id string) string {
+	t.Helper()
+	res := a.Do(t, "POST", "/v1/payment/verify", a.Creds.SandboxKey, `{"invoice_id":"`+id+`"}`)
+	var v struct{ Status string }
+	_ = json.Unmarshal(res.Body, &v)
+	return v.Status
+}
+
+const merchantBody = `{"amount": 1500, "reference": "order-9", "redirect_url": "https://shop.com.bd/thanks?x=1",
+  "cancel_url": "https://shop.com.bd/cancelled", "webhook_url": "https://hooks.shop.com.bd/takapay",
+  "customer_email": "secret-customer@shop.com.bd", "metadata": {"internal_note": "do-not-show"}}`
+
+func TestViewShowsNothingSecret(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	p := newPayment(t, a, merchantBody)
+	res := a.Do(t, "GET", p.Page, "", "")
+	if res.Status != 200 {
+		t.Fatalf("view: %d %s", res.Status, res.Body)
+	}
+	v := decodeView(t, res)
+	if v.InvoiceID != p.InvoiceID || v.Status != "PENDING" || v.AmountMinor != 150000 || v.AmountDisplay != "৳1,500.00" ||
+		v.Currency != "BDT" || v.Reference != "order-9" || v.MerchantName != "Demo merchant (local)" || v.Environment != "sandbox" ||
+		v.Terminal || v.Lock != nil || len(v.Routes) != 3 {
+		t.Fatalf("view %s", res.Body)
+	}
+	for _, secret := range []string{"hooks.shop.com.bd", "do-not-show", "secret-customer", a.Creds.SandboxKey, "webhook", "metadata"} {
+		if strings.Contains(string(res.Body), secret) {
+			t.Errorf("the payer view contains %q", secret)
+		}
+	}
+	if n := apitest.DDBRequests(t, a, res); n != 1 {
+		t.Errorf("a page view made %d DynamoDB requests, want 1 (the token Query)", n)
+	}
+	// Unknown and malformed tokens: the same 404, and a malformed one costs no read.
+	other := "/v1/public/checkout/" + strings.Repeat("A", 43)
+	m1 := apitest.Envelope(t, a.Do(t, "GET", other, "", ""), 404, "NOT_FOUND")
+	bad := a.Do(t, "GET", "/v1/public/checkout/short", "", "")
+	m2 := apitest.Envelope(t, bad, 404, "NOT_FOUND")
+	if m1 != m2 {
+		t.Errorf("unknown and malformed tokens answer differently: %q vs %q", m1, m2)
+	}
+	if n := apitest.DDBRequests(t, a, bad); n != 0 {
+		t.Errorf("a malformed token cost %d DynamoDB requests", n)
+	}
+	apitest.Envelope(t, a.Do(t, "POST", p.Page+"/notices/refund", "", ""), 404, "NOT_FOUND")
+}
+
+func TestLockRules(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	p := newPayment(t, a, merchantBody)
+	lock := func(body string) *localapi.Result { return a.Do(t, "POST", p.Page+"/lock", "", body) }
+	for _, c := range []struct{ body, path string }{
+		{`{"route": "paypal", "payer": "01712345678"}`, "body.route"},
+		{`{"route": "bkash", "payer": "12345"}`, "body.payer"},
+		{`{"route": "card", "payer": "not-an-email"}`, "body.payer"},
+		{`{"route": "bkash"}`, "body.payer"},
+		{`{"route": "bkash", "payer": "01712345678", "amount": 1}`, "body.amount"},
+	} {
+		if msg := apitest.Envelope(t, lock(c.body), 422, "VALIDATION_FAILED"); !strings.Contains(msg, c.path) {
+			t.Errorf("%s: %q does not name %s", c.body, msg, c.path)
+		}
+	}
+	apitest.Envelope(t, lock(`{"route": "bkash"`), 400, "MALFORMED_REQUEST")
+	// Approve needs a lock.
+	apitest.Envelope(t, a.Do(t, "POST", p.Page+"/notices/approve", "", ""), 409, "STATE_CONFLICT")
+
+	res := lock(`{"route": "bkash", "payer": "01712345678"}`)
+	v := decodeView(t, res)
+	if res.Status != 200 || v.Lock == nil || v.Lock.Route != "bkash" || v.Lock.PayerMasked != "017•••••678" {
+		t.Fatalf("lock: %d %s", res.Status, res.Body)
+	}
+	if n := apitest.DDBRequests(t, a, res); n != 2 {
+		t.Errorf("lock made %d DynamoDB requests, want 2 (Query, UpdateItem)", n)
+	}
+	// The same lock again (another spelling of the same number) is idempotent.
+	if res := lock(`{"route": "bkash", "payer": "+880 1712-345678"}`); res.Status != 200 {
+		t.Fatalf("same lock again: %d %s", res.Status, res.Body)
+	}
+	apitest.Envelope(t, lock(`{"route": "bkash", "payer": "01812345678"}`), 409, "STATE_CONFLICT")
+	apitest.Envelope(t, lock(`{"route": "nagad", "payer": "01712345678"}`), 409, "STATE_CONFLICT")
+}
+
+func TestOutcomes(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	lockIt := func(p created) {
+		if res := a.Do(t, "POST", p.Page+"/lock", "", `{"route": "card", "payer": "Payer@Example.com"}`); res.Status != 200 {
+			t.Fatalf("lock: %d %s", res.Status, res.Body)
+		}
+	}
+	for _, c := range []struct {
+		action, status string
+		lock           bool
+		ret            string
+	}{
+		{"approve", "COMPLETED", true, "https://shop.com.bd/thanks?invoice_id="},
+		{"decline", "FAILED", true, "https://shop.com.bd/thanks?invoice_id="},
+		{"cancel", "CANCELLED", false, "https://shop.com.bd/cancelled?invoice_id="},
+		{"cancel", "CANCELLED", true, "https://shop.com.bd/cancelled?invoice_id="},
+	} {
+		p := newPayment(t, a, merchantBody)
+		if c.lock {
+			lockIt(p)
+		}
+		res := a.Do(t, "POST", p.Page+"/notices/"+c.action, "", "")
+		v := decodeView(t, res)
+		if res.Status != 200 || v.Status != c.status || !v.Terminal || !strings.HasPrefix(v.ReturnURL, c.ret) || !strings.Contains(v.ReturnURL, p.InvoiceID) {
+			t.Fatalf("%s: %d %s", c.action, res.Status, res.Body)
+		}
+		if got := verifyStatus(t, a, p.InvoiceID); got != c.status {
+			t.Fatalf("%s: verify says %s, want %s", c.action, got, c.status)
+		}
+		// Terminal states never change again.
+		for _, again := range []string{"approve", "decline", "cancel"} {
+			apitest.Envelope(t, a.Do(t, "POST", p.Page+"/notices/"+again, "", ""), 409, "STATE_CONFLICT")
+		}
+		apitest.Envelope(t, a.Do(t, "POST", p.Page+"/lock", "", `{"route": "nagad", "payer": "01912345678"}`), 409, "STATE_CONFLICT")
+		if got := verifyStatus(t, a, p.InvoiceID); got != c.status {
+			t.Fatalf("%s: status moved to %s", c.action, got)
+		}
+	}
+}
+
+// 20 racing outcomes on one payment: exactly one wins, and verify reports that one.
+func TestRacingOutcomes(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	p := newPayment(t, a, merchantBody)
+	if res := a.Do(t, "POST", p.Page+"/lock", "", `{"route": "nagad", "payer": "01912345678"}`); res.Status != 200 {
+		t.Fatal(res.Status)
+	}
+	actions := []string{"approve", "decline", "cancel"}
+	const n = 20
+	results := make([]*localapi.Result, n)
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			results[i] = a.Do(t, "POST", p.Page+"/notices/"+actions[i%3], "", "")
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	winner := ""
+	for i, r := range results {
+		switch r.Status {
+		case 200:
+			if winner != "" {
+				t.Fatalf("two outcomes won: %s and %s", winner, decodeView(t, r).Status)
+			}
+			winner = decodeView(t, r).Status
+		case 409:
+		default:
+			t.Fatalf("%s: %d %s", actions[i%3], r.Status, r.Body)
+		}
+	}
+	if winner == "" {
+		t.Fatal("no outcome won")
+	}
+	if got := verifyStatus(t, a, p.InvoiceID); got != winner {
+		t.Fatalf("verify says %s, the winner was %s", got, winner)
+	}
+}
+
+// setExpiry moves a payment's expiry into the past, standing in for the passage of time.
+func setExpiry(t *testing.T, a *localapi.TestAPI, invoiceID string, at time.Time) {
+	t.Helper()
+	_, err := a.Stack.DDB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(a.Store.Table),
+		Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + invoiceID}, "sk": &types.AttributeValueMemberS{Value: "PAY"}},
+		UpdateExpression:          aws.String("SET expires_at = :t"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: at.UTC().Format("2006-01-02T15:04:05.000000000Z")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	// Default 30 minutes; a bounded override.
+	p := newPayment(t, a, `{"amount": 10}`)
+	got, err := a.Store.GetPayment(context.Background(), p.InvoiceID)
+	if err != nil || got.ExpiresAt.Sub(got.CreatedAt) != payment.DefaultExpiry {
+		t.Fatalf("default expiry: %v %v", got.ExpiresAt.Sub(got.CreatedAt), err)
+	}
+	q := newPayment(t, a, `{"amount": 10, "expires_in_minutes": 5}`)
+	if got, _ := a.Store.GetPayment(context.Background(), q.InvoiceID); got.ExpiresAt.Sub(got.CreatedAt) != 5*time.Minute {
+		t.Fatalf("override: %v", got.ExpiresAt.Sub(got.CreatedAt))
+	}
+	for _, bad := range []string{`4`, `1441`, `5.5`, `"10"`} {
+		apitest.Envelope(t, a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, `{"amount": 10, "expires_in_minutes": `+bad+`}`), 422, "VALIDATION_FAILED")
+	}
+	// Past its expiry, verify reports EXPIRED although nothing touched the payment.
+	setExpiry(t, a, p.InvoiceID, time.Now().Add(-time.Second))
+	if st := verifyStatus(t, a, p.InvoiceID); st != "EXPIRED" {
+		t.Fatalf("verify after expiry: %s", st)
+	}
+	if stored, _ := a.Store.GetPayment(context.Background(), p.InvoiceID); stored.Status != payment.Pending {
+		t.Fatalf("verify wrote %s", stored.Status)
+	}
+	// The page shows it, records it once, and nothing can change it.
+	res := a.Do(t, "GET", p.Page, "", "")
+	if v := decodeView(t, res); v.Status != "EXPIRED" || !v.Terminal {
+		t.Fatalf("view after expiry: %s", res.Body)
+	}
+	if stored, _ := a.Store.GetPayment(context.Background(), p.InvoiceID); stored.Status != payment.Expired {
+		t.Fatalf("stored status %s, want EXPIRED recorded", stored.Status)
+	}
+	apitest.Envelope(t, a.Do(t, "POST", p.Page+"/lock", "", `{"route": "bkash", "payer": "01712345678"}`), 409, "STATE_CONFLICT")
+	apitest.Envelope(t, a.Do(t, "POST", p.Page+"/notices/cancel", "", ""), 409, "STATE_CONFLICT")
+	// A locked payment that expires cannot be approved.
+	setExpiry(t, a, q.InvoiceID, time.Now().Add(time.Minute))
+	if res := a.Do(t, "POST", q.Page+"/lock", "", `{"route": "bkash", "payer": "01712345678"}`); res.Status != 200 {
+		t.Fatal(res.Status)
+	}
+	setExpiry(t, a, q.InvoiceID, time.Now().Add(-time.Second))
+	apitest.Envelope(t, a.Do(t, "POST", q.Page+"/notices/approve", "", ""), 409, "STATE_CONFLICT")
+	if st := verifyStatus(t, a, q.InvoiceID); st != "EXPIRED" {
+		t.Fatalf("expired locked payment: %s", st)
+	}
+}
+
+func TestSandboxActionsRefusedForLive(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	now := time.Now().UTC()
+	live := &payment.Payment{InvoiceID: "0190a8d2-0000-7000-8000-00000000aaaa", WorkspaceID: a.Creds.WorkspaceID,
+		Environment: auth.Live, Status: payment.Pending, AmountMinor: 100, Currency: "BDT", Reference: "live-1",
+		CheckoutToken: strings.Repeat("L", 43), PaymentURL: "x", RequestHash: "h", CreatedAt: now, UpdatedAt: now,
+		ExpiresAt: now.Add(time.Hour), LockRoute: "bkash", LockPayer: "01712345678"}
+	if _, err := a.Store.CreatePayment(context.Background(), live); err != nil {
+		t.Fatal(err)
+	}
+	page := "/v1/public/checkout/" + live.CheckoutToken
+	for _, action := range []string{"approve", "decline"} {
+		apitest.Envelope(t, a.Do(t, "POST", page+"/notices/"+action, "", ""), 403, "SCOPE_OR_ENVIRONMENT_DENIED")
+	}
+	if v := decodeView(t, a.Do(t, "GET", page, "", "")); len(v.Routes) != 0 || v.Status != "PENDING" {
+		t.Fatalf("live view: %+v", v)
+	}
+}
+
+func TestRateLimits(t *testing.T) {
+	t.Parallel()
+	a := start(t, map[string]string{"CHECKOUT_RATE_PER_TOKEN": "5", "CHECKOUT_RATE_PER_CLIENT": "8"})
+	p := newPayment(t, a, `{"amount": 10}`)
+	for i := range 5 {
+		if res := a.Do(t, "GET", p.Page, "", ""); res.Status != 200 {
+			t.Fatalf("request %d: %d", i+1, res.Status)
+		}
+	}
+	res := a.Do(t, "GET", p.Page, "", "")
+	apitest.Envelope(t, res, http.StatusTooManyRequests, "RATE_LIMITED")
+	if res.Header.Get("Retry-After") == "" || !apitest.Retryable(t, res) {
+		t.Error("429 without Retry-After or not retryable")
+	}
+	// Per client: other tokens from the same address run into the client limit.
+	q := newPayment(t, a, `{"amount": 10}`)
+	statuses := []int{}
+	for range 3 {
+		statuses = append(statuses, a.Do(t, "GET", q.Page, "", "").Status)
+	}
+	if statuses[len(statuses)-1] != http.StatusTooManyRequests {
+		t.Fatalf("per-client limit not applied: %v", statuses)
+	}
+}
+
+func TestBrowserFormsAndHeaders(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	p := newPayment(t, a, merchantBody)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(method, path, body string, headers ...string) *http.Response {
+		req, _ := http.NewRequest(method, a.URL+path, strings.NewReader(body))
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	res := do("GET", p.Page, "", "Accept", "text/html,application/xhtml+xml")
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("page: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "frame-ancestors 'none'", "script-src 'sha256-"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if res.Header.Get("Referrer-Policy") != "no-referrer" || res.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("headers %v", res.Header)
+	}
+	form := "application/x-www-form-urlencoded"
+	origin := a.URL
+	// Cross-site form posts are refused.
+	if res := do("POST", p.Page+"/lock", "route=bkash&payer=01712345678", "Content-Type", form, "Origin", "https://evil.example.net"); res.StatusCode != 403 {
+		t.Fatalf("cross-site form: %d", res.StatusCode)
+	}
+	if res := do("POST", p.Page+"/lock", "route=bkash&payer=01712345678", "Content-Type", form, "Origin", "null", "Sec-Fetch-Site", "cross-site"); res.StatusCode != 403 {
+		t.Fatalf("cross-site form (fetch metadata): %d", res.StatusCode)
+	}
+	res = do("POST", p.Page+"/lock", "route=bkash&payer=01712345678", "Content-Type", form, "Origin", origin)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != p.Page {
+		t.Fatalf("lock form: %d -> %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// An invalid form re-renders the page with the message (422), not a JSON error.
+	res = do("POST", p.Page+"/lock", "route=bkash&payer=1", "Content-Type", form, "Origin", origin)
+	if res.StatusCode != 409 && res.StatusCode != 422 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("invalid form: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	res = do("POST", p.Page+"/notices/approve", "", "Content-Type", form, "Origin", origin)
+	want := "https://shop.com.bd/thanks?invoice_id=" + p.InvoiceID + "&x=1"
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
+		t.Fatalf("approve form: %d -> %q, want %q", res.StatusCode, res.Header.Get("Location"), want)
+	}
+	if res := do("GET", "/v1/public/checkout/"+strings.Repeat("Z", 43), "", "Accept", "text/html"); res.StatusCode != 404 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("unknown token for a browser: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}

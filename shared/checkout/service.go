@@ -1,0 +1,437 @@
+// Package checkout is the hosted payment page and its public, token-addressed endpoints: the
+// payer views the payment, locks a route and identity, and (in sandbox) plays the simulated
+// provider's outcome or cancels. No merchant credential is involved; the 256-bit token in the
+// URL is the capability.
+package checkout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/jsonbody"
+	"github.com/takapay/payments/shared/payment"
+)
+
+// Store is the storage the checkout needs.
+type Store interface {
+	// GetPaymentByToken returns nil when no payment has this token.
+	GetPaymentByToken(ctx context.Context, token string) (*payment.Payment, error)
+	// LockPayment, FinishPayment and ExpirePayment return payment.ErrStateChanged with the
+	// current payment when the payment was no longer in the state the write required.
+	LockPayment(ctx context.Context, invoiceID, route, payer string, now time.Time) (*payment.Payment, error)
+	FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, now time.Time) (*payment.Payment, error)
+	ExpirePayment(ctx context.Context, invoiceID string, now time.Time) (*payment.Payment, error)
+}
+
+// SandboxRoutes are the routes a sandbox payer can choose (the live release has none yet).
+var SandboxRoutes = []Route{
+	{ID: "bkash", Label: "bKash", PayerKind: "phone", PayerLabel: "bKash account number", Placeholder: "01XXXXXXXXX"},
+	{ID: "nagad", Label: "Nagad", PayerKind: "phone", PayerLabel: "Nagad account number", Placeholder: "01XXXXXXXXX"},
+	{ID: "card", Label: "Card", PayerKind: "email", PayerLabel: "Email for the receipt", Placeholder: "you@example.com"},
+}
+
+// Service serves the checkout routes (one Lambda).
+type Service struct {
+	Store   Store
+	Limiter *Limiter
+	Now     func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+
+// mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON).
+type mode struct{ html bool }
+
+func modeOf(r *httpapi.Request) mode {
+	if strings.HasPrefix(r.Header("Content-Type"), "application/x-www-form-urlencoded") {
+		return mode{html: true}
+	}
+	return mode{html: strings.Contains(r.Header("Accept"), "text/html")}
+}
+
+// Handle routes by route key.
+func (s *Service) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	m := modeOf(r)
+	resp, err := s.handle(ctx, r, m)
+	if err != nil && m.html {
+		return htmlError(err), nil
+	}
+	return resp, err
+}
+
+func (s *Service) handle(ctx context.Context, r *httpapi.Request, m mode) (*httpapi.Response, error) {
+	token := r.Event.PathParameters["token"]
+	client := r.Event.RequestContext.HTTP.SourceIP
+	if err := s.Limiter.Allow(token, client, s.now()); err != nil {
+		return nil, err
+	}
+	if !tokenPattern.MatchString(token) {
+		return nil, notFound()
+	}
+	p, err := s.Store.GetPaymentByToken(ctx, token)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	if p == nil {
+		return nil, notFound()
+	}
+	if p.EffectiveStatus(s.now()) == payment.Expired && p.Status == payment.Pending {
+		// Make the expiry explicit (one conditional write, once); readers agree either way.
+		if q, err := s.Store.ExpirePayment(ctx, p.InvoiceID, s.now()); err == nil || s.stateChanged(err) {
+			p = q
+		}
+	}
+	base := "/v1/public/checkout/" + token
+	switch r.Event.RouteKey {
+	case "GET /v1/public/checkout/{token}":
+		return s.page(p, base, m, "", http.StatusOK), nil
+	case "POST /v1/public/checkout/{token}/lock":
+		return s.lock(ctx, r, p, base, m)
+	case "POST /v1/public/checkout/{token}/notices/{noticeAction}":
+		return s.notice(ctx, r, p, base, m)
+	}
+	return nil, notFound()
+}
+
+func (s *Service) stateChanged(err error) bool { return errors.Is(err, payment.ErrStateChanged) }
+
+func notFound() error {
+	return apierr.New(apierr.NotFound, "this payment link is not valid")
+}
+
+func storeError(err error) error {
+	if awsx.IsUnavailable(err) {
+		return apierr.Wrap(apierr.ServiceUnavailable, err, "the payment service is unavailable; try again shortly")
+	}
+	return apierr.Wrap(apierr.Internal, err, "internal error; try again shortly")
+}
+
+// routesFor returns the routes offered for a payment.
+func routesFor(p *payment.Payment) []Route {
+	if p.Environment == auth.Sandbox {
+		return SandboxRoutes
+	}
+	return []Route{}
+}
+
+func findRoute(p *payment.Payment, id string) (Route, bool) {
+	for _, r := range routesFor(p) {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Route{}, false
+}
+
+// ReturnURL is where a payer goes after a terminal status: redirect_url for COMPLETED and
+// FAILED, cancel_url for CANCELLED and EXPIRED, with invoice_id appended ("" when the merchant
+// gave none). The page never adds the status: merchants must verify server-side.
+func ReturnURL(p *payment.Payment, status payment.Status) string {
+	target := p.RedirectURL
+	if status == payment.Cancelled || status == payment.Expired {
+		target = p.CancelURL
+	}
+	if target == "" || !status.Terminal() {
+		return ""
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	q.Set("invoice_id", p.InvoiceID)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// ViewOf is what a payer may see of a payment: nothing secret (no keys, webhook_url,
+// metadata or customer details; the payer identity masked).
+func ViewOf(p *payment.Payment, now time.Time) View {
+	status := p.EffectiveStatus(now)
+	v := View{
+		InvoiceID: p.InvoiceID, Status: string(status), AmountMinor: int64(p.AmountMinor),
+		AmountDisplay: p.AmountMinor.Display(), Currency: p.Currency, Reference: p.Reference,
+		MerchantName: p.MerchantName, ExpiresAt: p.ExpiresAt, Environment: string(p.Environment),
+		Routes: routesFor(p), Terminal: status.Terminal(), ReturnURL: ReturnURL(p, status),
+	}
+	if v.MerchantName == "" {
+		v.MerchantName = "Merchant"
+	}
+	if p.LockRoute != "" {
+		label := p.LockRoute
+		if r, ok := findRoute(p, p.LockRoute); ok {
+			label = r.Label
+		}
+		v.Lock = &LockView{Route: p.LockRoute, RouteLabel: label, PayerMasked: Mask(p.LockPayer)}
+	}
+	return v
+}
+
+// Mask hides most of a payer identity: 017•••••678 for a phone, r•••@shop.com.bd for an email.
+func Mask(s string) string {
+	if at := strings.IndexByte(s, '@'); at > 0 {
+		return s[:1] + "•••" + s[at:]
+	}
+	if len(s) <= 6 {
+		return strings.Repeat("•", len(s))
+	}
+	return s[:3] + strings.Repeat("•", len(s)-6) + s[len(s)-3:]
+}
+
+// page answers with the payment: the HTML page to a browser, the view as JSON otherwise.
+func (s *Service) page(p *payment.Payment, base string, m mode, errMsg string, status int) *httpapi.Response {
+	v := ViewOf(p, s.now())
+	if !m.html {
+		return httpapi.JSON(status, v)
+	}
+	v.ActionBase, v.Error = base, errMsg
+	var buf bytes.Buffer
+	if err := RenderPage(&buf, v); err != nil {
+		return htmlError(apierr.Wrap(apierr.Internal, err, "internal error"))
+	}
+	return &httpapi.Response{Status: status, Headers: SecurityHeaders(), Raw: buf.Bytes()}
+}
+
+// seeOther sends a browser on after a form post (POST/redirect/GET).
+func seeOther(location string) *httpapi.Response {
+	h := SecurityHeaders()
+	h["Location"] = location
+	return &httpapi.Response{Status: http.StatusSeeOther, Headers: h, Raw: []byte{}}
+}
+
+// htmlError renders an error for a browser with the envelope's status.
+func htmlError(err error) *httpapi.Response {
+	e := apierr.As(err)
+	title := "Something went wrong"
+	switch e.Code {
+	case apierr.NotFound:
+		title = "Payment not found"
+	case apierr.RateLimited:
+		title = "Too many requests"
+	case apierr.StateConflict:
+		title = "This payment can no longer be changed"
+	}
+	var buf bytes.Buffer
+	_ = ErrorPage(&buf, title, e.Message)
+	h := SecurityHeaders()
+	for k, v := range e.Headers {
+		h[k] = v
+	}
+	return &httpapi.Response{Status: e.Status(), Headers: h, Raw: buf.Bytes()}
+}
+
+// fields reads the POST body: a JSON object, or a form from the page.
+func fields(r *httpapi.Request, m mode, names ...string) (map[string]string, error) {
+	out := map[string]string{}
+	if m.html && strings.HasPrefix(r.Header("Content-Type"), "application/x-www-form-urlencoded") {
+		form, err := url.ParseQuery(string(r.Body))
+		if err != nil {
+			return nil, apierr.New(apierr.MalformedRequest, "the form could not be read")
+		}
+		for _, n := range names {
+			out[n] = strings.TrimSpace(form.Get(n))
+		}
+		return out, nil
+	}
+	if len(bytes.TrimSpace(r.Body)) == 0 {
+		return out, nil
+	}
+	obj, err := jsonbody.ParseObject(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	rd := jsonbody.NewReader(obj)
+	rd.OnlyKnown(names...)
+	for _, n := range names {
+		if v, ok := rd.String(n, jsonbody.StringRule{Max: 254}); ok {
+			out[n] = strings.TrimSpace(v)
+		}
+	}
+	return out, rd.Err()
+}
+
+// checkSameOrigin refuses a browser form post from another site. The token in the URL is the
+// only credential (nothing ambient such as a cookie), but a page elsewhere must still not be
+// able to drive a payer's checkout through their browser. Fetch Metadata decides when the
+// browser sends it (with Referrer-Policy no-referrer, browsers send "Origin: null" even on
+// same-origin posts); otherwise a present Origin must be this host.
+func checkSameOrigin(r *httpapi.Request) error {
+	refused := apierr.New(apierr.ScopeOrEnvironmentDenied, "cross-site form submission refused")
+	if site := r.Header("Sec-Fetch-Site"); site != "" {
+		if site != "same-origin" {
+			return refused
+		}
+		return nil
+	}
+	origin := r.Header("Origin")
+	if origin == "" {
+		return nil // not a browser
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host != r.Event.RequestContext.DomainName {
+		return refused
+	}
+	return nil
+}
+
+var bdMobile = regexp.MustCompile(`^(?:\+?880|0)?(1[3-9][0-9]{8})$`)
+
+// normalisePayer validates the payer identity for a route and returns its stored form.
+func normalisePayer(route Route, payer string) (string, string) {
+	switch route.PayerKind {
+	case "phone":
+		compact := strings.NewReplacer(" ", "", "-", "").Replace(payer)
+		mm := bdMobile.FindStringSubmatch(compact)
+		if mm == nil {
+			return "", "must be a Bangladeshi mobile number such as 01712345678"
+		}
+		return "0" + mm[1], ""
+	case "email":
+		if rule := jsonbody.CheckEmail(payer); rule != "" {
+			return "", rule
+		}
+		return strings.ToLower(payer), ""
+	}
+	return "", "is not accepted for this route"
+}
+
+// lock serves POST .../lock: the first lock wins; the same lock again is idempotent.
+func (s *Service) lock(ctx context.Context, r *httpapi.Request, p *payment.Payment, base string, m mode) (*httpapi.Response, error) {
+	if m.html {
+		if err := checkSameOrigin(r); err != nil {
+			return nil, err
+		}
+	}
+	f, err := fields(r, m, "route", "payer")
+	if err != nil {
+		return nil, err
+	}
+	route, ok := findRoute(p, f["route"])
+	var vs []apierr.Violation
+	if !ok {
+		ids := []string{}
+		for _, rt := range routesFor(p) {
+			ids = append(ids, rt.ID)
+		}
+		vs = append(vs, apierr.Violation{Path: "body.route", Rule: "must be one of: " + strings.Join(ids, ", ")})
+	}
+	var payer string
+	if ok {
+		var rule string
+		if payer, rule = normalisePayer(route, f["payer"]); rule != "" {
+			vs = append(vs, apierr.Violation{Path: "body.payer", Rule: rule})
+		}
+	}
+	if len(vs) > 0 {
+		if m.html {
+			return s.page(p, base, m, "Please check: "+apierr.Invalid(vs...).Message, http.StatusUnprocessableEntity), nil
+		}
+		return nil, apierr.Invalid(vs...)
+	}
+	if p.LockRoute != "" {
+		return s.lockResult(p, route.ID, payer, base, m)
+	}
+	if st := p.EffectiveStatus(s.now()); st != payment.Pending {
+		return nil, apierr.New(apierr.StateConflict, "this payment is %s and cannot be locked", strings.ToLower(string(st)))
+	}
+	q, err := s.Store.LockPayment(ctx, p.InvoiceID, route.ID, payer, s.now())
+	switch {
+	case err == nil:
+		if m.html {
+			return seeOther(base), nil
+		}
+		return s.page(q, base, m, "", http.StatusOK), nil
+	case s.stateChanged(err):
+		return s.lockResult(q, route.ID, payer, base, m)
+	}
+	return nil, storeError(err)
+}
+
+// lockResult answers a lock request on a payment that is already locked or has moved on.
+func (s *Service) lockResult(p *payment.Payment, route, payer, base string, m mode) (*httpapi.Response, error) {
+	if p.LockRoute == route && p.LockPayer == payer {
+		if m.html {
+			return seeOther(base), nil
+		}
+		return s.page(p, base, m, "", http.StatusOK), nil // the same lock again: idempotent
+	}
+	if p.LockRoute != "" {
+		return nil, apierr.New(apierr.StateConflict, "this payment is already locked to another route or payer")
+	}
+	return nil, apierr.New(apierr.StateConflict, "this payment is %s and cannot be locked",
+		strings.ToLower(string(p.EffectiveStatus(s.now()))))
+}
+
+// Notice actions.
+var notices = map[string]struct {
+	to          payment.Status
+	sandboxOnly bool
+}{
+	"cancel":  {payment.Cancelled, false},
+	"approve": {payment.Completed, true},
+	"decline": {payment.Failed, true},
+}
+
+// notice serves POST .../notices/{noticeAction}: cancel (any PENDING payment) and, in sandbox
+// only, the simulated provider's approve (→ COMPLETED) and decline (→ FAILED) for a locked one.
+func (s *Service) notice(ctx context.Context, r *httpapi.Request, p *payment.Payment, base string, m mode) (*httpapi.Response, error) {
+	action := r.Event.PathParameters["noticeAction"]
+	n, ok := notices[action]
+	if !ok {
+		return nil, apierr.New(apierr.NotFound, "unknown notice %q (known: approve, cancel, decline)", action)
+	}
+	if m.html {
+		if err := checkSameOrigin(r); err != nil {
+			return nil, err
+		}
+	}
+	if n.sandboxOnly && p.Environment != auth.Sandbox {
+		return nil, apierr.New(apierr.ScopeOrEnvironmentDenied, "%s is a sandbox simulation and is refused for live payments", action)
+	}
+	if n.sandboxOnly && p.LockRoute == "" {
+		return nil, apierr.New(apierr.StateConflict, "choose a route first: the provider outcome needs a locked payment")
+	}
+	if st := p.EffectiveStatus(s.now()); st != payment.Pending {
+		return s.finished(p, n.to, base, m)
+	}
+	q, err := s.Store.FinishPayment(ctx, p.InvoiceID, n.to, n.sandboxOnly, s.now())
+	switch {
+	case err == nil:
+		if m.html {
+			if u := ReturnURL(q, q.Status); u != "" {
+				return seeOther(u), nil
+			}
+			return seeOther(base), nil
+		}
+		return s.page(q, base, m, "", http.StatusOK), nil
+	case s.stateChanged(err):
+		return s.finished(q, n.to, base, m)
+	}
+	return nil, storeError(err)
+}
+
+// finished answers a notice for a payment that is no longer PENDING: terminal states never
+// change again.
+func (s *Service) finished(p *payment.Payment, wanted payment.Status, base string, m mode) (*httpapi.Response, error) {
+	st := p.EffectiveStatus(s.now())
+	return nil, apierr.New(apierr.StateConflict, "this payment is already %s%s", strings.ToLower(string(st)),
+		map[bool]string{true: "", false: fmt.Sprintf("; it cannot become %s", strings.ToLower(string(wanted)))}[st == wanted])
+}
