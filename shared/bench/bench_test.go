@@ -37,13 +37,14 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 type env struct {
-	stack  *devstack.Stack
-	db     *dynamodb.Client
-	count  *countingTransport
-	create httpapi.LambdaHandler
-	verify httpapi.LambdaHandler
-	key    string
-	table  string
+	stack    *devstack.Stack
+	db       *dynamodb.Client
+	count    *countingTransport
+	create   httpapi.LambdaHandler
+	verify   httpapi.LambdaHandler
+	checkout httpapi.LambdaHandler
+	key      string
+	table    string
 }
 
 func setup(b *testing.B) *env {
@@ -55,6 +56,7 @@ func setup(b *testing.B) *env {
 	cfg.Retryer = awsx.NewRetryer
 	db := devstack.DynamoClient(cfg, stack.Dynamo.Endpoint)
 	conf := app.Config{TableName: stack.TableName("Table"), WebhookQueueURL: stack.QueueURL("WebhookQueue"), PublicBaseURL: "https://pay.example.com.bd"}
+	conf.CheckoutRatePerToken, conf.CheckoutRatePerClient = 1<<30, 1<<30
 	d := app.New(conf, db, devstack.SQSClient(stack.Config, stack.SQS.Endpoint), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	create, err := functions.Lambda("PaymentCreateFunction", d)
 	if err != nil {
@@ -64,11 +66,15 @@ func setup(b *testing.B) *env {
 	if err != nil {
 		b.Fatal(err)
 	}
+	checkout, err := functions.Lambda("CheckoutFunction", d)
+	if err != nil {
+		b.Fatal(err)
+	}
 	creds, _, err := localapi.Seed(context.Background(), d.Store, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &env{stack: stack, db: db, count: ct, create: create, verify: verify, key: creds.SandboxKey, table: conf.TableName}
+	return &env{stack: stack, db: db, count: ct, create: create, verify: verify, checkout: checkout, key: creds.SandboxKey, table: conf.TableName}
 }
 
 func (e *env) event(route, body string, headers ...string) events.APIGatewayV2HTTPRequest {
@@ -188,4 +194,23 @@ func BenchmarkCreateReplay(b *testing.B) {
 		}
 		return resp.StatusCode, resp.Body
 	}, http.StatusCreated, e.rawPut)
+}
+
+// BenchmarkCheckoutView: GET /v1/public/checkout/{token} as JSON (one GSI Query by the token's
+// hash), next to a raw strongly consistent GetItem.
+func BenchmarkCheckoutView(b *testing.B) {
+	e := setup(b)
+	resp, _ := e.create(context.Background(), e.event("POST /v1/payment/create", fmt.Sprintf(createBody, 0)))
+	url := resp.Body[strings.Index(resp.Body, `"payment_url":"`)+15:]
+	token := url[strings.LastIndex(url, "/")+1:][:43]
+	if err := e.rawPut(0); err != nil {
+		b.Fatal(err)
+	}
+	ev := e.event("GET /v1/public/checkout/{token}", "")
+	ev.PathParameters = map[string]string{"token": token}
+	ev.Headers["accept"] = "application/json"
+	e.run(b, func(int) (int, string) {
+		resp, _ := e.checkout(context.Background(), ev)
+		return resp.StatusCode, resp.Body
+	}, http.StatusOK, e.rawGet)
 }
