@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -432,6 +431,9 @@ func (s *Service) notice(ctx context.Context, r *httpapi.Request, p *payment.Pay
 // change again.
 func (s *Service) finished(p *payment.Payment, wanted payment.Status, base string, m mode) (*httpapi.Response, error) {
 	st := p.EffectiveStatus(s.now())
-	return nil, apierr.New(apierr.StateConflict, "this payment is already %s%s", strings.ToLower(string(st)),
-		map[bool]string{true: "", false: fmt.Sprintf("; it cannot become %s", strings.ToLower(string(wanted)))}[st == wanted])
+	msg := "this payment is already " + strings.ToLower(string(st))
+	if st != wanted {
+		msg += "; it cannot become " + strings.ToLower(string(wanted))
+	}
+	return nil, apierr.New(apierr.StateConflict, "%s", msg)
 }
