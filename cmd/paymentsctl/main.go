@@ -1,6 +1,7 @@
 // Command paymentsctl is the operator CLI: it creates workspaces; issues, lists, rotates and
 // revokes API keys; creates dashboard users, grants them roles in workspaces and creates and
-// revokes their sessions, directly in DynamoDB (none of this is reachable through the HTTP API).
+// revokes their sessions; issues, rotates and lists webhook signing secrets, directly in
+// DynamoDB (none of this is reachable through the HTTP API).
 //
 //	paymentsctl [--table NAME] [--endpoint URL] workspace create --name NAME [--id UUID]
 //	paymentsctl ... workspace list
@@ -13,10 +14,14 @@
 //	paymentsctl ... user list   --workspace ID
 //	paymentsctl ... session create --user USER_ID [--ttl 12h]
 //	paymentsctl ... session revoke --token TOKEN
+//	paymentsctl ... webhook secret issue  --workspace ID --env sandbox|live
+//	paymentsctl ... webhook secret rotate --workspace ID --env sandbox|live [--grace 24h]
+//	paymentsctl ... webhook secret list   --workspace ID --env sandbox|live
 //
 // --table defaults to $TABLE_NAME; --endpoint to $AWS_ENDPOINT_URL_DYNAMODB or AWS itself.
 // A new key or session token is printed once, on standard output; it is stored only as a
-// SHA-256 hash. A session token is the value of the takapay_session cookie.
+// SHA-256 hash. A session token is the value of the takapay_session cookie. A webhook secret
+// (whsec_...) is printed once; listings show its id only.
 package main
 
 import (
@@ -57,7 +62,10 @@ var errUsage = errors.New(`usage:
   paymentsctl [...] user grant  --user USER_ID --workspace ID --role viewer|developer|admin|owner
   paymentsctl [...] user list   --workspace ID
   paymentsctl [...] session create --user USER_ID [--ttl 12h]
-  paymentsctl [...] session revoke --token TOKEN`)
+  paymentsctl [...] session revoke --token TOKEN
+  paymentsctl [...] webhook secret issue  --workspace ID --env sandbox|live
+  paymentsctl [...] webhook secret rotate --workspace ID --env sandbox|live [--grace 24h]
+  paymentsctl [...] webhook secret list   --workspace ID --env sandbox|live`)
 
 // run executes one command; store, when non-nil, replaces the configured one (tests).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dynamo.Store) error {
@@ -89,7 +97,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 	}
 	op := &operator.Operator{Store: store}
 	out := printer{w: stdout, json: *asJSON}
-	fs := flag.NewFlagSet(rest[0]+" "+rest[1], flag.ContinueOnError)
+	// "webhook secret <verb>" has three words; every other command two.
+	command, flagArgs := rest[0]+" "+rest[1], rest[2:]
+	if rest[0] == "webhook" {
+		if len(rest) < 3 || rest[1] != "secret" {
+			return errUsage
+		}
+		command, flagArgs = "webhook secret "+rest[2], rest[3:]
+	}
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("name", "", "name")
 	id := fs.String("id", "", "workspace id (UUID; default: new)")
@@ -97,15 +113,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 	env := fs.String("env", "", "sandbox or live")
 	scopes := fs.String("scopes", "", "comma-separated scopes: "+fmt.Sprint(auth.AllScopes))
 	keyID := fs.String("key-id", "", "key id (key_...)")
-	grace := fs.Duration("grace", 0, "rotation: how long the old key keeps working (0 = revoke now)")
+	grace := fs.Duration("grace", 0, "rotation: how long the old key or webhook secret keeps working (0 = stop now; webhook default "+
+		operator.DefaultWebhookGrace.String()+")")
 	email := fs.String("email", "", "user email")
 	user := fs.String("user", "", "user id (UUID)")
 	role := fs.String("role", "", "role: viewer, developer, admin or owner")
 	ttl := fs.Duration("ttl", 12*time.Hour, "session lifetime (at most "+operator.MaxSessionTTL.String()+")")
 	token := fs.String("token", "", "session token (the takapay_session cookie value)")
-	if err := fs.Parse(rest[2:]); err != nil {
+	if err := fs.Parse(flagArgs); err != nil {
 		return errUsage
 	}
+	graceSet := false
+	fs.Visit(func(f *flag.Flag) { graceSet = graceSet || f.Name == "grace" })
 	need := func(vals ...string) error {
 		for i := 0; i < len(vals); i += 2 {
 			if strings.TrimSpace(vals[i+1]) == "" {
@@ -114,7 +133,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 		}
 		return nil
 	}
-	switch rest[0] + " " + rest[1] {
+	webhookEnv := func() (auth.Environment, error) {
+		if err := need("workspace", *ws, "env", *env); err != nil {
+			return "", err
+		}
+		e, ok := auth.ParseEnvironment(*env)
+		if !ok {
+			return "", errors.New("--env must be sandbox or live")
+		}
+		return e, nil
+	}
+	switch command {
 	case "workspace create":
 		if err := need("name", *name); err != nil {
 			return err
@@ -242,6 +271,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 		}
 		return out.print(map[string]string{"revoked": "session", "user_id": rec.UserID},
 			"revoked: session of user "+rec.UserID+"\n")
+	case "webhook secret issue":
+		e, err := webhookEnv()
+		if err != nil {
+			return err
+		}
+		sec, err := op.IssueWebhookSecret(ctx, *ws, e)
+		if err != nil {
+			return err
+		}
+		return out.webhookSecret(sec)
+	case "webhook secret rotate":
+		e, err := webhookEnv()
+		if err != nil {
+			return err
+		}
+		g := *grace
+		if !graceSet {
+			g = operator.DefaultWebhookGrace
+		}
+		sec, err := op.RotateWebhookSecret(ctx, *ws, e, g)
+		if err != nil {
+			return err
+		}
+		if len(sec.Previous) == 0 {
+			fmt.Fprintln(stderr, "previous webhook secrets stopped signing now")
+		}
+		for _, p := range sec.Previous {
+			fmt.Fprintf(stderr, "previous webhook secret %s keeps signing until %s\n", p.ID, p.ExpiresAt.Format(time.RFC3339))
+		}
+		return out.webhookSecret(sec)
+	case "webhook secret list":
+		e, err := webhookEnv()
+		if err != nil {
+			return err
+		}
+		list, err := op.ListWebhookSecrets(ctx, *ws, e)
+		if err != nil {
+			return err
+		}
+		views := webhookSecretViews(list)
+		return out.table(views, []string{"SECRET_ID", "CREATED_AT", "STATE"}, func(yield func([]string)) {
+			for _, v := range views {
+				yield([]string{v.ID, v.CreatedAt, v.State})
+			}
+		})
 	}
 	return errUsage
 }
@@ -318,6 +392,42 @@ func (p printer) issued(k *operator.IssuedKey) error {
 	}{k.Plaintext, keyViews([]*auth.KeyRecord{k.Record})[0]}
 	return p.print(v, fmt.Sprintf("key_id: %s\nenvironment: %s\nscopes: %s\nkey: %s\n\nThe key is shown once and stored only as a hash. Keep it secret.\n",
 		k.Record.KeyID, k.Record.Environment, strings.Join(v.Scopes, ","), k.Plaintext))
+}
+
+type webhookSecretView struct {
+	ID        string `json:"secret_id"`
+	CreatedAt string `json:"created_at"`
+	ExpiresAt string `json:"expires_at,omitempty"`
+	// State is "current" or "expires <RFC 3339 time>" (listings show active secrets only).
+	State string `json:"state"`
+}
+
+func webhookSecretViews(list []operator.WebhookSecretInfo) []webhookSecretView {
+	out := make([]webhookSecretView, 0, len(list))
+	for _, s := range list {
+		v := webhookSecretView{ID: s.ID, CreatedAt: s.CreatedAt.Format(time.RFC3339), State: "current"}
+		if s.ExpiresAt != nil {
+			v.ExpiresAt = s.ExpiresAt.Format(time.RFC3339)
+			v.State = "expires " + v.ExpiresAt
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (p printer) webhookSecret(s *operator.IssuedWebhookSecret) error {
+	v := struct {
+		Secret      string              `json:"secret"`
+		SecretID    string              `json:"secret_id"`
+		WorkspaceID string              `json:"workspace_id"`
+		Environment string              `json:"environment"`
+		CreatedAt   string              `json:"created_at"`
+		Previous    []webhookSecretView `json:"previous"`
+	}{s.Secret, s.Info.ID, s.WorkspaceID, string(s.Environment), s.Info.CreatedAt.Format(time.RFC3339), webhookSecretViews(s.Previous)}
+	return p.print(v, fmt.Sprintf("secret_id: %s\nworkspace_id: %s\nenvironment: %s\nsecret: %s\n\n"+
+		"The secret is shown once (listings show its id only). Give it to the merchant: their endpoint\n"+
+		"verifies the webhook-signature header with it (Standard Webhooks). Keep it secret.\n",
+		v.SecretID, v.WorkspaceID, v.Environment, v.Secret))
 }
 
 func (p printer) session(s *operator.IssuedSession) error {

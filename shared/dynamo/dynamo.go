@@ -10,6 +10,7 @@
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl
 //	document    DOC#<ws>#<env>#<kind> / <id, uuid v7>           gsi1 (invoices with a customer): CUSTINV#<ws>#<env>#<customer_id> / <id>
 //	create key  IDEM#<ws>#<env>#<kind>#<Idempotency-Key> / IDEM  ttl (24 h)
+//	webhook secrets WHSEC#<workspace_id>#<env> / WHSEC   version (optimistic lock); secret text (KMS in production)
 //	probe       PROBE                 / PROBE     (never written; readiness reads it)
 //
 // Every state change is one single-item conditional write: no transactions (they cost double

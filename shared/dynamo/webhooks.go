@@ -1,0 +1,167 @@
+package dynamo
+
+// Webhook signing secrets, one item per workspace and environment:
+//
+//	webhook secrets  WHSEC#<workspace_id>#<env>  / WHSEC   version (optimistic locking)
+//
+// The item holds the list of secrets that sign (the current one, expires_at absent, and
+// rotated-out ones still in their grace period) and a version number; every write is one
+// PutItem conditional on the version it read, so two concurrent rotations cannot both win.
+//
+// The secret text (whsec_...) is stored as is because the sender needs it to sign: unlike API
+// keys it cannot be kept as a hash. Production should encrypt it with KMS (envelope
+// encryption under a per-table key) before it reaches this item.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// ErrVersionConflict means a versioned write lost: the item changed (or appeared) since the
+// caller read it. Read again and retry.
+var ErrVersionConflict = errors.New("changed concurrently; read again and retry")
+
+// MaxWebhookSecrets bounds how many secrets one workspace environment may hold at once.
+const MaxWebhookSecrets = 10
+
+// WebhookSecret is one signing secret of a workspace environment.
+type WebhookSecret struct {
+	ID string `dynamodbav:"id" json:"id"`
+	// Secret is the whsec_ text. It is never encoded to JSON, so it cannot leak into a
+	// listing or a log by accident.
+	Secret    string    `dynamodbav:"secret" json:"-"`
+	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
+	// ExpiresAt is nil for the current secret; a rotated-out secret signs until it.
+	ExpiresAt *time.Time `dynamodbav:"expires_at,omitempty" json:"expires_at,omitempty"`
+}
+
+// Active reports whether the secret still signs at now.
+func (s WebhookSecret) Active(now time.Time) bool {
+	return s.ExpiresAt == nil || now.Before(*s.ExpiresAt)
+}
+
+// WebhookSecrets is a workspace environment's stored secret list.
+type WebhookSecrets []WebhookSecret
+
+// ActiveSecrets returns the secrets that still sign at now, in stored order: expired ones
+// (kept until the next write prunes them) are treated as absent. Sign with these only.
+func (l WebhookSecrets) ActiveSecrets(now time.Time) WebhookSecrets {
+	var out WebhookSecrets
+	for _, s := range l {
+		if s.Active(now) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+type webhookSecretsItem struct {
+	PK          string         `dynamodbav:"pk"`
+	SK          string         `dynamodbav:"sk"`
+	WorkspaceID string         `dynamodbav:"workspace_id"`
+	Environment string         `dynamodbav:"environment"`
+	Secrets     WebhookSecrets `dynamodbav:"secrets"`
+	Version     int            `dynamodbav:"version"`
+}
+
+func webhookSecretsPK(workspaceID string, env auth.Environment) string {
+	return "WHSEC#" + workspaceID + "#" + string(env)
+}
+
+func checkWebhookScope(workspaceID string, env auth.Environment) error {
+	if !validID(workspaceID) {
+		return fmt.Errorf("invalid workspace id %q", workspaceID)
+	}
+	if _, ok := auth.ParseEnvironment(string(env)); !ok {
+		return fmt.Errorf("invalid environment %q", env)
+	}
+	return nil
+}
+
+// GetWebhookSecrets reads a workspace environment's secrets as stored (expired ones
+// included: use ActiveSecrets) and the item's version, with one strongly consistent GetItem.
+// No item gives (nil, 0, nil); version 0 is what PutWebhookSecrets then expects.
+func (s *Store) GetWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment) (WebhookSecrets, int, error) {
+	if err := checkWebhookScope(workspaceID, env); err != nil {
+		return nil, 0, err
+	}
+	item, err := s.get(ctx, webhookSecretsPK(workspaceID, env), "WHSEC")
+	if err != nil || item == nil {
+		return nil, 0, err
+	}
+	var it webhookSecretsItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return nil, 0, fmt.Errorf("decode webhook secrets item: %w", err)
+	}
+	return it.Secrets, it.Version, nil
+}
+
+// PutWebhookSecrets replaces a workspace environment's secret list if the item is still at
+// expectedVersion (0: the item must not exist), storing it as expectedVersion+1;
+// ErrVersionConflict otherwise. Every secret must parse (webhook.ParseSecret) and have a
+// distinct id; at most one may be current (no expiry); at most MaxWebhookSecrets.
+func (s *Store) PutWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment, secrets []WebhookSecret, expectedVersion int) error {
+	if err := checkWebhookScope(workspaceID, env); err != nil {
+		return err
+	}
+	if expectedVersion < 0 {
+		return fmt.Errorf("invalid expected version %d", expectedVersion)
+	}
+	if len(secrets) > MaxWebhookSecrets {
+		return fmt.Errorf("at most %d webhook secrets", MaxWebhookSecrets)
+	}
+	list := make(WebhookSecrets, 0, len(secrets))
+	ids := map[string]bool{}
+	current := 0
+	for _, sec := range secrets {
+		if !validID(sec.ID) || ids[sec.ID] {
+			return fmt.Errorf("webhook secret id %q is empty, invalid or repeated", sec.ID)
+		}
+		ids[sec.ID] = true
+		if _, err := webhook.ParseSecret(sec.Secret); err != nil {
+			return fmt.Errorf("webhook secret %s: %w", sec.ID, err)
+		}
+		if sec.ExpiresAt == nil {
+			current++
+		} else {
+			t := sec.ExpiresAt.UTC()
+			sec.ExpiresAt = &t
+		}
+		sec.CreatedAt = sec.CreatedAt.UTC()
+		list = append(list, sec)
+	}
+	if current > 1 {
+		return fmt.Errorf("at most one current webhook secret (no expiry), not %d", current)
+	}
+	av, err := marshalItem(webhookSecretsItem{
+		PK: webhookSecretsPK(workspaceID, env), SK: "WHSEC", WorkspaceID: workspaceID, Environment: string(env),
+		Secrets: list, Version: expectedVersion + 1,
+	})
+	if err != nil {
+		return err
+	}
+	in := &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: av}
+	if expectedVersion == 0 {
+		in.ConditionExpression = aws.String("attribute_not_exists(pk)")
+	} else {
+		in.ConditionExpression = aws.String("version = :v")
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{
+			":v": &types.AttributeValueMemberN{Value: fmt.Sprint(expectedVersion)},
+		}
+	}
+	_, err = s.DB.PutItem(ctx, in)
+	if isConditionFailed(err) {
+		return ErrVersionConflict
+	}
+	return err
+}

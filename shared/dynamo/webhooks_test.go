@@ -1,0 +1,187 @@
+package dynamo
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+func testWebhookSecret(t *testing.T, id string, created time.Time, expires *time.Time) WebhookSecret {
+	t.Helper()
+	s, err := webhook.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return WebhookSecret{ID: id, Secret: s, CreatedAt: created, ExpiresAt: expires}
+}
+
+func TestWebhookSecretsRoundTripAndVersion(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	ws := uuid.NewString()
+	now := time.Date(2026, 5, 1, 10, 0, 0, 123456789, time.FixedZone("BST", 6*3600))
+
+	list, v, err := s.GetWebhookSecrets(ctx, ws, auth.Sandbox)
+	if err != nil || list != nil || v != 0 {
+		t.Fatalf("GetWebhookSecrets(absent) = %v, %d, %v", list, v, err)
+	}
+	cur := testWebhookSecret(t, "whs_a", now, nil)
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, []WebhookSecret{cur}, 0); err != nil {
+		t.Fatalf("first put: %v", err)
+	}
+	// A second "create" loses.
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, []WebhookSecret{cur}, 0); !errors.Is(err, ErrVersionConflict) {
+		t.Errorf("create over an existing item = %v, want ErrVersionConflict", err)
+	}
+	list, v, err = s.GetWebhookSecrets(ctx, ws, auth.Sandbox)
+	if err != nil || v != 1 || len(list) != 1 || list[0].ID != "whs_a" || list[0].Secret != cur.Secret ||
+		!list[0].CreatedAt.Equal(now) || list[0].ExpiresAt != nil {
+		t.Fatalf("after put: %+v, %d, %v", list, v, err)
+	}
+	// The other environment and another workspace are separate items.
+	if l, v, err := s.GetWebhookSecrets(ctx, ws, auth.Live); err != nil || l != nil || v != 0 {
+		t.Errorf("live = %v, %d, %v", l, v, err)
+	}
+	if l, v, err := s.GetWebhookSecrets(ctx, uuid.NewString(), auth.Sandbox); err != nil || l != nil || v != 0 {
+		t.Errorf("other workspace = %v, %d, %v", l, v, err)
+	}
+
+	exp := now.Add(24 * time.Hour)
+	old := list[0]
+	old.ExpiresAt = &exp
+	next := []WebhookSecret{testWebhookSecret(t, "whs_b", now.Add(time.Minute), nil), old}
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, next, 2); !errors.Is(err, ErrVersionConflict) {
+		t.Errorf("put at a wrong version = %v", err)
+	}
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, next, 1); err != nil {
+		t.Fatalf("put at version 1: %v", err)
+	}
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, next, 1); !errors.Is(err, ErrVersionConflict) {
+		t.Errorf("stale put = %v", err)
+	}
+	list, v, err = s.GetWebhookSecrets(ctx, ws, auth.Sandbox)
+	if err != nil || v != 2 || len(list) != 2 || list[0].ID != "whs_b" || list[1].ExpiresAt == nil || !list[1].ExpiresAt.Equal(exp) {
+		t.Fatalf("after rotation put: %+v, %d, %v", list, v, err)
+	}
+
+	// Times are stored as fixed-width UTC text.
+	raw := scanAll(t, ctx, s)
+	var found bool
+	for _, item := range raw {
+		if item["pk"].(*types.AttributeValueMemberS).Value != "WHSEC#"+ws+"#sandbox" {
+			continue
+		}
+		found = true
+		if item["sk"].(*types.AttributeValueMemberS).Value != "WHSEC" || item["version"].(*types.AttributeValueMemberN).Value != "2" {
+			t.Errorf("item keys/version = %v / %v", item["sk"], item["version"])
+		}
+		first := item["secrets"].(*types.AttributeValueMemberL).Value[1].(*types.AttributeValueMemberM).Value
+		if got := first["expires_at"].(*types.AttributeValueMemberS).Value; got != formatTime(exp) || !strings.HasSuffix(got, "Z") {
+			t.Errorf("stored expires_at = %q, want %q", got, formatTime(exp))
+		}
+	}
+	if !found {
+		t.Error("no WHSEC item in the table")
+	}
+}
+
+func TestWebhookSecretsConcurrentWritersOneWins(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	ws := uuid.NewString()
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Live, []WebhookSecret{testWebhookSecret(t, "whs_0", time.Now(), nil)}, 0); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		sec := testWebhookSecret(t, "whs_"+string(rune('a'+i)), time.Now(), nil)
+		wg.Go(func() { errs[i] = s.PutWebhookSecrets(ctx, ws, auth.Live, []WebhookSecret{sec}, 1) })
+	}
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case !errors.Is(err, ErrVersionConflict):
+			t.Errorf("concurrent put: %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d concurrent writers at version 1 won, want 1", wins)
+	}
+}
+
+func TestPutWebhookSecretsRejects(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	ws := uuid.NewString()
+	now := time.Now()
+	exp := now.Add(time.Hour)
+	a := testWebhookSecret(t, "whs_a", now, nil)
+	for name, tc := range map[string]struct {
+		ws   string
+		env  auth.Environment
+		list []WebhookSecret
+		v    int
+	}{
+		"bad env":         {ws, "prod", []WebhookSecret{a}, 0},
+		"bad workspace":   {"a#b", auth.Sandbox, []WebhookSecret{a}, 0},
+		"empty workspace": {"", auth.Sandbox, []WebhookSecret{a}, 0},
+		"negative":        {ws, auth.Sandbox, []WebhookSecret{a}, -1},
+		"two current":     {ws, auth.Sandbox, []WebhookSecret{a, testWebhookSecret(t, "whs_b", now, nil)}, 0},
+		"repeated id":     {ws, auth.Sandbox, []WebhookSecret{a, testWebhookSecret(t, "whs_a", now, &exp)}, 0},
+		"no id":           {ws, auth.Sandbox, []WebhookSecret{testWebhookSecret(t, "", now, nil)}, 0},
+		"bad secret":      {ws, auth.Sandbox, []WebhookSecret{{ID: "whs_x", Secret: "whsec_short", CreatedAt: now}}, 0},
+		"too many": {ws, auth.Sandbox, func() []WebhookSecret {
+			var l []WebhookSecret
+			for i := range MaxWebhookSecrets + 1 {
+				l = append(l, testWebhookSecret(t, "whs_"+string(rune('a'+i)), now, &exp))
+			}
+			return l
+		}(), 0},
+	} {
+		if err := s.PutWebhookSecrets(ctx, tc.ws, tc.env, tc.list, tc.v); err == nil || errors.Is(err, ErrVersionConflict) {
+			t.Errorf("%s: PutWebhookSecrets = %v, want a validation error", name, err)
+		}
+	}
+	if l, v, err := s.GetWebhookSecrets(ctx, ws, auth.Sandbox); err != nil || l != nil || v != 0 {
+		t.Errorf("after rejected puts: %v, %d, %v", l, v, err)
+	}
+}
+
+func TestActiveSecrets(t *testing.T) {
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	past, future, exactly := now.Add(-time.Second), now.Add(time.Second), now
+	l := WebhookSecrets{
+		{ID: "cur"}, {ID: "grace", ExpiresAt: &future}, {ID: "gone", ExpiresAt: &past}, {ID: "edge", ExpiresAt: &exactly},
+	}
+	var ids []string
+	for _, s := range l.ActiveSecrets(now) {
+		ids = append(ids, s.ID)
+	}
+	if strings.Join(ids, ",") != "cur,grace" {
+		t.Errorf("ActiveSecrets = %v, want cur,grace", ids)
+	}
+	if got := (WebhookSecrets{{ID: "gone", ExpiresAt: &past}}).ActiveSecrets(now); len(got) != 0 {
+		t.Errorf("all expired: ActiveSecrets = %v", got)
+	}
+}
+
+func TestWebhookSecretJSONOmitsSecret(t *testing.T) {
+	b, err := json.Marshal(WebhookSecret{ID: "whs_a", Secret: "whsec_SECRETTEXT", CreatedAt: time.Now()})
+	if err != nil || strings.Contains(string(b), "SECRETTEXT") {
+		t.Errorf("json = %s, %v", b, err)
+	}
+}

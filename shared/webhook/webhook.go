@@ -1,0 +1,150 @@
+// Package webhook signs (and, for tests and receivers' examples, verifies) webhook messages
+// the Standard Webhooks way (https://www.standardwebhooks.com):
+//
+//	webhook-id:        the message id (stable across retries of one message)
+//	webhook-timestamp: the attempt's time, in unix seconds
+//	webhook-signature: "v1,<base64 HMAC-SHA256(secret, id + "." + timestamp + "." + body)>",
+//	                   one per signing secret, separated by single spaces
+//
+// A secret is "whsec_" + standard base64 of 24 to 64 random bytes; the HMAC key is the
+// decoded bytes. During a rotation every active secret signs, so a receiver holding either the
+// old or the new secret accepts the message.
+//
+// Message ids must not contain "." (the signed content is "." separated); ours never do.
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Header names (lower case, as the specification writes them; http.Header canonicalizes).
+const (
+	HeaderID        = "webhook-id"
+	HeaderTimestamp = "webhook-timestamp"
+	HeaderSignature = "webhook-signature"
+)
+
+// SecretPrefix starts every secret's text form.
+const SecretPrefix = "whsec_"
+
+// Secret sizes in bytes: NewSecret makes SecretSize; ParseSecret accepts MinSecretSize to
+// MaxSecretSize (the specification's range).
+const (
+	SecretSize    = 32
+	MinSecretSize = 24
+	MaxSecretSize = 64
+)
+
+// DefaultTolerance is how far a message's timestamp may be from now, either way.
+const DefaultTolerance = 5 * time.Minute
+
+// Verification errors (wrapped; test with errors.Is).
+var (
+	ErrMissingHeaders      = errors.New("missing webhook-id, webhook-timestamp or webhook-signature")
+	ErrInvalidTimestamp    = errors.New("webhook-timestamp is not unix seconds")
+	ErrTimestampTooOld     = errors.New("webhook-timestamp is too old")
+	ErrTimestampTooNew     = errors.New("webhook-timestamp is too far in the future")
+	ErrNoMatchingSignature = errors.New("no matching v1 signature")
+)
+
+// NewSecret returns a new random secret: "whsec_" + base64 of 32 random bytes.
+func NewSecret() (string, error) {
+	b := make([]byte, SecretSize)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return SecretPrefix + base64.StdEncoding.EncodeToString(b), nil
+}
+
+// ParseSecret decodes a secret's text form into the HMAC key. It requires the whsec_ prefix,
+// standard (padded) base64 and 24 to 64 decoded bytes. Errors never echo the secret.
+func ParseSecret(s string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(s, SecretPrefix)
+	if !ok {
+		return nil, errors.New("webhook secret must start with " + SecretPrefix)
+	}
+	key, err := base64.StdEncoding.Strict().DecodeString(rest)
+	if err != nil {
+		return nil, errors.New("webhook secret is not " + SecretPrefix + " + standard base64")
+	}
+	if len(key) < MinSecretSize || len(key) > MaxSecretSize {
+		return nil, fmt.Errorf("webhook secret must decode to %d to %d bytes, not %d", MinSecretSize, MaxSecretSize, len(key))
+	}
+	return key, nil
+}
+
+// mac returns the raw HMAC-SHA256 of msgID.unixSeconds.body.
+func mac(secret []byte, msgID string, unix int64, body []byte) []byte {
+	h := hmac.New(sha256.New, secret)
+	h.Write([]byte(msgID))
+	h.Write([]byte{'.'})
+	h.Write(strconv.AppendInt(nil, unix, 10))
+	h.Write([]byte{'.'})
+	h.Write(body)
+	return h.Sum(nil)
+}
+
+// Sign returns "v1," + base64(HMAC-SHA256(secret, msgID + "." + unix seconds of ts + "." + body)).
+func Sign(secret []byte, msgID string, ts time.Time, body []byte) string {
+	return "v1," + base64.StdEncoding.EncodeToString(mac(secret, msgID, ts.Unix(), body))
+}
+
+// Headers returns the three Standard Webhooks headers for one delivery attempt, with one v1
+// signature per secret (in the given order) separated by single spaces. secrets must not be
+// empty: with none, webhook-signature is empty and every receiver rejects the message.
+func Headers(secrets [][]byte, msgID string, ts time.Time, body []byte) map[string]string {
+	sigs := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		sigs = append(sigs, Sign(s, msgID, ts, body))
+	}
+	return map[string]string{
+		HeaderID:        msgID,
+		HeaderTimestamp: strconv.FormatInt(ts.Unix(), 10),
+		HeaderSignature: strings.Join(sigs, " "),
+	}
+}
+
+// Verify checks a received message as a receiver holding secret would: the three headers
+// must be present, the timestamp within tolerance of now either way (tolerance <= 0 means
+// DefaultTolerance), and one of the space-separated v1 signatures must match (compared in
+// constant time; other versions are ignored).
+func Verify(secret []byte, headers http.Header, body []byte, now time.Time, tolerance time.Duration) error {
+	msgID, tsText, sigs := headers.Get(HeaderID), headers.Get(HeaderTimestamp), headers.Get(HeaderSignature)
+	if msgID == "" || tsText == "" || sigs == "" {
+		return ErrMissingHeaders
+	}
+	unix, err := strconv.ParseInt(tsText, 10, 64)
+	if err != nil {
+		return ErrInvalidTimestamp
+	}
+	if tolerance <= 0 {
+		tolerance = DefaultTolerance
+	}
+	ts := time.Unix(unix, 0)
+	if now.Sub(ts) > tolerance {
+		return ErrTimestampTooOld
+	}
+	if ts.Sub(now) > tolerance {
+		return ErrTimestampTooNew
+	}
+	want := []byte(base64.StdEncoding.EncodeToString(mac(secret, msgID, unix, body)))
+	for sig := range strings.SplitSeq(sigs, " ") {
+		version, value, ok := strings.Cut(sig, ",")
+		if !ok || version != "v1" {
+			continue
+		}
+		if hmac.Equal([]byte(value), want) {
+			return nil
+		}
+	}
+	return ErrNoMatchingSignature
+}
