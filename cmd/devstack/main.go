@@ -21,8 +21,10 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/functions"
 	"github.com/takapay/payments/shared/localapi"
 	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 func main() {
@@ -111,6 +113,28 @@ func run() error {
 	if err := writeEnv(envPath, stack); err != nil {
 		return err
 	}
+
+	// What Lambda's SQS event source and the schedule do in AWS: poll the webhook queue into the
+	// sender, and re-drive pending events every minute.
+	workerDeps := deps["PaymentCreateFunction"]
+	sender := functions.WebhookSender(workerDeps)
+	poller := &webhook.Poller{SQS: workerDeps.SQS, QueueURL: workerDeps.Config.WebhookQueueURL, Handler: sender.Handle, Wait: 1}
+	go poller.Run(ctx)
+	redrive := functions.WebhookRedrive(workerDeps)
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if n, err := redrive.Run(ctx); err != nil || n > 0 {
+					logger.Info("webhook re-drive", slog.Int("re_enqueued", n), slog.Any("error", err))
+				}
+			}
+		}
+	}()
 
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

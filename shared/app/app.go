@@ -191,3 +191,20 @@ func Start(name string, build Builder) {
 	d := New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)
 	lambda.Start(d.Adapter.Lambda(name, build(d)))
 }
+
+// StartHandler is the main of a function that is not behind the HTTP API (an SQS consumer, a
+// scheduled job): load configuration and clients once, then serve handler.
+func StartHandler(name string, handler func(d *Deps) any) {
+	cfg, err := ConfigFromEnv(os.LookupEnv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "configuration:", err)
+		os.Exit(1)
+	}
+	logger := NewLogger(cfg.LogLevel).With(slog.String("function", name))
+	awsCfg, err := awsx.Load(context.Background())
+	if err != nil {
+		logger.Error("aws configuration", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+	lambda.Start(handler(New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)))
+}

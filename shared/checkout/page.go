@@ -60,11 +60,6 @@ type View struct {
 	Error string `json:"-"`
 }
 
-// AllowLocalhostRedirects adds http://localhost:* and http://127.0.0.1:* to the page's
-// form-action sources (see SecurityHeaders). Only the local dev stack sets it, at start-up,
-// when merchants may use http://localhost callback URLs; it is false in every deployment.
-var AllowLocalhostRedirects bool
-
 // The page's only script and style, inlined verbatim; their hashes go into the CSP.
 var (
 	//go:embed assets/checkout.js
@@ -192,12 +187,12 @@ func ErrorPage(w io.Writer, title, message string) error {
 // (by SHA-256), same-origin fetches (the status poll) and images, and no framing. Its
 // form-action allows 'self' and https: because the server answers a form post with a 303
 // that may go to the merchant's https redirect_url or cancel_url, and browsers check
-// form-action against every redirect after a form submission; with AllowLocalhostRedirects
-// it also allows http://localhost:* and http://127.0.0.1:* for the local dev stack (CSP
+// form-action against every redirect after a form submission; with allowLocalhost (set only
+// by the local dev stack, where merchants may use http://localhost callback URLs) it also allows http://localhost:* and http://127.0.0.1:* for the local dev stack (CSP
 // cannot name [::1], so a dev merchant on http://[::1] is blocked after a form post).
-func SecurityHeaders() map[string]string {
+func SecurityHeaders(allowLocalhost bool) map[string]string {
 	formAction := "'self' https:"
-	if AllowLocalhostRedirects {
+	if allowLocalhost {
 		formAction += " http://localhost:* http://127.0.0.1:*"
 	}
 	csp := "default-src 'none'" +

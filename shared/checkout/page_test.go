@@ -395,7 +395,7 @@ var (
 // hashes and that it has no inline handlers or style attributes.
 func checkInlineContentMatchesCSP(t *testing.T, page string, wantScript bool) {
 	t.Helper()
-	csp := cspSources(t, SecurityHeaders()["Content-Security-Policy"])
+	csp := cspSources(t, SecurityHeaders(false)["Content-Security-Policy"])
 	scripts := scriptRE.FindAllStringSubmatch(page, -1)
 	if n := strings.Count(strings.ToLower(page), "<script"); n != len(scripts) {
 		t.Fatalf("%d <script tags, %d complete script elements", n, len(scripts))
@@ -523,8 +523,7 @@ func TestErrorPage(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
-	t.Cleanup(func() { AllowLocalhostRedirects = false })
-	h := SecurityHeaders()
+	h := SecurityHeaders(false)
 	want := map[string]string{
 		"Referrer-Policy":        "no-referrer",
 		"X-Frame-Options":        "DENY",
@@ -568,20 +567,18 @@ func TestSecurityHeaders(t *testing.T) {
 
 	// Each call returns a new map: callers add Location and error headers to it.
 	h["Location"] = "https://example.com/"
-	if _, leaked := SecurityHeaders()["Location"]; leaked {
+	if _, leaked := SecurityHeaders(false)["Location"]; leaked {
 		t.Errorf("SecurityHeaders returned a shared map")
 	}
 
-	AllowLocalhostRedirects = true
-	dev := cspSources(t, SecurityHeaders()["Content-Security-Policy"])
+	dev := cspSources(t, SecurityHeaders(true)["Content-Security-Policy"])
 	if want := []string{"'self'", "https:", "http://localhost:*", "http://127.0.0.1:*"}; !slices.Equal(dev["form-action"], want) {
 		t.Errorf("dev form-action %v, want %v", dev["form-action"], want)
 	}
 	if !slices.Equal(dev["frame-ancestors"], []string{"'none'"}) {
 		t.Errorf("dev frame-ancestors %v", dev["frame-ancestors"])
 	}
-	AllowLocalhostRedirects = false
-	if got := cspSources(t, SecurityHeaders()["Content-Security-Policy"])["form-action"]; !slices.Equal(got, []string{"'self'", "https:"}) {
+	if got := cspSources(t, SecurityHeaders(false)["Content-Security-Policy"])["form-action"]; !slices.Equal(got, []string{"'self'", "https:"}) {
 		t.Errorf("form-action after reset %v", got)
 	}
 }

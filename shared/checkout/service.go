@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -19,6 +20,7 @@ import (
 	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/httpapi"
 	"github.com/takapay/payments/shared/jsonbody"
+	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/payment"
 )
 
@@ -29,8 +31,13 @@ type Store interface {
 	// LockPayment, FinishPayment and ExpirePayment return payment.ErrStateChanged with the
 	// current payment when the payment was no longer in the state the write required.
 	LockPayment(ctx context.Context, invoiceID, route, payer string, now time.Time) (*payment.Payment, error)
-	FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, now time.Time) (*payment.Payment, error)
-	ExpirePayment(ctx context.Context, invoiceID string, now time.Time) (*payment.Payment, error)
+	FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, d *payment.Delivery, now time.Time) (*payment.Payment, error)
+	ExpirePayment(ctx context.Context, invoiceID string, d *payment.Delivery, now time.Time) (*payment.Payment, error)
+}
+
+// Enqueuer hands a recorded webhook event to the delivery queue.
+type Enqueuer interface {
+	Enqueue(ctx context.Context, invoiceID, eventID string) error
 }
 
 // SandboxRoutes are the routes a sandbox payer can choose (the live release has none yet).
@@ -44,7 +51,24 @@ var SandboxRoutes = []Route{
 type Service struct {
 	Store   Store
 	Limiter *Limiter
-	Now     func() time.Time
+	// Events receives the webhook events that state changes record (nil: none are sent now;
+	// the re-drive still finds them).
+	Events Enqueuer
+	// AllowLocalhostRedirects lets the page's form-action follow http://localhost merchant
+	// URLs (make dev only; see SecurityHeaders).
+	AllowLocalhostRedirects bool
+	Now                     func() time.Time
+}
+
+// emit enqueues a recorded event. A failure is logged, not returned: the event is already in
+// the payment's outbox, and the re-drive re-enqueues pending events after a few minutes.
+func (s *Service) emit(ctx context.Context, invoiceID string, d *payment.Delivery) {
+	if d == nil || s.Events == nil {
+		return
+	}
+	if err := s.Events.Enqueue(ctx, invoiceID, d.EventID); err != nil {
+		obs.Annotate(ctx, slog.String("enqueue_error", err.Error()), slog.String("event_id", d.EventID))
+	}
 }
 
 func (s *Service) now() time.Time {
@@ -60,10 +84,17 @@ var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 type mode struct{ html bool }
 
 func modeOf(r *httpapi.Request) mode {
-	if strings.HasPrefix(r.Header("Content-Type"), "application/x-www-form-urlencoded") {
+	if isForm(r) {
 		return mode{html: true}
 	}
 	return mode{html: strings.Contains(r.Header("Accept"), "text/html")}
+}
+
+// isForm reports a form post from the page. A JSON object sent with curl's default form
+// content type (curl -d '{...}') is JSON, not a form.
+func isForm(r *httpapi.Request) bool {
+	return strings.HasPrefix(r.Header("Content-Type"), "application/x-www-form-urlencoded") &&
+		!bytes.HasPrefix(bytes.TrimSpace(r.Body), []byte("{"))
 }
 
 // Handle routes by route key.
@@ -71,7 +102,7 @@ func (s *Service) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Resp
 	m := modeOf(r)
 	resp, err := s.handle(ctx, r, m)
 	if err != nil && m.html {
-		return htmlError(err), nil
+		return s.htmlError(err), nil
 	}
 	return resp, err
 }
@@ -94,7 +125,16 @@ func (s *Service) handle(ctx context.Context, r *httpapi.Request, m mode) (*http
 	}
 	if p.EffectiveStatus(s.now()) == payment.Expired && p.Status == payment.Pending {
 		// Make the expiry explicit (one conditional write, once); readers agree either way.
-		if q, err := s.Store.ExpirePayment(ctx, p.InvoiceID, s.now()); err == nil || s.stateChanged(err) {
+		d, err := p.NewDelivery(payment.Expired, s.now())
+		if err != nil {
+			return nil, err
+		}
+		q, err := s.Store.ExpirePayment(ctx, p.InvoiceID, d, s.now())
+		switch {
+		case err == nil:
+			s.emit(ctx, q.InvoiceID, d)
+			p = q
+		case s.stateChanged(err):
 			p = q
 		}
 	}
@@ -204,20 +244,20 @@ func (s *Service) page(p *payment.Payment, base string, m mode, errMsg string, s
 	v.ActionBase, v.Error = base, errMsg
 	var buf bytes.Buffer
 	if err := RenderPage(&buf, v); err != nil {
-		return htmlError(apierr.Wrap(apierr.Internal, err, "internal error"))
+		return s.htmlError(apierr.Wrap(apierr.Internal, err, "internal error"))
 	}
-	return &httpapi.Response{Status: status, Headers: SecurityHeaders(), Raw: buf.Bytes()}
+	return &httpapi.Response{Status: status, Headers: SecurityHeaders(s.AllowLocalhostRedirects), Raw: buf.Bytes()}
 }
 
 // seeOther sends a browser on after a form post (POST/redirect/GET).
-func seeOther(location string) *httpapi.Response {
-	h := SecurityHeaders()
+func (s *Service) seeOther(location string) *httpapi.Response {
+	h := SecurityHeaders(s.AllowLocalhostRedirects)
 	h["Location"] = location
 	return &httpapi.Response{Status: http.StatusSeeOther, Headers: h, Raw: []byte{}}
 }
 
 // htmlError renders an error for a browser with the envelope's status.
-func htmlError(err error) *httpapi.Response {
+func (s *Service) htmlError(err error) *httpapi.Response {
 	e := apierr.As(err)
 	title := "Something went wrong"
 	switch e.Code {
@@ -230,7 +270,7 @@ func htmlError(err error) *httpapi.Response {
 	}
 	var buf bytes.Buffer
 	_ = ErrorPage(&buf, title, e.Message)
-	h := SecurityHeaders()
+	h := SecurityHeaders(s.AllowLocalhostRedirects)
 	for k, v := range e.Headers {
 		h[k] = v
 	}
@@ -240,7 +280,7 @@ func htmlError(err error) *httpapi.Response {
 // fields reads the POST body: a JSON object, or a form from the page.
 func fields(r *httpapi.Request, m mode, names ...string) (map[string]string, error) {
 	out := map[string]string{}
-	if m.html && strings.HasPrefix(r.Header("Content-Type"), "application/x-www-form-urlencoded") {
+	if m.html && isForm(r) {
 		form, err := url.ParseQuery(string(r.Body))
 		if err != nil {
 			return nil, apierr.New(apierr.MalformedRequest, "the form could not be read")
@@ -355,7 +395,7 @@ func (s *Service) lock(ctx context.Context, r *httpapi.Request, p *payment.Payme
 	switch {
 	case err == nil:
 		if m.html {
-			return seeOther(base), nil
+			return s.seeOther(base), nil
 		}
 		return s.page(q, base, m, "", http.StatusOK), nil
 	case s.stateChanged(err):
@@ -368,7 +408,7 @@ func (s *Service) lock(ctx context.Context, r *httpapi.Request, p *payment.Payme
 func (s *Service) lockResult(p *payment.Payment, route, payer, base string, m mode) (*httpapi.Response, error) {
 	if p.LockRoute == route && p.LockPayer == payer {
 		if m.html {
-			return seeOther(base), nil
+			return s.seeOther(base), nil
 		}
 		return s.page(p, base, m, "", http.StatusOK), nil // the same lock again: idempotent
 	}
@@ -411,14 +451,19 @@ func (s *Service) notice(ctx context.Context, r *httpapi.Request, p *payment.Pay
 	if st := p.EffectiveStatus(s.now()); st != payment.Pending {
 		return s.finished(p, n.to, base, m)
 	}
-	q, err := s.Store.FinishPayment(ctx, p.InvoiceID, n.to, n.sandboxOnly, s.now())
+	d, err := p.NewDelivery(n.to, s.now())
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.Store.FinishPayment(ctx, p.InvoiceID, n.to, n.sandboxOnly, d, s.now())
 	switch {
 	case err == nil:
+		s.emit(ctx, q.InvoiceID, d)
 		if m.html {
 			if u := ReturnURL(q, q.Status); u != "" {
-				return seeOther(u), nil
+				return s.seeOther(u), nil
 			}
-			return seeOther(base), nil
+			return s.seeOther(base), nil
 		}
 		return s.page(q, base, m, "", http.StatusOK), nil
 	case s.stateChanged(err):

@@ -48,7 +48,7 @@ func TestStack(t *testing.T) {
 		if got := keys(d.KeySchema); got != "pk:HASH,sk:RANGE" {
 			t.Errorf("key schema = %s", got)
 		}
-		if len(d.GlobalSecondaryIndexes) != 1 {
+		if len(d.GlobalSecondaryIndexes) != 2 {
 			t.Fatalf("GSIs = %+v", d.GlobalSecondaryIndexes)
 		}
 		g := d.GlobalSecondaryIndexes[0]

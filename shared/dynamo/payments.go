@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,38 +19,46 @@ import (
 )
 
 type paymentItem struct {
-	PK              string     `dynamodbav:"pk"`
-	SK              string     `dynamodbav:"sk"`
-	GSI1PK          string     `dynamodbav:"gsi1pk"`
-	GSI1SK          string     `dynamodbav:"gsi1sk"`
-	InvoiceID       string     `dynamodbav:"invoice_id"`
-	WorkspaceID     string     `dynamodbav:"workspace_id"`
-	Environment     string     `dynamodbav:"environment"`
-	Status          string     `dynamodbav:"status"`
-	AmountMinor     int64      `dynamodbav:"amount_minor"`
-	Currency        string     `dynamodbav:"currency"`
-	Reference       string     `dynamodbav:"reference"`
-	RedirectURL     string     `dynamodbav:"redirect_url,omitempty"`
-	CancelURL       string     `dynamodbav:"cancel_url,omitempty"`
-	WebhookURL      string     `dynamodbav:"webhook_url,omitempty"`
-	CustomerName    string     `dynamodbav:"customer_name,omitempty"`
-	CustomerEmail   string     `dynamodbav:"customer_email,omitempty"`
-	CustomerPhone   string     `dynamodbav:"customer_phone,omitempty"`
-	Metadata        string     `dynamodbav:"metadata,omitempty"`
-	CheckoutToken   string     `dynamodbav:"checkout_token"`
-	PaymentURL      string     `dynamodbav:"payment_url"`
-	IdempotencyKey  string     `dynamodbav:"idempotency_key,omitempty"`
-	RequestHash     string     `dynamodbav:"request_hash"`
-	CreatedAt       time.Time  `dynamodbav:"created_at"`
-	UpdatedAt       time.Time  `dynamodbav:"updated_at"`
-	FirstVerifiedAt *time.Time `dynamodbav:"first_verified_at,omitempty"`
-	ExpiresAt       time.Time  `dynamodbav:"expires_at"`
-	MerchantName    string     `dynamodbav:"merchant_name,omitempty"`
-	LockRoute       string     `dynamodbav:"lock_route,omitempty"`
-	LockPayer       string     `dynamodbav:"lock_payer,omitempty"`
-	LockedAt        *time.Time `dynamodbav:"locked_at,omitempty"`
-	FinishedAt      *time.Time `dynamodbav:"finished_at,omitempty"`
+	PK              string            `dynamodbav:"pk"`
+	SK              string            `dynamodbav:"sk"`
+	GSI1PK          string            `dynamodbav:"gsi1pk"`
+	GSI1SK          string            `dynamodbav:"gsi1sk"`
+	InvoiceID       string            `dynamodbav:"invoice_id"`
+	WorkspaceID     string            `dynamodbav:"workspace_id"`
+	Environment     string            `dynamodbav:"environment"`
+	Status          string            `dynamodbav:"status"`
+	AmountMinor     int64             `dynamodbav:"amount_minor"`
+	Currency        string            `dynamodbav:"currency"`
+	Reference       string            `dynamodbav:"reference"`
+	RedirectURL     string            `dynamodbav:"redirect_url,omitempty"`
+	CancelURL       string            `dynamodbav:"cancel_url,omitempty"`
+	WebhookURL      string            `dynamodbav:"webhook_url,omitempty"`
+	CustomerName    string            `dynamodbav:"customer_name,omitempty"`
+	CustomerEmail   string            `dynamodbav:"customer_email,omitempty"`
+	CustomerPhone   string            `dynamodbav:"customer_phone,omitempty"`
+	Metadata        string            `dynamodbav:"metadata,omitempty"`
+	CheckoutToken   string            `dynamodbav:"checkout_token"`
+	PaymentURL      string            `dynamodbav:"payment_url"`
+	IdempotencyKey  string            `dynamodbav:"idempotency_key,omitempty"`
+	RequestHash     string            `dynamodbav:"request_hash"`
+	CreatedAt       time.Time         `dynamodbav:"created_at"`
+	UpdatedAt       time.Time         `dynamodbav:"updated_at"`
+	FirstVerifiedAt *time.Time        `dynamodbav:"first_verified_at,omitempty"`
+	ExpiresAt       time.Time         `dynamodbav:"expires_at"`
+	MerchantName    string            `dynamodbav:"merchant_name,omitempty"`
+	LockRoute       string            `dynamodbav:"lock_route,omitempty"`
+	LockPayer       string            `dynamodbav:"lock_payer,omitempty"`
+	LockedAt        *time.Time        `dynamodbav:"locked_at,omitempty"`
+	FinishedAt      *time.Time        `dynamodbav:"finished_at,omitempty"`
+	Outbox          *payment.Delivery `dynamodbav:"outbox,omitempty"`
 }
+
+// OutboxPending is the GSI2 partition of undelivered webhook events (sparse: only payments
+// with a pending delivery carry gsi2pk; the sort key is the event's creation time).
+const OutboxPending = "OUTBOX#PENDING"
+
+// GSI2 is the name of the table's second global secondary index.
+const GSI2 = "gsi2"
 
 // checkoutKey is the GSI1 key of a payment's checkout token: its SHA-256, so the index never
 // holds the token itself as a key.
@@ -71,7 +80,7 @@ func toPaymentItem(p *payment.Payment) paymentItem {
 		IdempotencyKey: p.IdempotencyKey, RequestHash: p.RequestHash,
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
 		ExpiresAt: p.ExpiresAt.UTC(), MerchantName: p.MerchantName, LockRoute: p.LockRoute, LockPayer: p.LockPayer,
-		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt,
+		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox,
 	}
 }
 
@@ -85,7 +94,7 @@ func (it *paymentItem) payment() *payment.Payment {
 		IdempotencyKey: it.IdempotencyKey, RequestHash: it.RequestHash,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
 		ExpiresAt: it.ExpiresAt, MerchantName: it.MerchantName, LockRoute: it.LockRoute, LockPayer: it.LockPayer,
-		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt,
+		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox,
 	}
 }
 
@@ -250,34 +259,115 @@ func (s *Store) LockPayment(ctx context.Context, invoiceID, route, payer string,
 		})
 }
 
+// outboxSet adds the pending delivery to an update: set in the same conditional write as the
+// state change, so an event is recorded if and only if the change happened.
+func outboxSet(update string, vals map[string]types.AttributeValue, d *payment.Delivery) (string, error) {
+	if d == nil {
+		return update, nil
+	}
+	av, err := attributevalue.MarshalWithOptions(d, func(o *attributevalue.EncoderOptions) {
+		o.EncodeTime = func(t time.Time) (types.AttributeValue, error) {
+			return &types.AttributeValueMemberS{Value: formatTime(t)}, nil
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	vals[":outbox"] = av
+	vals[":g2pk"] = &types.AttributeValueMemberS{Value: OutboxPending}
+	vals[":g2sk"] = &types.AttributeValueMemberS{Value: formatTime(d.CreatedAt)}
+	return update + ", outbox = :outbox, gsi2pk = :g2pk, gsi2sk = :g2sk", nil
+}
+
 // FinishPayment moves a PENDING, unexpired payment to a terminal status with one conditional
 // UpdateItem whose condition names the state it leaves, so of two racing outcomes only one
-// can win. requireLock demands that the payer has locked a route (provider outcomes).
-func (s *Store) FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, now time.Time) (*payment.Payment, error) {
+// can win. requireLock demands that the payer has locked a route (provider outcomes). The
+// webhook delivery d (nil for none) is recorded in the same write.
+func (s *Store) FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, d *payment.Delivery, now time.Time) (*payment.Payment, error) {
 	cond := "#status = :pending AND expires_at > :now"
 	if requireLock {
 		cond += " AND attribute_exists(lock_route)"
 	}
-	return s.updatePayment(ctx, invoiceID,
-		"SET #status = :to, finished_at = :now, updated_at = :now", cond,
-		map[string]string{"#status": "status"},
-		map[string]types.AttributeValue{
-			":to":      &types.AttributeValueMemberS{Value: string(to)},
-			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
-			":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
-		})
+	vals := map[string]types.AttributeValue{
+		":to":      &types.AttributeValueMemberS{Value: string(to)},
+		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
+	}
+	update, err := outboxSet("SET #status = :to, finished_at = :now, updated_at = :now", vals, d)
+	if err != nil {
+		return nil, err
+	}
+	return s.updatePayment(ctx, invoiceID, update, cond, map[string]string{"#status": "status"}, vals)
 }
 
 // ExpirePayment records EXPIRED for a PENDING payment whose expiry has passed (readers treat
-// it as expired either way; this makes the state explicit for later events).
-func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, now time.Time) (*payment.Payment, error) {
-	return s.updatePayment(ctx, invoiceID,
-		"SET #status = :expired, finished_at = expires_at, updated_at = :now",
-		"#status = :pending AND expires_at <= :now",
-		map[string]string{"#status": "status"},
+// it as expired either way; this makes the state explicit and emits its event).
+func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, d *payment.Delivery, now time.Time) (*payment.Payment, error) {
+	vals := map[string]types.AttributeValue{
+		":expired": &types.AttributeValueMemberS{Value: string(payment.Expired)},
+		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
+	}
+	update, err := outboxSet("SET #status = :expired, finished_at = expires_at, updated_at = :now", vals, d)
+	if err != nil {
+		return nil, err
+	}
+	return s.updatePayment(ctx, invoiceID, update, "#status = :pending AND expires_at <= :now", map[string]string{"#status": "status"}, vals)
+}
+
+// RecordAttempt stores the outcome of one delivery attempt of a pending event (one
+// conditional UpdateItem: the event must still be the payment's and still pending). A final
+// status (delivered, failed) takes the payment out of the pending-delivery index.
+func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now time.Time) error {
+	update := "SET outbox.attempts = :n, outbox.last_attempt_at = :now, outbox.#st = :st, outbox.last_http_status = :code, outbox.detail = :detail"
+	if status != payment.DeliveryPending {
+		update += " REMOVE gsi2pk, gsi2sk"
+	}
+	_, err := s.updatePayment(ctx, invoiceID, update, "outbox.event_id = :eid AND outbox.#st = :pending",
+		map[string]string{"#st": "status"},
 		map[string]types.AttributeValue{
-			":expired": &types.AttributeValueMemberS{Value: string(payment.Expired)},
+			":n":       &types.AttributeValueMemberN{Value: strconv.Itoa(attempts)},
 			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
-			":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
+			":st":      &types.AttributeValueMemberS{Value: status},
+			":code":    &types.AttributeValueMemberN{Value: strconv.Itoa(httpStatus)},
+			":detail":  &types.AttributeValueMemberS{Value: detail},
+			":eid":     &types.AttributeValueMemberS{Value: eventID},
+			":pending": &types.AttributeValueMemberS{Value: payment.DeliveryPending},
 		})
+	return err
+}
+
+// PendingDeliveries lists events still pending that were created before olderThan (GSI2,
+// oldest first, at most limit) — what the re-drive re-enqueues.
+func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]payment.EventRef, error) {
+	var out []payment.EventRef
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.Table),
+		IndexName:              aws.String(GSI2),
+		KeyConditionExpression: aws.String("gsi2pk = :pk AND gsi2sk < :before"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":     &types.AttributeValueMemberS{Value: OutboxPending},
+			":before": &types.AttributeValueMemberS{Value: formatTime(olderThan)},
+		},
+	}
+	for len(out) < limit {
+		res, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range res.Items {
+			p, err := decodePayment(item)
+			if err != nil {
+				return nil, err
+			}
+			if p.Outbox != nil && p.Outbox.Status == payment.DeliveryPending && len(out) < limit {
+				out = append(out, payment.EventRef{InvoiceID: p.InvoiceID, EventID: p.Outbox.EventID})
+			}
+		}
+		if len(res.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+	return out, nil
 }

@@ -45,6 +45,9 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 	deps := map[string]*app.Deps{}
 	var routes []localgw.Route
 	for _, f := range stack.Template.Functions {
+		if len(f.Routes) == 0 {
+			continue // not behind the HTTP API (queue consumers, schedules): see Workers
+		}
 		env, err := stack.Resources.FunctionEnv(f.LogicalID)
 		if err != nil {
 			return nil, nil, err

@@ -8,7 +8,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -78,6 +80,50 @@ type Payment struct {
 	LockedAt  *time.Time
 	// FinishedAt is when the payment reached its terminal status.
 	FinishedAt *time.Time
+	// Outbox is the webhook delivery of the terminal event, recorded in the same conditional
+	// write as the state change (nil when the payment has no webhook_url or is not terminal).
+	Outbox *Delivery
+}
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Delivery is one webhook event of a payment and what happened when it was sent.
+type Delivery struct {
+	EventID        string     `json:"id" dynamodbav:"event_id"`
+	Kind           string     `json:"kind" dynamodbav:"kind"`
+	Status         string     `json:"status" dynamodbav:"status"`
+	CreatedAt      time.Time  `json:"created_at" dynamodbav:"created_at"`
+	Attempts       int        `json:"attempts" dynamodbav:"attempts"`
+	LastAttemptAt  *time.Time `json:"last_attempt_at,omitempty" dynamodbav:"last_attempt_at,omitempty"`
+	LastHTTPStatus int        `json:"last_http_status,omitempty" dynamodbav:"last_http_status,omitempty"`
+	Detail         string     `json:"detail,omitempty" dynamodbav:"detail,omitempty"`
+}
+
+// EventRef names one recorded webhook event of a payment.
+type EventRef struct {
+	InvoiceID string
+	EventID   string
+}
+
+// EventKind names the webhook event of a terminal status ("payment.completed", ...).
+func EventKind(s Status) string { return "payment." + strings.ToLower(string(s)) }
+
+// NewDelivery returns the pending delivery of the event a terminal status emits, or nil when
+// the payment has no webhook_url.
+func (p *Payment) NewDelivery(to Status, now time.Time) (*Delivery, error) {
+	if p.WebhookURL == "" || !to.Terminal() {
+		return nil, nil
+	}
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	return &Delivery{EventID: "evt_" + hex.EncodeToString(b[:]), Kind: EventKind(to), Status: DeliveryPending, CreatedAt: now}, nil
 }
 
 // EffectiveStatus is the status as of now: a PENDING payment past its expiry is EXPIRED even

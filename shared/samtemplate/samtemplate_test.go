@@ -27,7 +27,7 @@ func TestRepoTemplateFunctions(t *testing.T) {
 	for _, f := range tpl.Functions {
 		ids = append(ids, f.LogicalID)
 	}
-	want := []string{"CheckoutFunction", "DocumentsFunction", "PaymentCreateFunction", "PaymentVerifyFunction", "ProbesFunction"}
+	want := []string{"CheckoutFunction", "DocumentsFunction", "PaymentCreateFunction", "PaymentVerifyFunction", "ProbesFunction", "WebhookRedriveFunction", "WebhookSenderFunction"}
 	if !reflect.DeepEqual(ids, want) {
 		t.Fatalf("functions = %v, want %v", ids, want)
 	}
@@ -88,11 +88,12 @@ func TestRepoTemplateTable(t *testing.T) {
 	if want := []KeyElement{{"pk", "HASH"}, {"sk", "RANGE"}}; !reflect.DeepEqual(tb.KeySchema, want) {
 		t.Errorf("key schema = %v, want %v", tb.KeySchema, want)
 	}
-	wantAttrs := []AttributeDefinition{{"pk", "S"}, {"sk", "S"}, {"gsi1pk", "S"}, {"gsi1sk", "S"}}
+	wantAttrs := []AttributeDefinition{{"pk", "S"}, {"sk", "S"}, {"gsi1pk", "S"}, {"gsi1sk", "S"}, {"gsi2pk", "S"}, {"gsi2sk", "S"}}
 	if !reflect.DeepEqual(tb.AttributeDefinitions, wantAttrs) {
 		t.Errorf("attributes = %v, want %v", tb.AttributeDefinitions, wantAttrs)
 	}
-	wantGSI := []Index{{Name: "gsi1", KeySchema: []KeyElement{{"gsi1pk", "HASH"}, {"gsi1sk", "RANGE"}}, ProjectionType: "ALL"}}
+	wantGSI := []Index{{Name: "gsi1", KeySchema: []KeyElement{{"gsi1pk", "HASH"}, {"gsi1sk", "RANGE"}}, ProjectionType: "ALL"},
+		{Name: "gsi2", KeySchema: []KeyElement{{"gsi2pk", "HASH"}, {"gsi2sk", "RANGE"}}, ProjectionType: "ALL"}}
 	if !reflect.DeepEqual(tb.GSIs, wantGSI) {
 		t.Errorf("GSIs = %+v, want %+v", tb.GSIs, wantGSI)
 	}

@@ -1,0 +1,335 @@
+package webhook_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/functions"
+	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// receiver is a merchant's webhook endpoint: it verifies every request with the official
+// Standard Webhooks library and answers with the status fail() chooses.
+type receiver struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	attempts map[string]int    // webhook-id -> requests
+	ok       map[string][]byte // webhook-id -> body of the accepted delivery
+	badSigs  int
+	fail     func(id string, attempt int) bool
+}
+
+func newReceiver(t *testing.T, secret string, fail func(id string, attempt int) bool) *receiver {
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &receiver{attempts: map[string]int{}, ok: map[string][]byte{}, fail: fail}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		id := r.Header.Get("webhook-id")
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if err := wh.Verify(body, r.Header); err != nil {
+			rc.badSigs++
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		rc.attempts[id]++
+		if rc.fail != nil && rc.fail(id, rc.attempts[id]) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		rc.ok[id] = body
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+type harness struct {
+	a      *localapi.TestAPI
+	sender *webhook.Sender
+	poller *webhook.Poller
+	secret string
+}
+
+func setup(t *testing.T, env map[string]string) *harness {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test (dynalite + fauxqs)")
+	}
+	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true, Env: env})
+	op := &operator.Operator{Store: a.Store}
+	issued, err := op.IssueWebhookSecret(t.Context(), a.Creds.WorkspaceID, auth.Sandbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := a.Deps["PaymentCreateFunction"]
+	d.Config.WebhookQueueURL = a.Stack.QueueURL("WebhookQueue")
+	s := functions.WebhookSender(d)
+	s.Schedule = make([]time.Duration, len(webhook.DefaultSchedule)) // retry at once in tests
+	return &harness{a: a, sender: s, secret: issued.Secret,
+		poller: &webhook.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: s.Handle}}
+}
+
+// pay creates a payment with a webhook_url and completes it through the hosted checkout.
+func (h *harness) pay(t *testing.T, hook string, ref string) string {
+	t.Helper()
+	res := h.a.Do(t, "POST", "/v1/payment/create", h.a.Creds.SandboxKey,
+		`{"amount": 250.75, "reference": "`+ref+`", "webhook_url": "`+hook+`"}`)
+	var c struct{ InvoiceID, PaymentURL string }
+	if err := json.Unmarshal(res.Body, &struct {
+		InvoiceID  *string `json:"invoice_id"`
+		PaymentURL *string `json:"payment_url"`
+	}{&c.InvoiceID, &c.PaymentURL}); err != nil || res.Status != 201 {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	u, _ := url.Parse(c.PaymentURL)
+	if r := h.a.Do(t, "POST", u.Path+"/lock", "", `{"route":"bkash","payer":"01712345678"}`); r.Status != 200 {
+		t.Fatalf("lock: %d %s", r.Status, r.Body)
+	}
+	if r := h.a.Do(t, "POST", u.Path+"/notices/approve", "", ""); r.Status != 200 {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	return c.InvoiceID
+}
+
+// drain runs the local event source until done() or the deadline.
+func (h *harness) drain(t *testing.T, pollers int, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatal("deliveries did not finish")
+		}
+		var wg sync.WaitGroup
+		for range pollers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := h.poller.RunOnce(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+func (h *harness) outbox(t *testing.T, id string) *payment.Delivery {
+	t.Helper()
+	p, err := h.a.Store.GetPayment(context.Background(), id)
+	if err != nil || p == nil {
+		t.Fatalf("payment %s: %v", id, err)
+	}
+	return p.Outbox
+}
+
+func TestDeliverySignedAndRecorded(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	rc := newReceiver(t, h.secret, nil)
+	id := h.pay(t, rc.srv.URL+"/hooks/takapay", "order-wh-1")
+	h.drain(t, 1, func() bool { rc.mu.Lock(); defer rc.mu.Unlock(); return len(rc.ok) == 1 })
+	ob := h.outbox(t, id)
+	if ob.Status != payment.DeliveryDelivered || ob.Attempts != 1 || ob.LastHTTPStatus != 204 || ob.Kind != "payment.completed" {
+		t.Fatalf("outbox %+v", ob)
+	}
+	var got webhook.Payload
+	if err := json.Unmarshal(rc.ok[ob.EventID], &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != ob.EventID || got.Type != "payment.completed" || got.Data.InvoiceID != id || got.Data.Status != payment.Completed ||
+		got.Data.AmountMinor != 25075 || got.Data.Currency != "BDT" || got.Data.Reference != "order-wh-1" || got.Data.Environment != auth.Sandbox {
+		t.Fatalf("payload %+v", got)
+	}
+	for _, secret := range []string{h.a.Creds.SandboxKey, h.secret, "01712345678"} {
+		if strings.Contains(string(rc.ok[ob.EventID]), secret) {
+			t.Fatal("the payload carries a secret or the payer identity")
+		}
+	}
+	if rc.badSigs != 0 {
+		t.Fatalf("%d requests failed the official signature check", rc.badSigs)
+	}
+	// Nothing more is sent: the queue is empty and a duplicate message is a no-op.
+	if n, _ := h.poller.RunOnce(context.Background()); n != 0 {
+		t.Fatalf("%d messages left", n)
+	}
+	resp, _ := h.sender.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "dup",
+		Body: `{"invoice_id":"` + id + `","event_id":"` + ob.EventID + `"}`}}})
+	if len(resp.BatchItemFailures) != 0 || rc.attempts[ob.EventID] != 1 {
+		t.Fatalf("a duplicate message was sent again: %+v, %d attempts", resp, rc.attempts[ob.EventID])
+	}
+}
+
+func TestRetriesUntilDelivered(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	rc := newReceiver(t, h.secret, func(_ string, attempt int) bool { return attempt <= 2 })
+	id := h.pay(t, rc.srv.URL+"/hook", "order-wh-2")
+	h.drain(t, 1, func() bool { rc.mu.Lock(); defer rc.mu.Unlock(); return len(rc.ok) == 1 })
+	ob := h.outbox(t, id)
+	if ob.Status != payment.DeliveryDelivered || ob.Attempts != 3 || rc.attempts[ob.EventID] != 3 || len(rc.attempts) != 1 {
+		t.Fatalf("outbox %+v; receiver saw %v (one event id, three attempts expected)", ob, rc.attempts)
+	}
+}
+
+func TestAlwaysFailingEndsFailedInTheDLQ(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	rc := newReceiver(t, h.secret, func(string, int) bool { return true })
+	id := h.pay(t, rc.srv.URL+"/hook", "order-wh-3")
+	dlq := h.a.Stack.QueueURL("WebhookDeadLetterQueue")
+	var dead []string
+	h.drain(t, 1, func() bool {
+		out, err := h.a.Stack.Queue.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq), MaxNumberOfMessages: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			dead = append(dead, aws.ToString(m.Body))
+		}
+		return len(dead) > 0
+	})
+	ob := h.outbox(t, id)
+	attempts := len(webhook.DefaultSchedule) + 1
+	if ob.Status != payment.DeliveryFailed || ob.Attempts != attempts || rc.attempts[ob.EventID] != attempts {
+		t.Fatalf("outbox %+v, receiver attempts %d, want %d and failed", ob, rc.attempts[ob.EventID], attempts)
+	}
+	if len(dead) != 1 || !strings.Contains(dead[0], ob.EventID) {
+		t.Fatalf("dead-letter queue holds %v", dead)
+	}
+}
+
+func TestGoneStopsRetrying(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusGone) }))
+	t.Cleanup(gone.Close)
+	id := h.pay(t, gone.URL+"/hook", "order-wh-410")
+	h.drain(t, 1, func() bool { return h.outbox(t, id).Status != payment.DeliveryPending })
+	if ob := h.outbox(t, id); ob.Status != payment.DeliveryFailed || ob.Attempts != 1 || ob.LastHTTPStatus != 410 {
+		t.Fatalf("outbox %+v", ob)
+	}
+	if n, _ := h.poller.RunOnce(context.Background()); n != 0 {
+		t.Fatal("a 410 delivery is still queued")
+	}
+}
+
+// A crash between the state write and the SQS send (simulated: the send fails) loses nothing:
+// the event is in the payment's outbox, and the re-drive re-enqueues it.
+func TestCrashBeforeSendRecoveredByRedrive(t *testing.T) {
+	t.Parallel()
+	h := setup(t, map[string]string{"WEBHOOK_QUEUE_URL": "http://127.0.0.1:1/000000000000/unreachable"})
+	rc := newReceiver(t, h.secret, nil)
+	id := h.pay(t, rc.srv.URL+"/hook", "order-wh-crash")
+	if ob := h.outbox(t, id); ob == nil || ob.Status != payment.DeliveryPending {
+		t.Fatalf("the state change did not record its event: %+v", ob)
+	}
+	if n, _ := h.poller.RunOnce(context.Background()); n != 0 {
+		t.Fatal("the failed send reached the queue after all")
+	}
+	redrive := functions.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive.Queue.URL = h.poller.QueueURL
+	redrive.After = time.Nanosecond
+	if n, err := redrive.Run(context.Background()); err != nil || n != 1 {
+		t.Fatalf("re-drive sent %d (%v), want 1", n, err)
+	}
+	h.drain(t, 1, func() bool { rc.mu.Lock(); defer rc.mu.Unlock(); return len(rc.ok) == 1 })
+	if ob := h.outbox(t, id); ob.Status != payment.DeliveryDelivered {
+		t.Fatalf("outbox %+v", ob)
+	}
+	if n, _ := redrive.Run(context.Background()); n != 0 {
+		t.Fatalf("re-drive found %d pending after delivery", n)
+	}
+}
+
+// 500 completed payments, a receiver that fails 30 % of attempts: every event is delivered, and
+// no event arrives that a payment did not record.
+func TestManyPaymentsFlakyReceiver(t *testing.T) {
+	t.Parallel()
+	h := setup(t, map[string]string{"CHECKOUT_RATE_PER_CLIENT": "100000"})
+	rng := rand.New(rand.NewSource(7))
+	var rngMu sync.Mutex
+	rc := newReceiver(t, h.secret, func(string, int) bool { rngMu.Lock(); defer rngMu.Unlock(); return rng.Float64() < 0.3 })
+	const n = 500
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ids[i] = h.pay(t, rc.srv.URL+"/hook", fmt.Sprintf("bulk-%03d", i))
+		}()
+	}
+	wg.Wait()
+	h.drain(t, 4, func() bool { rc.mu.Lock(); defer rc.mu.Unlock(); return len(rc.ok) >= n })
+	recorded := map[string]string{}
+	for _, id := range ids {
+		ob := h.outbox(t, id)
+		if ob.Status != payment.DeliveryDelivered {
+			t.Fatalf("%s: %+v", id, ob)
+		}
+		recorded[ob.EventID] = id
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for eid := range rc.attempts {
+		if _, ok := recorded[eid]; !ok {
+			t.Fatalf("the receiver got event %s that no payment recorded", eid)
+		}
+	}
+	if len(rc.ok) != n || rc.badSigs != 0 {
+		t.Fatalf("%d events delivered (want %d), %d bad signatures", len(rc.ok), n, rc.badSigs)
+	}
+	total := 0
+	for _, c := range rc.attempts {
+		total += c
+	}
+	t.Logf("%d events, %d attempts (%.2f per event)", n, total, float64(total)/n)
+}
+
+// The send-time check refuses loopback (and every non-public address) even when the URL was
+// accepted at create; here the sender runs with the production client.
+func TestSendTimeSSRFCheck(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	rc := newReceiver(t, h.secret, nil)
+	id := h.pay(t, rc.srv.URL+"/hook", "order-wh-ssrf")
+	prod := *h.sender
+	prod.Client = webhook.NewClient(webhook.ClientOptions{})
+	h.poller.Handler = prod.Handle
+	if _, err := h.poller.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ob := h.outbox(t, id)
+	if ob.Status != payment.DeliveryPending || ob.Attempts != 1 || ob.LastHTTPStatus != 0 || !strings.Contains(ob.Detail, "not delivered") {
+		t.Fatalf("outbox %+v", ob)
+	}
+	if len(rc.attempts) != 0 {
+		t.Fatal("the receiver on loopback was reached")
+	}
+}
