@@ -142,3 +142,17 @@ func workspaceItems[T any](ctx context.Context, s *Store, workspaceID, prefix st
 	}
 	return out, nil
 }
+
+// putNew writes an item only if no item has its key (one conditional PutItem).
+func (s *Store) putNew(ctx context.Context, item any) error {
+	av, err := marshalItem(item)
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.Table),
+		Item:                av,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	return err
+}

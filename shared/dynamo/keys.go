@@ -75,16 +75,7 @@ func (s *Store) PutKey(ctx context.Context, k *auth.KeyRecord) error {
 		Hash: k.Hash, KeyID: k.KeyID, WorkspaceID: k.WorkspaceID, WorkspaceNm: k.WorkspaceName, Environment: string(k.Environment),
 		Scopes: scopes, Name: k.Name, Hint: k.Hint, CreatedAt: k.CreatedAt.UTC(), RevokedAt: k.RevokedAt, ExpiresAt: k.ExpiresAt,
 	}
-	av, err := marshalItem(it)
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           aws.String(s.Table),
-		Item:                av,
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
-	})
-	return err
+	return s.putNew(ctx, it)
 }
 
 // ListKeys returns a workspace's keys, oldest first (GSI1 query; operator use only).
@@ -168,16 +159,7 @@ type workspaceItem struct {
 
 // PutWorkspace creates a workspace (never overwriting one).
 func (s *Store) PutWorkspace(ctx context.Context, w Workspace) error {
-	av, err := marshalItem(workspaceItem{PK: "WS#" + w.ID, SK: "WS", Workspace: w})
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           aws.String(s.Table),
-		Item:                av,
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
-	})
-	return err
+	return s.putNew(ctx, workspaceItem{PK: "WS#" + w.ID, SK: "WS", Workspace: w})
 }
 
 // GetWorkspace reads a workspace; ErrNotFound when absent.

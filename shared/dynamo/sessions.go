@@ -46,16 +46,7 @@ func (s *Store) PutUser(ctx context.Context, u User) error {
 		return fmt.Errorf("invalid user id %q", u.ID)
 	}
 	u.CreatedAt = u.CreatedAt.UTC()
-	av, err := marshalItem(userItem{PK: userPK(u.ID), SK: "USER", User: u})
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           aws.String(s.Table),
-		Item:                av,
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
-	})
-	return err
+	return s.putNew(ctx, userItem{PK: userPK(u.ID), SK: "USER", User: u})
 }
 
 // GetUser reads a user; ErrNotFound when absent.
@@ -191,16 +182,7 @@ func (s *Store) PutSession(ctx context.Context, rec *auth.SessionRecord) error {
 		CreatedAt: rec.CreatedAt.UTC(), ExpiresAt: rec.ExpiresAt.UTC(), RevokedAt: rec.RevokedAt,
 		TTL: ttlSeconds(rec.ExpiresAt),
 	}
-	av, err := marshalItem(it)
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           aws.String(s.Table),
-		Item:                av,
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
-	})
-	return err
+	return s.putNew(ctx, it)
 }
 
 // GetSession looks a session up by its token's hash with one strongly consistent GetItem;
