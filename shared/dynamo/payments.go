@@ -23,6 +23,8 @@ type paymentItem struct {
 	SK              string            `dynamodbav:"sk"`
 	GSI1PK          string            `dynamodbav:"gsi1pk"`
 	GSI1SK          string            `dynamodbav:"gsi1sk"`
+	GSI2PK          string            `dynamodbav:"gsi2pk,omitempty"`
+	GSI2SK          string            `dynamodbav:"gsi2sk,omitempty"`
 	InvoiceID       string            `dynamodbav:"invoice_id"`
 	WorkspaceID     string            `dynamodbav:"workspace_id"`
 	Environment     string            `dynamodbav:"environment"`
@@ -53,9 +55,14 @@ type paymentItem struct {
 	Outbox          *payment.Delivery `dynamodbav:"outbox,omitempty"`
 }
 
-// OutboxPending is the GSI2 partition of undelivered webhook events (sparse: only payments
-// with a pending delivery carry gsi2pk; the sort key is the event's creation time).
-const OutboxPending = "OUTBOX#PENDING"
+// GSI2 is sparse and follows a payment with a webhook_url through its life: while PENDING it
+// sits in ExpiryPending (sort key: expires_at), so the scheduled sweep can expire it and emit
+// payment.expired even if nobody looks at it again; once terminal, in OutboxPending (sort key:
+// the event's creation time) until its event is delivered or failed; then nowhere.
+const (
+	ExpiryPending = "EXPIRY#PENDING"
+	OutboxPending = "OUTBOX#PENDING"
+)
 
 // GSI2 is the name of the table's second global secondary index.
 const GSI2 = "gsi2"
@@ -72,6 +79,7 @@ func paymentPK(invoiceID string) string { return "PAY#" + invoiceID }
 func toPaymentItem(p *payment.Payment) paymentItem {
 	return paymentItem{
 		PK: paymentPK(p.InvoiceID), SK: "PAY", GSI1PK: checkoutKey(p.CheckoutToken), GSI1SK: "PAY",
+		GSI2PK: expiryPK(p), GSI2SK: expirySK(p),
 		InvoiceID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: string(p.Environment),
 		Status: string(p.Status), AmountMinor: int64(p.AmountMinor), Currency: p.Currency, Reference: p.Reference,
 		RedirectURL: p.RedirectURL, CancelURL: p.CancelURL, WebhookURL: p.WebhookURL,
@@ -261,9 +269,23 @@ func (s *Store) LockPayment(ctx context.Context, invoiceID, route, payer string,
 
 // outboxSet adds the pending delivery to an update: set in the same conditional write as the
 // state change, so an event is recorded if and only if the change happened.
+func expiryPK(p *payment.Payment) string {
+	if p.WebhookURL == "" || p.Status != payment.Pending {
+		return ""
+	}
+	return ExpiryPending
+}
+
+func expirySK(p *payment.Payment) string {
+	if expiryPK(p) == "" {
+		return ""
+	}
+	return formatTime(p.ExpiresAt)
+}
+
 func outboxSet(update string, vals map[string]types.AttributeValue, d *payment.Delivery) (string, error) {
 	if d == nil {
-		return update, nil
+		return update + " REMOVE gsi2pk, gsi2sk", nil
 	}
 	av, err := attributevalue.MarshalWithOptions(d, func(o *attributevalue.EncoderOptions) {
 		o.EncodeTime = func(t time.Time) (types.AttributeValue, error) {
@@ -370,4 +392,31 @@ func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limi
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}
 	return out, nil
+}
+
+// ExpiredPending lists PENDING payments with a webhook_url whose expiry has passed (GSI2, at
+// most limit): the sweep expires them so their payment.expired event is sent.
+func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([]*payment.Payment, error) {
+	out, err := s.DB.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.Table),
+		IndexName:              aws.String(GSI2),
+		KeyConditionExpression: aws.String("gsi2pk = :pk AND gsi2sk <= :now"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":  &types.AttributeValueMemberS{Value: ExpiryPending},
+			":now": &types.AttributeValueMemberS{Value: formatTime(now)},
+		},
+		Limit: aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var ps []*payment.Payment
+	for _, item := range out.Items {
+		p, err := decodePayment(item)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
@@ -331,5 +333,47 @@ func TestSendTimeSSRFCheck(t *testing.T) {
 	}
 	if len(rc.attempts) != 0 {
 		t.Fatal("the receiver on loopback was reached")
+	}
+}
+
+// A payment that simply runs out of time, with nobody looking at it, still emits
+// payment.expired: the scheduled sweep expires it from the expiry index.
+func TestUnattendedExpiryEmitsEvent(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	rc := newReceiver(t, h.secret, nil)
+	res := h.a.Do(t, "POST", "/v1/payment/create", h.a.Creds.SandboxKey, `{"amount": 99, "reference": "order-wh-exp", "webhook_url": "`+rc.srv.URL+`/hook"}`)
+	var c struct {
+		InvoiceID string `json:"invoice_id"`
+	}
+	if err := json.Unmarshal(res.Body, &c); err != nil || res.Status != 201 {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	redrive := functions.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive.Queue.URL = h.poller.QueueURL
+	if n, err := redrive.Expire(context.Background()); err != nil || n != 0 {
+		t.Fatalf("a payment within its expiry was expired: %d %v", n, err)
+	}
+	// Move the expiry (and its index key) into the past, standing in for the passage of time.
+	past := time.Now().Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	if _, err := h.a.Stack.DDB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(h.a.Store.Table),
+		Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + c.InvoiceID}, "sk": &types.AttributeValueMemberS{Value: "PAY"}},
+		UpdateExpression:          aws.String("SET expires_at = :t, gsi2sk = :t"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: past}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := redrive.Expire(context.Background()); err != nil || n != 1 {
+		t.Fatalf("sweep expired %d (%v), want 1", n, err)
+	}
+	h.drain(t, 1, func() bool { rc.mu.Lock(); defer rc.mu.Unlock(); return len(rc.ok) == 1 })
+	ob := h.outbox(t, c.InvoiceID)
+	p, _ := h.a.Store.GetPayment(context.Background(), c.InvoiceID)
+	if p.Status != payment.Expired || ob.Kind != "payment.expired" || ob.Status != payment.DeliveryDelivered {
+		t.Fatalf("status %s, outbox %+v", p.Status, ob)
+	}
+	if n, _ := redrive.Expire(context.Background()); n != 0 {
+		t.Fatal("an expired payment was swept twice")
 	}
 }
