@@ -187,9 +187,10 @@ func ErrorPage(w io.Writer, title, message string) error {
 // (by SHA-256), same-origin fetches (the status poll) and images, and no framing. Its
 // form-action allows 'self' and https: because the server answers a form post with a 303
 // that may go to the merchant's https redirect_url or cancel_url, and browsers check
-// form-action against every redirect after a form submission; with allowLocalhost (set only
-// by the local dev stack, where merchants may use http://localhost callback URLs) it also allows http://localhost:* and http://127.0.0.1:* for the local dev stack (CSP
-// cannot name [::1], so a dev merchant on http://[::1] is blocked after a form post).
+// form-action against every redirect after a form submission. allowLocalhost (true only in
+// the local dev stack, where merchants may use http://localhost callback URLs) also allows
+// http://localhost:* and http://127.0.0.1:* (CSP cannot name [::1], so a dev merchant on
+// http://[::1] is blocked after a form post).
 func SecurityHeaders(allowLocalhost bool) map[string]string {
 	formAction := "'self' https:"
 	if allowLocalhost {

@@ -381,7 +381,7 @@ func (s *Service) lock(ctx context.Context, r *httpapi.Request, p *payment.Payme
 	}
 	if len(vs) > 0 {
 		if m.html {
-			return s.page(p, base, m, "Please check: "+apierr.Invalid(vs...).Message, http.StatusUnprocessableEntity), nil
+			return s.page(p, base, m, payerMessage(vs), http.StatusUnprocessableEntity), nil
 		}
 		return nil, apierr.Invalid(vs...)
 	}
@@ -481,4 +481,20 @@ func (s *Service) finished(p *payment.Payment, wanted payment.Status, base strin
 		msg += "; it cannot become " + strings.ToLower(string(wanted))
 	}
 	return nil, apierr.New(apierr.StateConflict, "%s", msg)
+}
+
+// payerMessage words validation problems for the payer, not for an API client.
+func payerMessage(vs []apierr.Violation) string {
+	var parts []string
+	for _, v := range vs {
+		switch v.Path {
+		case "body.route":
+			parts = append(parts, "Choose how to pay.")
+		case "body.payer":
+			parts = append(parts, "Your mobile number or email "+v.Rule+".")
+		default:
+			parts = append(parts, v.Rule+".")
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -154,9 +154,10 @@ func (r *Reader) OnlyKnown(allowed ...string) {
 			unknown = append(unknown, n)
 		}
 	}
-	sort.Strings(allowed)
+	sorted := append([]string(nil), allowed...) // never reorder the caller's (shared) slice
+	sort.Strings(sorted)
 	for _, n := range unknown {
-		r.Fail(n, "is not a known field (allowed: "+strings.Join(allowed, ", ")+")")
+		r.Fail(n, "is not a known field (allowed: "+strings.Join(sorted, ", ")+")")
 	}
 }
 

@@ -442,3 +442,17 @@ func TestErrCollectsAllAndCaps(t *testing.T) {
 		t.Errorf("message =\n %q\nwant\n %q", e.Message, want)
 	}
 }
+
+// OnlyKnown must not reorder the caller's slice: the allowed lists are shared package
+// variables read by concurrent requests.
+func TestOnlyKnownLeavesAllowedUntouched(t *testing.T) {
+	allowed := []string{"zeta", "alpha", "mid"}
+	r := jsonbody.NewReader(mustParse(t, `{"x":1}`))
+	r.OnlyKnown(allowed...)
+	if strings.Join(allowed, ",") != "zeta,alpha,mid" {
+		t.Fatalf("allowed reordered to %v", allowed)
+	}
+	if len(r.Violations) != 1 || !strings.Contains(r.Violations[0].Rule, "alpha, mid, zeta") {
+		t.Fatalf("violations %v", r.Violations)
+	}
+}
