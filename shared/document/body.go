@@ -170,7 +170,7 @@ func ParseBody(raw []byte, path string) (*Body, []apierr.Violation) {
 		return nil, vs
 	}
 	r := jsonbody.NewReader(obj)
-	r.OnlyKnown(append([]string(nil), bodyMembers...)...)
+	r.OnlyKnown(bodyMembers...)
 
 	b := &Body{}
 	b.Reference, _ = r.String("reference", jsonbody.StringRule{Required: true, Min: MinReference, Max: MaxReference})
@@ -432,7 +432,7 @@ func bodyLineItems(r *jsonbody.Reader) []LineItem {
 			continue
 		}
 		ir := jsonbody.NewReader(obj)
-		ir.OnlyKnown(append([]string(nil), lineItemMembers...)...)
+		ir.OnlyKnown(lineItemMembers...)
 		var it LineItem
 		it.Title, _ = ir.String("title", jsonbody.StringRule{Required: true, Min: MinTitle, Max: MaxTitle})
 		it.Quantity, _ = ir.Int("quantity", true, MinQuantity, MaxQuantity)
@@ -469,7 +469,7 @@ func bodyCustomFields(r *jsonbody.Reader) []CustomField {
 			continue
 		}
 		fr := jsonbody.NewReader(obj)
-		fr.OnlyKnown(append([]string(nil), customFieldMembers...)...)
+		fr.OnlyKnown(customFieldMembers...)
 		var f CustomField
 		var idOK bool
 		f.ID, idOK = fr.String("id", jsonbody.StringRule{Required: true, Min: 1, Max: MaxFieldID, Check: bodyCheckFieldID})

@@ -156,3 +156,21 @@ func (s *Store) putNew(ctx context.Context, item any) error {
 	})
 	return err
 }
+
+// revoke sets revoked_at on an existing item once (an already revoked item keeps its time);
+// ErrNotFound when there is no such item.
+func (s *Store) revoke(ctx context.Context, pk, sk string, t time.Time) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.Table),
+		Key:                 key(pk, sk),
+		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
+		ConditionExpression: aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberS{Value: formatTime(t)},
+		},
+	})
+	if isConditionFailed(err) {
+		return ErrNotFound
+	}
+	return err
+}

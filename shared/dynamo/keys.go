@@ -105,19 +105,7 @@ func (s *Store) FindKey(ctx context.Context, workspaceID, keyID string) (*auth.K
 
 // RevokeKey marks a key revoked at t (idempotent: an already revoked key keeps its time).
 func (s *Store) RevokeKey(ctx context.Context, hash string, t time.Time) error {
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.Table),
-		Key:                 key(keyPK(hash), "APIKEY"),
-		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
-		ConditionExpression: aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":t": &types.AttributeValueMemberS{Value: formatTime(t)},
-		},
-	})
-	if isConditionFailed(err) {
-		return ErrNotFound
-	}
-	return err
+	return s.revoke(ctx, keyPK(hash), "APIKEY", t)
 }
 
 // ExpireKey sets a key to stop working at t (rotation grace), unless it already expires sooner.

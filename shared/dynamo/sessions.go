@@ -212,17 +212,5 @@ func (s *Store) RevokeSession(ctx context.Context, hash string, t time.Time) err
 	if !validID(hash) {
 		return ErrNotFound
 	}
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.Table),
-		Key:                 key(sessionPK(hash), "SESSION"),
-		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
-		ConditionExpression: aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":t": &types.AttributeValueMemberS{Value: formatTime(t)},
-		},
-	})
-	if isConditionFailed(err) {
-		return ErrNotFound
-	}
-	return err
+	return s.revoke(ctx, sessionPK(hash), "SESSION", t)
 }
