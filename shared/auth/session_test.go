@@ -68,7 +68,7 @@ func TestParseSessionTokenRejects(t *testing.T) {
 		"", "x", token[:42], token + "A", token + "=", " " + token[1:],
 		strings.Repeat("+", 43), strings.Repeat("/", 43), token[:41] + "==",
 		nonCanonical,
-		"sk_sandbox_" + token[:32],
+		apiKey(t), // an API key is never a session token
 	} {
 		if h, err := auth.ParseSessionToken(bad); !errors.Is(err, auth.ErrMalformedSessionToken) || h != "" {
 			t.Errorf("ParseSessionToken(%q) = %q, %v; want ErrMalformedSessionToken", bad, h, err)
@@ -563,4 +563,13 @@ func TestSessionIdentityAuthorize(t *testing.T) {
 			}
 		}
 	}
+}
+
+func apiKey(t *testing.T) string {
+	t.Helper()
+	k, _, err := auth.NewKey(auth.Sandbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
