@@ -36,7 +36,7 @@ test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 
 .PHONY: bench
 bench: deps ## DynamoDB requests per call and p50 latency: create and verify vs raw PutItem/GetItem
-	$(GO) test -run '^$$' -bench . -benchtime 300x -count 1 ./shared/bench/
+	$(GO) test -run '^$$' -bench . -benchtime 300x -count 1 ./shared/local/bench/
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)

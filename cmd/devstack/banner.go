@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/takapay/payments/shared/devstack"
-	"github.com/takapay/payments/shared/localapi"
-	"github.com/takapay/payments/shared/localgw"
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/localgw"
 )
 
 func banner(base string, s *devstack.Stack, c *localapi.Credentials, fresh bool, credPath, envPath string, routes []localgw.Route) {

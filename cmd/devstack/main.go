@@ -20,11 +20,11 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/devstack"
-	"github.com/takapay/payments/shared/functions"
-	"github.com/takapay/payments/shared/localapi"
-	"github.com/takapay/payments/shared/samtemplate"
-	"github.com/takapay/payments/shared/webhook"
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/samtemplate"
+	"github.com/takapay/payments/shared/local/sqspoll"
 )
 
 func main() {
@@ -117,10 +117,10 @@ func run() error {
 	// What Lambda's SQS event source and the schedule do in AWS: poll the webhook queue into the
 	// sender, and re-drive pending events every minute.
 	workerDeps := deps["PaymentCreateFunction"]
-	sender := functions.WebhookSender(workerDeps)
-	poller := &webhook.Poller{SQS: workerDeps.SQS, QueueURL: workerDeps.Config.WebhookQueueURL, Handler: sender.Handle, Wait: 1}
+	consumer := registry.WebhookConsumer(workerDeps)
+	poller := &sqspoll.Poller{SQS: workerDeps.SQS, QueueURL: workerDeps.Config.WebhookQueueURL, Handler: consumer.Handle, Wait: 1}
 	go poller.Run(ctx)
-	redrive := functions.WebhookRedrive(workerDeps)
+	redrive := registry.WebhookRedrive(workerDeps)
 	go func() {
 		t := time.NewTicker(time.Minute)
 		defer t.Stop()

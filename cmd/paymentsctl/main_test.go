@@ -15,9 +15,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/dynamo"
-	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 type cli struct {
@@ -178,7 +178,7 @@ func TestWorkspaceCreate(t *testing.T) {
 	}
 }
 
-// Regression (fixed): `--json workspace create` (and `--json workspace list`) print dynamo.Workspace, which has
+// Regression (fixed): `--json workspace create` (and `--json workspace list`) print auth.Workspace, which has
 // only dynamodbav tags, so the JSON keys are the Go field names {"ID","Name","CreatedAt"}; the
 // text output says "workspace_id:" and every other --json output of the CLI uses snake_case
 // ("key_id", "created_at"), so `paymentsctl --json workspace create ... | jq -r .workspace_id`

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 )
 
 func (c *cli) createUser(t *testing.T, email string) string {
@@ -37,10 +36,9 @@ type sessionJSON struct {
 // authenticateCookie runs the production authenticator against the test store with a session
 // cookie.
 func (c *cli) authenticateCookie(token, ws string) (*auth.Identity, error) {
-	ev := events.APIGatewayV2HTTPRequest{Cookies: []string{auth.SessionCookie + "=" + token}}
-	ev.RequestContext.HTTP.Method = "GET"
+	r := &web.Request{Method: "GET", Cookies: []string{auth.SessionCookie + "=" + token}}
 	a := &auth.Authenticator{Keys: c.store, Sessions: c.store}
-	return a.AuthenticateWorkspace(c.ctx, &httpapi.Request{Event: ev}, ws)
+	return a.AuthenticateWorkspace(c.ctx, r, ws)
 }
 
 func TestUserCreate(t *testing.T) {

@@ -1,6 +1,10 @@
-// Command checkout is the Lambda function CheckoutFunction of template.yaml.
+// Command checkout is the Lambda function CheckoutFunction of template.yaml. It links only its own
+// handler: see the route table in package handler beside it.
 package main
 
-import "github.com/takapay/payments/shared/functions"
+import (
+	"github.com/takapay/payments/functions/checkout/handler"
+	"github.com/takapay/payments/shared/app"
+)
 
-func main() { functions.Start("CheckoutFunction") }
+func main() { app.StartHTTP(handler.Function) }

@@ -1,6 +1,10 @@
-// Command documents is the Lambda function DocumentsFunction of template.yaml.
+// Command documents is the Lambda function DocumentsFunction of template.yaml. It links only its own
+// handler: see the route table in package handler beside it.
 package main
 
-import "github.com/takapay/payments/shared/functions"
+import (
+	"github.com/takapay/payments/functions/documents/handler"
+	"github.com/takapay/payments/shared/app"
+)
 
-func main() { functions.Start("DocumentsFunction") }
+func main() { app.StartHTTP(handler.Function) }

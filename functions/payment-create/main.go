@@ -1,6 +1,10 @@
-// Command payment-create is the Lambda function PaymentCreateFunction of template.yaml.
+// Command payment-create is the Lambda function PaymentCreateFunction of template.yaml. It links only its own
+// handler: see the route table in package handler beside it.
 package main
 
-import "github.com/takapay/payments/shared/functions"
+import (
+	"github.com/takapay/payments/functions/payment-create/handler"
+	"github.com/takapay/payments/shared/app"
+)
 
-func main() { functions.Start("PaymentCreateFunction") }
+func main() { app.StartHTTP(handler.Function) }

@@ -1,6 +1,10 @@
-// Command payment-verify is the Lambda function PaymentVerifyFunction of template.yaml.
+// Command payment-verify is the Lambda function PaymentVerifyFunction of template.yaml. It links only its own
+// handler: see the route table in package handler beside it.
 package main
 
-import "github.com/takapay/payments/shared/functions"
+import (
+	"github.com/takapay/payments/functions/payment-verify/handler"
+	"github.com/takapay/payments/shared/app"
+)
 
-func main() { functions.Start("PaymentVerifyFunction") }
+func main() { app.StartHTTP(handler.Function) }

@@ -1,6 +1,10 @@
-// Command probes is the Lambda function ProbesFunction of template.yaml.
+// Command probes is the Lambda function ProbesFunction of template.yaml. It links only its own
+// handler: see the route table in package handler beside it.
 package main
 
-import "github.com/takapay/payments/shared/functions"
+import (
+	"github.com/takapay/payments/functions/probes/handler"
+	"github.com/takapay/payments/shared/app"
+)
 
-func main() { functions.Start("ProbesFunction") }
+func main() { app.StartHTTP(handler.Function) }

@@ -1,6 +1,10 @@
-// Command webhook-redrive is the Lambda function WebhookRedriveFunction of template.yaml.
+// Command webhook-redrive is the Lambda function WebhookRedriveFunction of template.yaml (not behind the HTTP
+// API). It links only its own handler: see package handler beside it.
 package main
 
-import "github.com/takapay/payments/shared/functions"
+import (
+	"github.com/takapay/payments/functions/webhook-redrive/handler"
+	"github.com/takapay/payments/shared/app"
+)
 
-func main() { functions.Start("WebhookRedriveFunction") }
+func main() { app.StartWorker(handler.Function) }

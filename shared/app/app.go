@@ -16,11 +16,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/httpapi"
 	"github.com/takapay/payments/shared/urlcheck"
+	"github.com/takapay/payments/shared/web"
 )
 
 // Config is the functions' configuration, read from environment variables that template.yaml
@@ -162,7 +164,7 @@ func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *D
 		Store:   store,
 		Auth:    &auth.Authenticator{Keys: store, Sessions: store, AllowedOrigins: cfg.DashboardOrigins},
 		URLs:    urlcheck.Policy{AllowLocalhost: cfg.AllowLocalhostURLs},
-		Adapter: httpapi.Adapter{Logger: logger},
+		Adapter: httpapi.Adapter{Logger: logger, PublicBaseURL: cfg.PublicBaseURL},
 	}
 }
 
@@ -171,40 +173,67 @@ func NewLogger(level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: level}))
 }
 
-// Builder builds a function's request handler from Deps.
-type Builder func(d *Deps) httpapi.HandlerFunc
+// API is what an HTTP function serves: its route table, keyed by template.yaml's route keys,
+// and optionally an error page for browsers (see httpapi.Adapter.ErrorPage).
+type API struct {
+	Routes    web.Routes
+	ErrorPage func(r *web.Request, e *apierr.Error) *web.Response
+}
 
-// Start is a function's whole main: load configuration and clients once (cold start), then
-// serve API Gateway HTTP API events with the handler that build returns.
-func Start(name string, build Builder) {
+// HTTPFunction is a template.yaml function behind the HTTP API.
+type HTTPFunction struct {
+	// LogicalID is the function's logical id in template.yaml.
+	LogicalID string
+	// Name appears in every log line of the function.
+	Name string
+	// Build makes the function's API from Deps, once per cold start.
+	Build func(d *Deps) API
+}
+
+// Lambda builds the function's Lambda handler from Deps.
+func (f HTTPFunction) Lambda(d *Deps) httpapi.LambdaHandler {
+	api := f.Build(d)
+	a := d.Adapter
+	a.ErrorPage = api.ErrorPage
+	return a.Routes(f.Name, api.Routes)
+}
+
+// Worker is a template.yaml function that is not behind the HTTP API (an SQS consumer, a
+// scheduled job).
+type Worker struct {
+	LogicalID string
+	Name      string
+	// Build makes the Lambda handler (any signature lambda.Start accepts) from Deps.
+	Build func(d *Deps) any
+}
+
+// StartHTTP is the whole main of an HTTP function: load configuration and clients once (cold
+// start), then serve API Gateway HTTP API events with the function's routes.
+func StartHTTP(f HTTPFunction) {
+	d := load(f.Name, false)
+	lambda.Start(f.Lambda(d))
+}
+
+// StartWorker is the whole main of a function that is not behind the HTTP API.
+func StartWorker(f Worker) {
+	d := load(f.Name, true)
+	lambda.Start(f.Build(d))
+}
+
+func load(name string, nameInLogs bool) *Deps {
 	cfg, err := ConfigFromEnv(os.LookupEnv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "configuration:", err)
 		os.Exit(1)
 	}
 	logger := NewLogger(cfg.LogLevel)
+	if nameInLogs {
+		logger = logger.With(slog.String("function", name))
+	}
 	awsCfg, err := awsx.Load(context.Background())
 	if err != nil {
 		logger.Error("aws configuration", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
-	d := New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)
-	lambda.Start(d.Adapter.Lambda(name, build(d)))
-}
-
-// StartHandler is the main of a function that is not behind the HTTP API (an SQS consumer, a
-// scheduled job): load configuration and clients once, then serve handler.
-func StartHandler(name string, handler func(d *Deps) any) {
-	cfg, err := ConfigFromEnv(os.LookupEnv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "configuration:", err)
-		os.Exit(1)
-	}
-	logger := NewLogger(cfg.LogLevel).With(slog.String("function", name))
-	awsCfg, err := awsx.Load(context.Background())
-	if err != nil {
-		logger.Error("aws configuration", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	lambda.Start(handler(New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)))
+	return New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)
 }

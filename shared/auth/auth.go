@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/obs"
 )
 
@@ -149,7 +149,7 @@ func (a *Authenticator) now() time.Time {
 
 // Authenticate reads the bearer key from the request: 401 INVALID_API_KEY when it is missing,
 // malformed, unknown, revoked or expired; 503 AUTH_SERVICE_UNAVAILABLE when the store fails.
-func (a *Authenticator) Authenticate(ctx context.Context, r *httpapi.Request) (*Identity, error) {
+func (a *Authenticator) Authenticate(ctx context.Context, r *web.Request) (*Identity, error) {
 	header := r.Header("Authorization")
 	if header == "" {
 		return nil, apierr.New(apierr.InvalidAPIKey, "missing API key: send Authorization: Bearer <key>")
@@ -188,4 +188,18 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *httpapi.Request) (*
 		Scopes:        rec.Scopes,
 		CredentialID:  rec.KeyID,
 	}, nil
+}
+
+// Workspace is a merchant workspace.
+type Workspace struct {
+	ID        string    `dynamodbav:"workspace_id" json:"workspace_id"`
+	Name      string    `dynamodbav:"name" json:"name"`
+	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
+}
+
+// User is a dashboard user.
+type User struct {
+	ID        string    `dynamodbav:"user_id" json:"user_id"`
+	Email     string    `dynamodbav:"email" json:"email"`
+	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
 }

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 )
 
 func TestAuthorize(t *testing.T) {
@@ -86,8 +85,8 @@ func (s *stubKeys) GetKey(_ context.Context, hash string) (*auth.KeyRecord, erro
 	return s.recs[hash], nil
 }
 
-func request(headers map[string]string) *httpapi.Request {
-	return &httpapi.Request{Event: events.APIGatewayV2HTTPRequest{Headers: headers}}
+func request(headers map[string]string) *web.Request {
+	return &web.Request{Headers: headers}
 }
 
 func TestAuthenticate(t *testing.T) {

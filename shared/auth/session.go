@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/obs"
 )
 
@@ -155,7 +155,7 @@ const (
 //   - Neither is 401 INVALID_API_KEY.
 //
 // workspaceID is compared exactly: callers pass the canonical (lower-case) UUID.
-func (a *Authenticator) AuthenticateWorkspace(ctx context.Context, r *httpapi.Request, workspaceID string) (*Identity, error) {
+func (a *Authenticator) AuthenticateWorkspace(ctx context.Context, r *web.Request, workspaceID string) (*Identity, error) {
 	if strings.TrimSpace(r.Header("Authorization")) != "" {
 		id, err := a.Authenticate(ctx, r)
 		if err != nil {
@@ -173,7 +173,7 @@ func (a *Authenticator) AuthenticateWorkspace(ctx context.Context, r *httpapi.Re
 	return a.authenticateSession(ctx, r, token, workspaceID)
 }
 
-func (a *Authenticator) authenticateSession(ctx context.Context, r *httpapi.Request, token, workspaceID string) (*Identity, error) {
+func (a *Authenticator) authenticateSession(ctx context.Context, r *web.Request, token, workspaceID string) (*Identity, error) {
 	hash, err := ParseSessionToken(token)
 	if err != nil {
 		return nil, apierr.New(apierr.InvalidAPIKey, msgBadSession)
@@ -199,7 +199,7 @@ func (a *Authenticator) authenticateSession(ctx context.Context, r *httpapi.Requ
 		return nil, apierr.New(apierr.NotFound, msgNoWorkspace)
 	}
 	obs.Annotate(ctx, slog.String("workspace_id", workspaceID), slog.String("role", string(m.Role)))
-	if !safeMethod(r.Method()) {
+	if !safeMethod(r.Method) {
 		origin := r.Header("Origin")
 		if origin == "" {
 			return nil, apierr.New(apierr.ScopeOrEnvironmentDenied, msgOriginRequired)
@@ -231,8 +231,8 @@ func safeMethod(m string) bool {
 
 // sessionCookie returns the first takapay_session cookie of the request: from the payload 2.0
 // cookies list ("name=value" each) or, failing that, from a raw Cookie header.
-func sessionCookie(r *httpapi.Request) (string, bool) {
-	for _, c := range r.Event.Cookies {
+func sessionCookie(r *web.Request) (string, bool) {
+	for _, c := range r.Cookies {
 		// API Gateway splits the Cookie header on ";" but a caller-built event may not.
 		if v, ok := cookieValue(c); ok {
 			return v, true

@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/obs"
 )
 
@@ -167,10 +166,8 @@ func (s *stubSessions) GetMembership(_ context.Context, userID, workspaceID stri
 }
 
 // req is a test request: method, headers and payload 2.0 cookies.
-func req(method string, headers map[string]string, cookies ...string) *httpapi.Request {
-	ev := events.APIGatewayV2HTTPRequest{Headers: headers, Cookies: cookies}
-	ev.RequestContext.HTTP.Method = method
-	return &httpapi.Request{Event: ev}
+func req(method string, headers map[string]string, cookies ...string) *web.Request {
+	return &web.Request{Method: method, Headers: headers, Cookies: cookies}
 }
 
 const (
@@ -269,7 +266,7 @@ func TestAuthenticateWorkspace(t *testing.T) {
 
 	tests := []struct {
 		name        string
-		r           *httpapi.Request
+		r           *web.Request
 		origins     []string
 		want        *auth.Identity
 		code        apierr.Code
@@ -441,7 +438,7 @@ func TestAuthenticateWorkspaceNotFoundIsUniform(t *testing.T) {
 	ctx := context.Background()
 	var got []string
 	for _, ws := range []string{wsA, "0195f3a4-9999-7000-8000-000000000000"} {
-		for _, r := range []*httpapi.Request{
+		for _, r := range []*web.Request{
 			req("GET", map[string]string{"authorization": "Bearer " + f.keyB}),
 			req("GET", nil, cookie(f.tokens["nomember"])),
 		} {
@@ -509,7 +506,7 @@ func TestAuthenticateWorkspaceStoreFailures(t *testing.T) {
 func TestAuthenticateWorkspaceLog(t *testing.T) {
 	f := newSessionFixture(t)
 	token := f.tokens["viewer"]
-	attrs := func(r *httpapi.Request) map[string]string {
+	attrs := func(r *web.Request) map[string]string {
 		ctx, stats := obs.WithStats(context.Background())
 		_, _ = f.authenticator().AuthenticateWorkspace(ctx, r, wsA)
 		m := map[string]string{}

@@ -14,17 +14,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/apitest"
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/payment"
 )
 
 func start(t *testing.T, env map[string]string) *localapi.TestAPI {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test (starts dynalite and fauxqs)")
-	}
 	return localapi.StartTestAPI(t, localapi.Options{Env: env})
 }
 

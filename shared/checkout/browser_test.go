@@ -22,8 +22,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/takapay/payments/shared/localapi"
-	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // chromiumPath finds Debian's chromium (installed by .ci/run). Locally, without it, the test is

@@ -17,8 +17,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/payment"
@@ -83,7 +82,7 @@ var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 // mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON).
 type mode struct{ html bool }
 
-func modeOf(r *httpapi.Request) mode {
+func modeOf(r *web.Request) mode {
 	if isForm(r) {
 		return mode{html: true}
 	}
@@ -92,42 +91,70 @@ func modeOf(r *httpapi.Request) mode {
 
 // isForm reports a form post from the page. A JSON object sent with curl's default form
 // content type (curl -d '{...}') is JSON, not a form.
-func isForm(r *httpapi.Request) bool {
+func isForm(r *web.Request) bool {
 	return strings.HasPrefix(r.Header("Content-Type"), "application/x-www-form-urlencoded") &&
 		!bytes.HasPrefix(bytes.TrimSpace(r.Body), []byte("{"))
 }
 
-// Handle routes by route key.
-func (s *Service) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	m := modeOf(r)
-	resp, err := s.handle(ctx, r, m)
-	if err != nil && m.html {
-		return s.htmlError(err), nil
-	}
-	return resp, err
-}
-
-func (s *Service) handle(ctx context.Context, r *httpapi.Request, m mode) (*httpapi.Response, error) {
-	token := r.Event.PathParameters["token"]
-	client := r.Event.RequestContext.HTTP.SourceIP
-	if err := s.Limiter.Allow(token, client, s.now()); err != nil {
+// View serves GET /v1/public/checkout/{token}: the page to a browser, the view as JSON otherwise.
+func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, error) {
+	p, m, base, err := s.load(ctx, r)
+	if err != nil {
 		return nil, err
 	}
+	return s.page(p, base, m, "", http.StatusOK), nil
+}
+
+// Lock serves POST /v1/public/checkout/{token}/lock.
+func (s *Service) Lock(ctx context.Context, r *web.Request) (*web.Response, error) {
+	p, m, base, err := s.load(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return s.lock(ctx, r, p, base, m)
+}
+
+// Notice serves POST /v1/public/checkout/{token}/notices/{noticeAction}.
+func (s *Service) Notice(ctx context.Context, r *web.Request) (*web.Response, error) {
+	p, m, base, err := s.load(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return s.notice(ctx, r, p, base, m)
+}
+
+// ErrorPage renders an error as a page for a browser (nil for an API client, which gets the
+// envelope). The HTTP edge calls it after classifying the error.
+func (s *Service) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
+	if !modeOf(r).html {
+		return nil
+	}
+	return s.htmlError(e)
+}
+
+// load applies the abuse limits and finds the payment of the request's token, making an
+// overdue expiry explicit on the way.
+func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, mode, string, error) {
+	m := modeOf(r)
+	token := r.PathParams["token"]
+	if err := s.Limiter.Allow(token, r.SourceIP, s.now()); err != nil {
+		return nil, m, "", err
+	}
 	if !tokenPattern.MatchString(token) {
-		return nil, notFound()
+		return nil, m, "", notFound()
 	}
 	p, err := s.Store.GetPaymentByToken(ctx, token)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, m, "", err
 	}
 	if p == nil {
-		return nil, notFound()
+		return nil, m, "", notFound()
 	}
 	if p.EffectiveStatus(s.now()) == payment.Expired && p.Status == payment.Pending {
 		// Make the expiry explicit (one conditional write, once); readers agree either way.
 		d, err := p.NewDelivery(payment.Expired, s.now())
 		if err != nil {
-			return nil, err
+			return nil, m, "", err
 		}
 		q, err := s.Store.ExpirePayment(ctx, p.InvoiceID, d, s.now())
 		switch {
@@ -138,29 +165,13 @@ func (s *Service) handle(ctx context.Context, r *httpapi.Request, m mode) (*http
 			p = q
 		}
 	}
-	base := "/v1/public/checkout/" + token
-	switch r.Event.RouteKey {
-	case "GET /v1/public/checkout/{token}":
-		return s.page(p, base, m, "", http.StatusOK), nil
-	case "POST /v1/public/checkout/{token}/lock":
-		return s.lock(ctx, r, p, base, m)
-	case "POST /v1/public/checkout/{token}/notices/{noticeAction}":
-		return s.notice(ctx, r, p, base, m)
-	}
-	return nil, notFound()
+	return p, m, "/v1/public/checkout/" + token, nil
 }
 
 func (s *Service) stateChanged(err error) bool { return errors.Is(err, payment.ErrStateChanged) }
 
 func notFound() error {
 	return apierr.New(apierr.NotFound, "this payment link is not valid")
-}
-
-func storeError(err error) error {
-	if awsx.IsUnavailable(err) {
-		return apierr.Wrap(apierr.ServiceUnavailable, err, "the payment service is unavailable; try again shortly")
-	}
-	return apierr.Wrap(apierr.Internal, err, "internal error; try again shortly")
 }
 
 // routesFor returns the routes offered for a payment.
@@ -236,29 +247,28 @@ func Mask(s string) string {
 }
 
 // page answers with the payment: the HTML page to a browser, the view as JSON otherwise.
-func (s *Service) page(p *payment.Payment, base string, m mode, errMsg string, status int) *httpapi.Response {
+func (s *Service) page(p *payment.Payment, base string, m mode, errMsg string, status int) *web.Response {
 	v := ViewOf(p, s.now())
 	if !m.html {
-		return httpapi.JSON(status, v)
+		return web.JSON(status, v)
 	}
 	v.ActionBase, v.Error = base, errMsg
 	var buf bytes.Buffer
 	if err := RenderPage(&buf, v); err != nil {
 		return s.htmlError(apierr.Wrap(apierr.Internal, err, "internal error"))
 	}
-	return &httpapi.Response{Status: status, Headers: SecurityHeaders(s.AllowLocalhostRedirects), Raw: buf.Bytes()}
+	return &web.Response{Status: status, Headers: SecurityHeaders(s.AllowLocalhostRedirects), Raw: buf.Bytes()}
 }
 
 // seeOther sends a browser on after a form post (POST/redirect/GET).
-func (s *Service) seeOther(location string) *httpapi.Response {
+func (s *Service) seeOther(location string) *web.Response {
 	h := SecurityHeaders(s.AllowLocalhostRedirects)
 	h["Location"] = location
-	return &httpapi.Response{Status: http.StatusSeeOther, Headers: h, Raw: []byte{}}
+	return &web.Response{Status: http.StatusSeeOther, Headers: h, Raw: []byte{}}
 }
 
 // htmlError renders an error for a browser with the envelope's status.
-func (s *Service) htmlError(err error) *httpapi.Response {
-	e := apierr.As(err)
+func (s *Service) htmlError(e *apierr.Error) *web.Response {
 	title := "Something went wrong"
 	switch e.Code {
 	case apierr.NotFound:
@@ -274,11 +284,11 @@ func (s *Service) htmlError(err error) *httpapi.Response {
 	for k, v := range e.Headers {
 		h[k] = v
 	}
-	return &httpapi.Response{Status: e.Status(), Headers: h, Raw: buf.Bytes()}
+	return &web.Response{Status: e.Status(), Headers: h, Raw: buf.Bytes()}
 }
 
 // fields reads the POST body: a JSON object, or a form from the page.
-func fields(r *httpapi.Request, m mode, names ...string) (map[string]string, error) {
+func fields(r *web.Request, m mode, names ...string) (map[string]string, error) {
 	out := map[string]string{}
 	if m.html && isForm(r) {
 		form, err := url.ParseQuery(string(r.Body))
@@ -312,7 +322,7 @@ func fields(r *httpapi.Request, m mode, names ...string) (map[string]string, err
 // able to drive a payer's checkout through their browser. Fetch Metadata decides when the
 // browser sends it (with Referrer-Policy no-referrer, browsers send "Origin: null" even on
 // same-origin posts); otherwise a present Origin must be this host.
-func checkSameOrigin(r *httpapi.Request) error {
+func checkSameOrigin(r *web.Request) error {
 	refused := apierr.New(apierr.ScopeOrEnvironmentDenied, "cross-site form submission refused")
 	if site := r.Header("Sec-Fetch-Site"); site != "" {
 		if site != "same-origin" {
@@ -325,7 +335,7 @@ func checkSameOrigin(r *httpapi.Request) error {
 		return nil // not a browser
 	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Host != r.Event.RequestContext.DomainName {
+	if err != nil || u.Host != r.Host {
 		return refused
 	}
 	return nil
@@ -353,7 +363,7 @@ func normalisePayer(route Route, payer string) (string, string) {
 }
 
 // lock serves POST .../lock: the first lock wins; the same lock again is idempotent.
-func (s *Service) lock(ctx context.Context, r *httpapi.Request, p *payment.Payment, base string, m mode) (*httpapi.Response, error) {
+func (s *Service) lock(ctx context.Context, r *web.Request, p *payment.Payment, base string, m mode) (*web.Response, error) {
 	if m.html {
 		if err := checkSameOrigin(r); err != nil {
 			return nil, err
@@ -401,11 +411,11 @@ func (s *Service) lock(ctx context.Context, r *httpapi.Request, p *payment.Payme
 	case s.stateChanged(err):
 		return s.lockResult(q, route.ID, payer, base, m)
 	}
-	return nil, storeError(err)
+	return nil, err
 }
 
 // lockResult answers a lock request on a payment that is already locked or has moved on.
-func (s *Service) lockResult(p *payment.Payment, route, payer, base string, m mode) (*httpapi.Response, error) {
+func (s *Service) lockResult(p *payment.Payment, route, payer, base string, m mode) (*web.Response, error) {
 	if p.LockRoute == route && p.LockPayer == payer {
 		if m.html {
 			return s.seeOther(base), nil
@@ -431,8 +441,8 @@ var notices = map[string]struct {
 
 // notice serves POST .../notices/{noticeAction}: cancel (any PENDING payment) and, in sandbox
 // only, the simulated provider's approve (→ COMPLETED) and decline (→ FAILED) for a locked one.
-func (s *Service) notice(ctx context.Context, r *httpapi.Request, p *payment.Payment, base string, m mode) (*httpapi.Response, error) {
-	action := r.Event.PathParameters["noticeAction"]
+func (s *Service) notice(ctx context.Context, r *web.Request, p *payment.Payment, base string, m mode) (*web.Response, error) {
+	action := r.PathParams["noticeAction"]
 	n, ok := notices[action]
 	if !ok {
 		return nil, apierr.New(apierr.NotFound, "unknown notice %q (known: approve, cancel, decline)", action)
@@ -469,12 +479,12 @@ func (s *Service) notice(ctx context.Context, r *httpapi.Request, p *payment.Pay
 	case s.stateChanged(err):
 		return s.finished(q, n.to, base, m)
 	}
-	return nil, storeError(err)
+	return nil, err
 }
 
 // finished answers a notice for a payment that is no longer PENDING: terminal states never
 // change again.
-func (s *Service) finished(p *payment.Payment, wanted payment.Status, base string, m mode) (*httpapi.Response, error) {
+func (s *Service) finished(p *payment.Payment, wanted payment.Status, base string, m mode) (*web.Response, error) {
 	st := p.EffectiveStatus(s.now())
 	msg := "this payment is already " + strings.ToLower(string(st))
 	if st != wanted {

@@ -10,18 +10,15 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/takapay/payments/shared/apitest"
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/operator"
 )
 
 func start(t *testing.T) *localapi.TestAPI {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test (starts dynalite and fauxqs)")
-	}
 	return localapi.StartTestAPI(t, localapi.Options{})
 }
 

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/apitest"
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/operator"
 )
 
@@ -17,9 +17,6 @@ const dashboard = "https://dashboard.shop.com.bd"
 // Dashboard session cookies: roles, the Origin rule for unsafe methods, workspace isolation.
 func TestSessionCookieAuth(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"DASHBOARD_ORIGINS": dashboard}})
 	ctx := t.Context()
 	op := &operator.Operator{Store: a.Store}

@@ -17,8 +17,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/payment"
 )
@@ -30,10 +29,8 @@ const (
 	MaxQ            = 128
 )
 
-// routePrefix is the part of every documents route key before the kind.
-const routePrefix = "/v1/workspaces/{workspaceID}/documents/"
-
-// Service serves every released documents operation (one Lambda).
+// Service serves every released documents operation (one Lambda). Each operation is a
+// handler for one route of the function's route table: List, Create, Get, Edit and Transition.
 type Service struct {
 	Auth  *auth.Authenticator
 	Store Store
@@ -47,91 +44,63 @@ func (s *Service) now() time.Time {
 	return time.Now().UTC()
 }
 
-// route is a parsed documents route.
-type route struct {
-	method string
+// request is what every operation needs after authentication.
+type request struct {
+	*web.Request
+	id     *auth.Identity
+	ws     string
+	env    auth.Environment
 	kind   Kind
-	id     bool   // the route has {documentID}
 	action string // lifecycle command, or ""
 }
 
-func parseRoute(routeKey string) (route, bool) {
-	method, path, ok := strings.Cut(routeKey, " ")
-	rest, ok2 := strings.CutPrefix(path, routePrefix)
-	if !ok || !ok2 {
-		return route{}, false
-	}
-	parts := strings.Split(rest, "/")
-	kind, ok := ParseKind(parts[0])
-	if !ok {
-		return route{}, false
-	}
-	rt := route{method: method, kind: kind}
-	if len(parts) >= 2 {
-		if parts[1] != "{documentID}" {
-			return route{}, false
+// List serves GET .../documents/{kind}.
+func (s *Service) List(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.list) }
+
+// Create serves POST .../documents/{kind}.
+func (s *Service) Create(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.create) }
+
+// Get serves GET .../documents/{kind}/{documentID}.
+func (s *Service) Get(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.get) }
+
+// Edit serves PATCH .../documents/{kind}/{documentID}.
+func (s *Service) Edit(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.edit) }
+
+// Transition serves POST .../documents/{kind}/{documentID}/{action} (issue, cancel, publish, archive).
+func (s *Service) Transition(kind Kind, action string) web.HandlerFunc {
+	return s.operation(kind, action, s.transition)
+}
+
+// operation authenticates and authorises a documents request (documents:read for GET,
+// documents:write otherwise, in the environment the query names), then runs it.
+func (s *Service) operation(kind Kind, action string, run func(context.Context, *request) (*web.Response, error)) web.HandlerFunc {
+	return func(ctx context.Context, r *web.Request) (*web.Response, error) {
+		ws := strings.ToLower(r.PathParams["workspaceID"])
+		if _, err := uuid.Parse(ws); err != nil || len(ws) != 36 {
+			return nil, apierr.New(apierr.NotFound, "no such workspace")
 		}
-		rt.id = true
+		id, err := s.Auth.AuthenticateWorkspace(ctx, r, ws)
+		if err != nil {
+			return nil, err
+		}
+		env, err := environment(r)
+		if err != nil {
+			return nil, err
+		}
+		scope := auth.DocumentsWrite
+		if r.Method == http.MethodGet {
+			scope = auth.DocumentsRead
+		}
+		if err := id.Authorize(scope, env); err != nil {
+			return nil, err
+		}
+		return run(ctx, &request{Request: r, id: id, ws: ws, env: env, kind: kind, action: action})
 	}
-	if len(parts) == 3 {
-		rt.action = parts[2]
-	}
-	return rt, len(parts) <= 3
-}
-
-// request is what every operation needs after authentication.
-type request struct {
-	*httpapi.Request
-	id  *auth.Identity
-	ws  string
-	env auth.Environment
-	rt  route
-}
-
-// Handle authenticates, authorises and dispatches a documents request.
-func (s *Service) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	rt, ok := parseRoute(r.Event.RouteKey)
-	if !ok {
-		return nil, apierr.New(apierr.NotFound, "no such endpoint")
-	}
-	ws := strings.ToLower(r.Event.PathParameters["workspaceID"])
-	if _, err := uuid.Parse(ws); err != nil || len(ws) != 36 {
-		return nil, apierr.New(apierr.NotFound, "no such workspace")
-	}
-	id, err := s.Auth.AuthenticateWorkspace(ctx, r, ws)
-	if err != nil {
-		return nil, err
-	}
-	env, err := environment(r)
-	if err != nil {
-		return nil, err
-	}
-	scope := auth.DocumentsWrite
-	if rt.method == http.MethodGet {
-		scope = auth.DocumentsRead
-	}
-	if err := id.Authorize(scope, env); err != nil {
-		return nil, err
-	}
-	req := &request{Request: r, id: id, ws: ws, env: env, rt: rt}
-	switch {
-	case rt.method == http.MethodGet && !rt.id:
-		return s.list(ctx, req)
-	case rt.method == http.MethodPost && !rt.id:
-		return s.create(ctx, req)
-	case rt.method == http.MethodGet && rt.action == "":
-		return s.get(ctx, req)
-	case rt.method == http.MethodPatch && rt.action == "":
-		return s.edit(ctx, req)
-	case rt.method == http.MethodPost && rt.action != "":
-		return s.transition(ctx, req)
-	}
-	return nil, apierr.New(apierr.NotFound, "no such endpoint")
 }
 
 // environment reads the required environment query parameter (400 INVALID_ENVIRONMENT).
-func environment(r *httpapi.Request) (auth.Environment, error) {
-	v, ok := r.Event.QueryStringParameters["environment"]
+func environment(r *web.Request) (auth.Environment, error) {
+	v, ok := r.Query["environment"]
 	if !ok {
 		return "", apierr.New(apierr.InvalidEnvironment, "the environment query parameter is required: sandbox or live")
 	}
@@ -144,10 +113,10 @@ func environment(r *httpapi.Request) (auth.Environment, error) {
 
 // documentID reads {documentID}; anything but a UUID addresses nothing (404).
 func (req *request) documentID() (string, error) {
-	raw := req.Event.PathParameters["documentID"]
+	raw := req.PathParams["documentID"]
 	u, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		return "", apierr.New(apierr.NotFound, "no such %s document", singular(req.rt.kind))
+		return "", apierr.New(apierr.NotFound, "no such %s document", singular(req.kind))
 	}
 	return u.String(), nil
 }
@@ -166,15 +135,8 @@ func notFound(k Kind) error {
 	return apierr.New(apierr.NotFound, "no such %s in this workspace and environment", singular(k))
 }
 
-func storeError(err error) error {
-	if awsx.IsUnavailable(err) {
-		return apierr.Wrap(apierr.ServiceUnavailable, err, "the document store is unavailable; retry with the same Idempotency-Key")
-	}
-	return apierr.Wrap(apierr.Internal, err, "internal error; retry with the same Idempotency-Key")
-}
-
 // requiredIdempotencyKey reads the Idempotency-Key header, which document writes require.
-func requiredIdempotencyKey(r *httpapi.Request) (string, error) {
+func requiredIdempotencyKey(r *web.Request) (string, error) {
 	key, err := payment.ParseIdempotencyKey(r)
 	if err != nil {
 		return "", err
@@ -226,7 +188,7 @@ func (s *Service) derive(ctx context.Context, req *request, rec *Record, body *B
 			if _, err := s.Store.GetDocument(ctx, req.ws, req.env, Customers, cid); errors.Is(err, ErrNotFound) {
 				vs = append(vs, apierr.Violation{Path: "body.customer_id", Rule: "must name a customer of this workspace and environment"})
 			} else if err != nil {
-				return storeError(err)
+				return err
 			}
 		}
 		rec.CustomerID = &cid
@@ -246,7 +208,7 @@ func newPublicToken() (string, error) {
 }
 
 // create serves POST .../documents/{kind}.
-func (s *Service) create(ctx context.Context, req *request) (*httpapi.Response, error) {
+func (s *Service) create(ctx context.Context, req *request) (*web.Response, error) {
 	key, err := requiredIdempotencyKey(req.Request)
 	if err != nil {
 		return nil, err
@@ -264,9 +226,9 @@ func (s *Service) create(ctx context.Context, req *request) (*httpapi.Response, 
 	}
 	now := s.now()
 	rec := &Record{
-		ID: id.String(), WorkspaceID: req.ws, Environment: req.env, Kind: req.rt.kind,
-		Status: InitialStatus(req.rt.kind), Version: 1, CreatedAt: now, UpdatedAt: now,
-		History:  []HistoryEntry{{Version: 1, Status: InitialStatus(req.rt.kind), OccurredAt: now, Action: "create"}},
+		ID: id.String(), WorkspaceID: req.ws, Environment: req.env, Kind: req.kind,
+		Status: InitialStatus(req.kind), Version: 1, CreatedAt: now, UpdatedAt: now,
+		History:  []HistoryEntry{{Version: 1, Status: InitialStatus(req.kind), OccurredAt: now, Action: "create"}},
 		Payments: []PaymentRef{},
 	}
 	if rec.Kind != Customers {
@@ -284,9 +246,9 @@ func (s *Service) create(ctx context.Context, req *request) (*httpapi.Response, 
 		return nil, apierr.New(apierr.IdempotencyKeyReused,
 			"this Idempotency-Key was already used with a different body; use a new key for a new document")
 	case err != nil:
-		return nil, storeError(err)
+		return nil, err
 	}
-	resp := httpapi.JSON(http.StatusCreated, stored)
+	resp := web.JSON(http.StatusCreated, stored)
 	if replay {
 		resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
 	}
@@ -311,7 +273,7 @@ type Delivery struct {
 
 // listQuery reads cursor, q and limit (422 naming query.<name> when invalid).
 func (req *request) listQuery(kind Kind) (ListQuery, error) {
-	p := req.Event.QueryStringParameters
+	p := req.Query
 	q := ListQuery{WorkspaceID: req.ws, Environment: req.env, Kind: kind, Limit: DefaultPageSize}
 	var vs []apierr.Violation
 	if c, ok := p["cursor"]; ok && c != "" {
@@ -354,21 +316,21 @@ func result(items []*Record, next string) *ListResult {
 }
 
 // list serves GET .../documents/{kind}: newest first, cursor paging, q search.
-func (s *Service) list(ctx context.Context, req *request) (*httpapi.Response, error) {
-	q, err := req.listQuery(req.rt.kind)
+func (s *Service) list(ctx context.Context, req *request) (*web.Response, error) {
+	q, err := req.listQuery(req.kind)
 	if err != nil {
 		return nil, err
 	}
 	items, next, err := s.Store.ListDocuments(ctx, q)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, err
 	}
-	return httpapi.JSON(http.StatusOK, result(items, next)), nil
+	return web.JSON(http.StatusOK, result(items, next)), nil
 }
 
 // get serves GET .../documents/{kind}/{id}: the list-result shape with items = [record]; for
 // a customer, activity.invoices pages (cursor, q) through its linked invoices.
-func (s *Service) get(ctx context.Context, req *request) (*httpapi.Response, error) {
+func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) {
 	id, err := req.documentID()
 	if err != nil {
 		return nil, err
@@ -377,18 +339,18 @@ func (s *Service) get(ctx context.Context, req *request) (*httpapi.Response, err
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id)
+	rec, err := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id)
 	if errors.Is(err, ErrNotFound) {
-		return nil, notFound(req.rt.kind)
+		return nil, notFound(req.kind)
 	}
 	if err != nil {
-		return nil, storeError(err)
+		return nil, err
 	}
 	res := result([]*Record{rec}, "")
 	if rec.Kind == Customers {
 		invoices, next, err := s.Store.ListCustomerInvoices(ctx, rec.ID, q)
 		if err != nil {
-			return nil, storeError(err)
+			return nil, err
 		}
 		if invoices == nil {
 			invoices = []*Record{}
@@ -398,7 +360,7 @@ func (s *Service) get(ctx context.Context, req *request) (*httpapi.Response, err
 			res.NextCursor = &next
 		}
 	}
-	return httpapi.JSON(http.StatusOK, res), nil
+	return web.JSON(http.StatusOK, res), nil
 }
 
 // maxAttempts bounds how often an edit without expected_version re-reads after losing a race.
@@ -407,7 +369,7 @@ const maxAttempts = 3
 // edit serves PATCH .../documents/{kind}/{id}: a JSON merge patch of the body, plus an
 // optional expected_version; the merged body is validated in full and written as version+1
 // with one conditional UpdateItem.
-func (s *Service) edit(ctx context.Context, req *request) (*httpapi.Response, error) {
+func (s *Service) edit(ctx context.Context, req *request) (*web.Response, error) {
 	id, err := req.documentID()
 	if err != nil {
 		return nil, err
@@ -430,19 +392,19 @@ func (s *Service) edit(ctx context.Context, req *request) (*httpapi.Response, er
 	}
 	reqHash := hashOf(jsonbody.Canonical(req.Body))
 	for attempt := 1; ; attempt++ {
-		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id)
+		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id)
 		if errors.Is(err, ErrNotFound) {
-			return nil, notFound(req.rt.kind)
+			return nil, notFound(req.kind)
 		}
 		if err != nil {
-			return nil, storeError(err)
+			return nil, err
 		}
 		if prior, ok := cur.EditKeys[key]; ok {
 			if h, _, _ := strings.Cut(prior, ":"); h != reqHash {
 				return nil, apierr.New(apierr.IdempotencyKeyReused,
 					"this Idempotency-Key was already used with a different patch; use a new key for a new edit")
 			}
-			resp := httpapi.JSON(http.StatusOK, cur)
+			resp := web.JSON(http.StatusOK, cur)
 			resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
 			return resp, nil
 		}
@@ -472,12 +434,12 @@ func (s *Service) edit(ctx context.Context, req *request) (*httpapi.Response, er
 		err = s.Store.UpdateDocument(ctx, &next, cur.Version, key, reqHash+":"+strconv.FormatInt(next.Version, 10))
 		switch {
 		case err == nil:
-			return httpapi.JSON(http.StatusOK, &next), nil
+			return web.JSON(http.StatusOK, &next), nil
 		case !errors.Is(err, ErrConflict):
-			return nil, storeError(err)
+			return nil, err
 		case hasExpected || attempt == maxAttempts:
 			// Re-read once to tell a replay of this very key from a lost race.
-			if again, gerr := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id); gerr == nil {
+			if again, gerr := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id); gerr == nil {
 				if _, ok := again.EditKeys[key]; ok {
 					continue
 				}
@@ -490,10 +452,10 @@ func (s *Service) edit(ctx context.Context, req *request) (*httpapi.Response, er
 
 // transition serves the lifecycle commands (issue, cancel, publish, archive). The body is
 // optional: {"expected_version": n}.
-func (s *Service) transition(ctx context.Context, req *request) (*httpapi.Response, error) {
-	t, ok := FindTransition(req.rt.kind, req.rt.action)
+func (s *Service) transition(ctx context.Context, req *request) (*web.Response, error) {
+	t, ok := FindTransition(req.kind, req.action)
 	if !ok {
-		return nil, apierr.New(apierr.NotDeployed, "%s is not released for %s", req.rt.action, req.rt.kind)
+		return nil, apierr.New(apierr.NotDeployed, "%s is not released for %s", req.action, req.kind)
 	}
 	id, err := req.documentID()
 	if err != nil {
@@ -514,12 +476,12 @@ func (s *Service) transition(ctx context.Context, req *request) (*httpapi.Respon
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.rt.kind, id)
+		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id)
 		if errors.Is(err, ErrNotFound) {
-			return nil, notFound(req.rt.kind)
+			return nil, notFound(req.kind)
 		}
 		if err != nil {
-			return nil, storeError(err)
+			return nil, err
 		}
 		if hasExpected && expected != cur.Version {
 			return nil, apierr.New(apierr.VersionConflict,
@@ -541,9 +503,9 @@ func (s *Service) transition(ctx context.Context, req *request) (*httpapi.Respon
 		err = s.Store.UpdateDocument(ctx, &next, cur.Version, "", "")
 		switch {
 		case err == nil:
-			return httpapi.JSON(http.StatusOK, &next), nil
+			return web.JSON(http.StatusOK, &next), nil
 		case !errors.Is(err, ErrConflict):
-			return nil, storeError(err)
+			return nil, err
 		case attempt == maxAttempts:
 			return nil, apierr.New(apierr.VersionConflict, "the document kept changing; fetch it and retry")
 		}

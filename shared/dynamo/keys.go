@@ -132,26 +132,19 @@ func (s *Store) ExpireKey(ctx context.Context, hash string, t time.Time) error {
 	return err
 }
 
-// Workspace is a merchant workspace.
-type Workspace struct {
-	ID        string    `dynamodbav:"workspace_id" json:"workspace_id"`
-	Name      string    `dynamodbav:"name" json:"name"`
-	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
-}
-
 type workspaceItem struct {
 	PK string `dynamodbav:"pk"`
 	SK string `dynamodbav:"sk"`
-	Workspace
+	auth.Workspace
 }
 
 // PutWorkspace creates a workspace (never overwriting one).
-func (s *Store) PutWorkspace(ctx context.Context, w Workspace) error {
+func (s *Store) PutWorkspace(ctx context.Context, w auth.Workspace) error {
 	return s.putNew(ctx, workspaceItem{PK: "WS#" + w.ID, SK: "WS", Workspace: w})
 }
 
 // GetWorkspace reads a workspace; ErrNotFound when absent.
-func (s *Store) GetWorkspace(ctx context.Context, id string) (*Workspace, error) {
+func (s *Store) GetWorkspace(ctx context.Context, id string) (*auth.Workspace, error) {
 	if !validID(id) {
 		return nil, ErrNotFound
 	}
@@ -170,8 +163,8 @@ func (s *Store) GetWorkspace(ctx context.Context, id string) (*Workspace, error)
 }
 
 // ListWorkspaces scans workspaces (operator CLI only; never on a request path).
-func (s *Store) ListWorkspaces(ctx context.Context) ([]Workspace, error) {
-	var out []Workspace
+func (s *Store) ListWorkspaces(ctx context.Context) ([]auth.Workspace, error) {
+	var out []auth.Workspace
 	p := dynamodb.NewScanPaginator(s.DB, &dynamodb.ScanInput{
 		TableName:        aws.String(s.Table),
 		FilterExpression: aws.String("sk = :ws"),

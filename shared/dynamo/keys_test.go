@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/local/devstack"
 )
 
 func newStore(t *testing.T) (*Store, context.Context) {
@@ -315,9 +315,9 @@ func TestWorkspaces(t *testing.T) {
 		t.Fatalf("ListWorkspaces(empty table) = %+v, %v", list, err)
 	}
 	created := time.Date(2030, 1, 1, 0, 0, 0, 42, time.UTC)
-	w1 := Workspace{ID: uuid.NewString(), Name: "One", CreatedAt: created}
-	w2 := Workspace{ID: uuid.NewString(), Name: "Two", CreatedAt: created.Add(time.Hour)}
-	for _, w := range []Workspace{w1, w2} {
+	w1 := auth.Workspace{ID: uuid.NewString(), Name: "One", CreatedAt: created}
+	w2 := auth.Workspace{ID: uuid.NewString(), Name: "Two", CreatedAt: created.Add(time.Hour)}
+	for _, w := range []auth.Workspace{w1, w2} {
 		if err := s.PutWorkspace(ctx, w); err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +330,7 @@ func TestWorkspaces(t *testing.T) {
 	if err != nil || got.ID != w1.ID || got.Name != "One" || !got.CreatedAt.Equal(created) {
 		t.Errorf("GetWorkspace = %+v, %v; want %+v", got, err, w1)
 	}
-	if err := s.PutWorkspace(ctx, Workspace{ID: w1.ID, Name: "Overwrite", CreatedAt: time.Now()}); err == nil {
+	if err := s.PutWorkspace(ctx, auth.Workspace{ID: w1.ID, Name: "Overwrite", CreatedAt: time.Now()}); err == nil {
 		t.Error("PutWorkspace overwrote an existing workspace")
 	} else {
 		var ccf *types.ConditionalCheckFailedException
@@ -351,7 +351,7 @@ func TestWorkspaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(list, func(a, b Workspace) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortFunc(list, func(a, b auth.Workspace) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	if len(list) != 2 || list[0].ID != w1.ID || list[0].Name != "One" || list[1].ID != w2.ID || list[1].Name != "Two" {
 		t.Errorf("ListWorkspaces = %+v, want exactly %+v and %+v", list, w1, w2)
 	}

@@ -25,23 +25,16 @@ import (
 
 var _ auth.SessionStore = (*Store)(nil)
 
-// User is a dashboard user.
-type User struct {
-	ID        string    `dynamodbav:"user_id" json:"user_id"`
-	Email     string    `dynamodbav:"email" json:"email"`
-	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
-}
-
 type userItem struct {
 	PK string `dynamodbav:"pk"`
 	SK string `dynamodbav:"sk"`
-	User
+	auth.User
 }
 
 func userPK(userID string) string { return "USER#" + userID }
 
 // PutUser creates a user (never overwriting one).
-func (s *Store) PutUser(ctx context.Context, u User) error {
+func (s *Store) PutUser(ctx context.Context, u auth.User) error {
 	if !validID(u.ID) {
 		return fmt.Errorf("invalid user id %q", u.ID)
 	}
@@ -50,7 +43,7 @@ func (s *Store) PutUser(ctx context.Context, u User) error {
 }
 
 // GetUser reads a user; ErrNotFound when absent.
-func (s *Store) GetUser(ctx context.Context, id string) (*User, error) {
+func (s *Store) GetUser(ctx context.Context, id string) (*auth.User, error) {
 	if !validID(id) {
 		return nil, ErrNotFound
 	}

@@ -242,7 +242,7 @@ func TestUsers(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t)
 	created := time.Date(2030, 1, 1, 0, 0, 0, 42, time.FixedZone("BST", 6*3600))
-	u := User{ID: uuid.NewString(), Email: "rahim@example.com.bd", CreatedAt: created}
+	u := auth.User{ID: uuid.NewString(), Email: "rahim@example.com.bd", CreatedAt: created}
 	if err := s.PutUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestUsers(t *testing.T) {
 	}
 
 	var ccf *types.ConditionalCheckFailedException
-	if err := s.PutUser(ctx, User{ID: u.ID, Email: "other@example.com", CreatedAt: time.Now()}); !errors.As(err, &ccf) {
+	if err := s.PutUser(ctx, auth.User{ID: u.ID, Email: "other@example.com", CreatedAt: time.Now()}); !errors.As(err, &ccf) {
 		t.Errorf("PutUser(existing id) = %v, want ConditionalCheckFailedException", err)
 	}
 	if got, _ := s.GetUser(ctx, u.ID); got == nil || got.Email != u.Email {
@@ -272,7 +272,7 @@ func TestUsers(t *testing.T) {
 			t.Errorf("GetUser(%q) = %+v, %v; want ErrNotFound", id, got, err)
 		}
 	}
-	if err := s.PutUser(ctx, User{ID: "a#b", Email: "x@example.com"}); err == nil {
+	if err := s.PutUser(ctx, auth.User{ID: "a#b", Email: "x@example.com"}); err == nil {
 		t.Error("PutUser accepted an id with #")
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -34,43 +33,12 @@ var ErrVersionConflict = errors.New("changed concurrently; read again and retry"
 // MaxWebhookSecrets bounds how many secrets one workspace environment may hold at once.
 const MaxWebhookSecrets = 10
 
-// WebhookSecret is one signing secret of a workspace environment.
-type WebhookSecret struct {
-	ID string `dynamodbav:"id" json:"id"`
-	// Secret is the whsec_ text. It is never encoded to JSON, so it cannot leak into a
-	// listing or a log by accident.
-	Secret    string    `dynamodbav:"secret" json:"-"`
-	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
-	// ExpiresAt is nil for the current secret; a rotated-out secret signs until it.
-	ExpiresAt *time.Time `dynamodbav:"expires_at,omitempty" json:"expires_at,omitempty"`
-}
-
-// Active reports whether the secret still signs at now.
-func (s WebhookSecret) Active(now time.Time) bool {
-	return s.ExpiresAt == nil || now.Before(*s.ExpiresAt)
-}
-
-// WebhookSecrets is a workspace environment's stored secret list.
-type WebhookSecrets []WebhookSecret
-
-// ActiveSecrets returns the secrets that still sign at now, in stored order: expired ones
-// (kept until the next write prunes them) are treated as absent. Sign with these only.
-func (l WebhookSecrets) ActiveSecrets(now time.Time) WebhookSecrets {
-	var out WebhookSecrets
-	for _, s := range l {
-		if s.Active(now) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 type webhookSecretsItem struct {
 	PK          string         `dynamodbav:"pk"`
 	SK          string         `dynamodbav:"sk"`
 	WorkspaceID string         `dynamodbav:"workspace_id"`
 	Environment string         `dynamodbav:"environment"`
-	Secrets     WebhookSecrets `dynamodbav:"secrets"`
+	Secrets     webhook.Secrets `dynamodbav:"secrets"`
 	Version     int            `dynamodbav:"version"`
 }
 
@@ -91,7 +59,7 @@ func checkWebhookScope(workspaceID string, env auth.Environment) error {
 // GetWebhookSecrets reads a workspace environment's secrets as stored (expired ones
 // included: use ActiveSecrets) and the item's version, with one strongly consistent GetItem.
 // No item gives (nil, 0, nil); version 0 is what PutWebhookSecrets then expects.
-func (s *Store) GetWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment) (WebhookSecrets, int, error) {
+func (s *Store) GetWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment) (webhook.Secrets, int, error) {
 	if err := checkWebhookScope(workspaceID, env); err != nil {
 		return nil, 0, err
 	}
@@ -110,7 +78,7 @@ func (s *Store) GetWebhookSecrets(ctx context.Context, workspaceID string, env a
 // expectedVersion (0: the item must not exist), storing it as expectedVersion+1;
 // ErrVersionConflict otherwise. Every secret must parse (webhook.ParseSecret) and have a
 // distinct id; at most one may be current (no expiry); at most MaxWebhookSecrets.
-func (s *Store) PutWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment, secrets []WebhookSecret, expectedVersion int) error {
+func (s *Store) PutWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment, secrets []webhook.Secret, expectedVersion int) error {
 	if err := checkWebhookScope(workspaceID, env); err != nil {
 		return err
 	}
@@ -120,7 +88,7 @@ func (s *Store) PutWebhookSecrets(ctx context.Context, workspaceID string, env a
 	if len(secrets) > MaxWebhookSecrets {
 		return fmt.Errorf("at most %d webhook secrets", MaxWebhookSecrets)
 	}
-	list := make(WebhookSecrets, 0, len(secrets))
+	list := make(webhook.Secrets, 0, len(secrets))
 	ids := map[string]bool{}
 	current := 0
 	for _, sec := range secrets {

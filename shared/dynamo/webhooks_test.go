@@ -15,13 +15,13 @@ import (
 	"github.com/takapay/payments/shared/webhook"
 )
 
-func testWebhookSecret(t *testing.T, id string, created time.Time, expires *time.Time) WebhookSecret {
+func testWebhookSecret(t *testing.T, id string, created time.Time, expires *time.Time) webhook.Secret {
 	t.Helper()
 	s, err := webhook.NewSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return WebhookSecret{ID: id, Secret: s, CreatedAt: created, ExpiresAt: expires}
+	return webhook.Secret{ID: id, Secret: s, CreatedAt: created, ExpiresAt: expires}
 }
 
 func TestWebhookSecretsRoundTripAndVersion(t *testing.T) {
@@ -35,11 +35,11 @@ func TestWebhookSecretsRoundTripAndVersion(t *testing.T) {
 		t.Fatalf("GetWebhookSecrets(absent) = %v, %d, %v", list, v, err)
 	}
 	cur := testWebhookSecret(t, "whs_a", now, nil)
-	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, []WebhookSecret{cur}, 0); err != nil {
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, []webhook.Secret{cur}, 0); err != nil {
 		t.Fatalf("first put: %v", err)
 	}
 	// A second "create" loses.
-	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, []WebhookSecret{cur}, 0); !errors.Is(err, ErrVersionConflict) {
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, []webhook.Secret{cur}, 0); !errors.Is(err, ErrVersionConflict) {
 		t.Errorf("create over an existing item = %v, want ErrVersionConflict", err)
 	}
 	list, v, err = s.GetWebhookSecrets(ctx, ws, auth.Sandbox)
@@ -58,7 +58,7 @@ func TestWebhookSecretsRoundTripAndVersion(t *testing.T) {
 	exp := now.Add(24 * time.Hour)
 	old := list[0]
 	old.ExpiresAt = &exp
-	next := []WebhookSecret{testWebhookSecret(t, "whs_b", now.Add(time.Minute), nil), old}
+	next := []webhook.Secret{testWebhookSecret(t, "whs_b", now.Add(time.Minute), nil), old}
 	if err := s.PutWebhookSecrets(ctx, ws, auth.Sandbox, next, 2); !errors.Is(err, ErrVersionConflict) {
 		t.Errorf("put at a wrong version = %v", err)
 	}
@@ -98,7 +98,7 @@ func TestWebhookSecretsConcurrentWritersOneWins(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t)
 	ws := uuid.NewString()
-	if err := s.PutWebhookSecrets(ctx, ws, auth.Live, []WebhookSecret{testWebhookSecret(t, "whs_0", time.Now(), nil)}, 0); err != nil {
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Live, []webhook.Secret{testWebhookSecret(t, "whs_0", time.Now(), nil)}, 0); err != nil {
 		t.Fatal(err)
 	}
 	const n = 8
@@ -106,7 +106,7 @@ func TestWebhookSecretsConcurrentWritersOneWins(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		sec := testWebhookSecret(t, "whs_"+string(rune('a'+i)), time.Now(), nil)
-		wg.Go(func() { errs[i] = s.PutWebhookSecrets(ctx, ws, auth.Live, []WebhookSecret{sec}, 1) })
+		wg.Go(func() { errs[i] = s.PutWebhookSecrets(ctx, ws, auth.Live, []webhook.Secret{sec}, 1) })
 	}
 	wg.Wait()
 	wins := 0
@@ -133,19 +133,19 @@ func TestPutWebhookSecretsRejects(t *testing.T) {
 	for name, tc := range map[string]struct {
 		ws   string
 		env  auth.Environment
-		list []WebhookSecret
+		list []webhook.Secret
 		v    int
 	}{
-		"bad env":         {ws, "prod", []WebhookSecret{a}, 0},
-		"bad workspace":   {"a#b", auth.Sandbox, []WebhookSecret{a}, 0},
-		"empty workspace": {"", auth.Sandbox, []WebhookSecret{a}, 0},
-		"negative":        {ws, auth.Sandbox, []WebhookSecret{a}, -1},
-		"two current":     {ws, auth.Sandbox, []WebhookSecret{a, testWebhookSecret(t, "whs_b", now, nil)}, 0},
-		"repeated id":     {ws, auth.Sandbox, []WebhookSecret{a, testWebhookSecret(t, "whs_a", now, &exp)}, 0},
-		"no id":           {ws, auth.Sandbox, []WebhookSecret{testWebhookSecret(t, "", now, nil)}, 0},
-		"bad secret":      {ws, auth.Sandbox, []WebhookSecret{{ID: "whs_x", Secret: "whsec_short", CreatedAt: now}}, 0},
-		"too many": {ws, auth.Sandbox, func() []WebhookSecret {
-			var l []WebhookSecret
+		"bad env":         {ws, "prod", []webhook.Secret{a}, 0},
+		"bad workspace":   {"a#b", auth.Sandbox, []webhook.Secret{a}, 0},
+		"empty workspace": {"", auth.Sandbox, []webhook.Secret{a}, 0},
+		"negative":        {ws, auth.Sandbox, []webhook.Secret{a}, -1},
+		"two current":     {ws, auth.Sandbox, []webhook.Secret{a, testWebhookSecret(t, "whs_b", now, nil)}, 0},
+		"repeated id":     {ws, auth.Sandbox, []webhook.Secret{a, testWebhookSecret(t, "whs_a", now, &exp)}, 0},
+		"no id":           {ws, auth.Sandbox, []webhook.Secret{testWebhookSecret(t, "", now, nil)}, 0},
+		"bad secret":      {ws, auth.Sandbox, []webhook.Secret{{ID: "whs_x", Secret: "whsec_short", CreatedAt: now}}, 0},
+		"too many": {ws, auth.Sandbox, func() []webhook.Secret {
+			var l []webhook.Secret
 			for i := range MaxWebhookSecrets + 1 {
 				l = append(l, testWebhookSecret(t, "whs_"+string(rune('a'+i)), now, &exp))
 			}
@@ -164,7 +164,7 @@ func TestPutWebhookSecretsRejects(t *testing.T) {
 func TestActiveSecrets(t *testing.T) {
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	past, future, exactly := now.Add(-time.Second), now.Add(time.Second), now
-	l := WebhookSecrets{
+	l := webhook.Secrets{
 		{ID: "cur"}, {ID: "grace", ExpiresAt: &future}, {ID: "gone", ExpiresAt: &past}, {ID: "edge", ExpiresAt: &exactly},
 	}
 	var ids []string
@@ -174,13 +174,13 @@ func TestActiveSecrets(t *testing.T) {
 	if strings.Join(ids, ",") != "cur,grace" {
 		t.Errorf("ActiveSecrets = %v, want cur,grace", ids)
 	}
-	if got := (WebhookSecrets{{ID: "gone", ExpiresAt: &past}}).ActiveSecrets(now); len(got) != 0 {
+	if got := (webhook.Secrets{{ID: "gone", ExpiresAt: &past}}).ActiveSecrets(now); len(got) != 0 {
 		t.Errorf("all expired: ActiveSecrets = %v", got)
 	}
 }
 
 func TestWebhookSecretJSONOmitsSecret(t *testing.T) {
-	b, err := json.Marshal(WebhookSecret{ID: "whs_a", Secret: "whsec_SECRETTEXT", CreatedAt: time.Now()})
+	b, err := json.Marshal(webhook.Secret{ID: "whs_a", Secret: "whsec_SECRETTEXT", CreatedAt: time.Now()})
 	if err != nil || strings.Contains(string(b), "SECRETTEXT") {
 		t.Errorf("json = %s, %v", b, err)
 	}

@@ -1,16 +1,16 @@
-// Package httpapi adapts API Gateway HTTP API (payload 2.0) events to the service's handlers:
-// correlation ids, body decoding and limits, the error envelope, security headers, panic
-// recovery and exactly one structured log line per request. Every function uses it, so a
-// handler never builds an error response by hand and never returns a Go error to Lambda.
+// Package httpapi is the HTTP edge: it adapts API Gateway HTTP API (payload 2.0) events to the
+// plain web.Request the handlers see and their answers back — correlation ids, body decoding
+// and limits, routing by route key, the error envelope (errors are classified here, once),
+// security headers, panic recovery and exactly one structured log line per request. Every
+// function uses it, so a handler never builds an error envelope by hand and never returns a
+// Go error to Lambda.
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,7 +22,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/obs"
+	"github.com/takapay/payments/shared/web"
 )
 
 // CorrelationHeader is the response header that carries the request's correlation id.
@@ -31,65 +33,6 @@ const CorrelationHeader = "X-Correlation-Id"
 // DefaultMaxBody is the largest request body a JSON operation accepts (64 KiB).
 const DefaultMaxBody = 64 << 10
 
-// Request is an incoming request with its body decoded and its correlation id assigned.
-type Request struct {
-	Event         events.APIGatewayV2HTTPRequest
-	Body          []byte
-	CorrelationID string
-	Received      time.Time
-}
-
-// Header returns the first value of a request header (names are case-insensitive).
-func (r *Request) Header(name string) string {
-	if v, ok := r.Event.Headers[strings.ToLower(name)]; ok {
-		return v
-	}
-	for k, v := range r.Event.Headers {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	return ""
-}
-
-// HasHeader reports whether the request carries the header at all (even empty).
-func (r *Request) HasHeader(name string) bool {
-	if _, ok := r.Event.Headers[strings.ToLower(name)]; ok {
-		return true
-	}
-	for k := range r.Event.Headers {
-		if strings.EqualFold(k, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// Method is the request's HTTP method.
-func (r *Request) Method() string { return r.Event.RequestContext.HTTP.Method }
-
-// Path is the request's raw path.
-func (r *Request) Path() string {
-	if r.Event.RawPath != "" {
-		return r.Event.RawPath
-	}
-	return r.Event.RequestContext.HTTP.Path
-}
-
-// Response is what a handler returns: a status, headers and a body (JSON-encoded unless Raw is set).
-type Response struct {
-	Status  int
-	Headers map[string]string
-	JSON    any
-	Raw     []byte
-}
-
-// JSON returns a JSON response.
-func JSON(status int, v any) *Response { return &Response{Status: status, JSON: v} }
-
-// HandlerFunc handles one request. Returned errors become envelopes (see apierr.As).
-type HandlerFunc func(ctx context.Context, r *Request) (*Response, error)
-
 // LambdaHandler is the signature lambda.Start accepts for HTTP API payload 2.0.
 type LambdaHandler func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 
@@ -97,10 +40,27 @@ type LambdaHandler func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) 
 type Adapter struct {
 	Logger  *slog.Logger
 	MaxBody int
+	// PublicBaseURL is the API's configured public origin (PUBLIC_BASE_URL); empty means
+	// https:// and the domain each request arrived at.
+	PublicBaseURL string
+	// ErrorPage, when set, may render an error as a page for a request that wants one (the
+	// hosted checkout's browsers); it returns nil to leave the JSON envelope.
+	ErrorPage func(r *web.Request, e *apierr.Error) *web.Response
 }
 
-// Lambda wraps a handler into a Lambda handler named for the log line.
-func (a Adapter) Lambda(name string, h HandlerFunc) LambdaHandler {
+// Routes serves a function's route table: each event goes to the handler of its route key.
+func (a Adapter) Routes(name string, routes web.Routes) LambdaHandler {
+	return a.Lambda(name, func(ctx context.Context, r *web.Request) (*web.Response, error) {
+		h, ok := routes[r.RouteKey]
+		if !ok {
+			return nil, apierr.New(apierr.NotFound, "no such endpoint")
+		}
+		return h(ctx, r)
+	})
+}
+
+// Lambda wraps one handler into a Lambda handler named for the log line.
+func (a Adapter) Lambda(name string, h web.HandlerFunc) LambdaHandler {
 	logger := a.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -111,24 +71,51 @@ func (a Adapter) Lambda(name string, h HandlerFunc) LambdaHandler {
 	}
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		ctx, stats := obs.WithStats(ctx)
-		req := &Request{Event: ev, CorrelationID: NewCorrelationID(), Received: time.Now()}
-		resp, err := serve(ctx, req, maxBody, h)
-		out, errCode, cause := render(req, resp, err)
-		logLine(ctx, logger, name, req, out.StatusCode, errCode, cause, stats)
+		req := NewRequest(ev, a.PublicBaseURL)
+		resp, err := serve(ctx, ev, req, maxBody, h)
+		out, errCode, cause := a.render(req, resp, err)
+		logLine(ctx, logger, name, req, ev.RequestContext.RequestID, out.StatusCode, errCode, cause, stats)
 		return out, nil
 	}
 }
 
-func serve(ctx context.Context, req *Request, maxBody int, h HandlerFunc) (resp *Response, err error) {
+// NewRequest turns a payload 2.0 event into the plain request the handlers see (the body is
+// decoded by the adapter, which also enforces its size).
+func NewRequest(ev events.APIGatewayV2HTTPRequest, publicBaseURL string) *web.Request {
+	path := ev.RawPath
+	if path == "" {
+		path = ev.RequestContext.HTTP.Path
+	}
+	base := strings.TrimRight(publicBaseURL, "/")
+	if base == "" {
+		base = "https://" + ev.RequestContext.DomainName
+	}
+	return &web.Request{
+		Method:        ev.RequestContext.HTTP.Method,
+		RouteKey:      ev.RouteKey,
+		Path:          path,
+		PathParams:    ev.PathParameters,
+		Query:         ev.QueryStringParameters,
+		Headers:       ev.Headers,
+		Cookies:       ev.Cookies,
+		SourceIP:      ev.RequestContext.HTTP.SourceIP,
+		Host:          ev.RequestContext.DomainName,
+		BaseURL:       base,
+		CorrelationID: NewCorrelationID(),
+		Received:      time.Now(),
+	}
+}
+
+func serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest, req *web.Request, maxBody int, h web.HandlerFunc) (resp *web.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = nil, apierr.Wrap(apierr.Internal, fmt.Errorf("panic: %v\n%s", p, debug.Stack()),
 				"internal error; retry later")
 		}
 	}()
-	body := []byte(req.Event.Body)
-	if req.Event.IsBase64Encoded {
-		decoded, derr := base64.StdEncoding.DecodeString(req.Event.Body)
+	body := []byte(ev.Body)
+	if ev.IsBase64Encoded {
+		decoded, derr := base64.StdEncoding.DecodeString(ev.Body)
 		if derr != nil {
 			return nil, apierr.New(apierr.MalformedRequest, "request body is not valid base64")
 		}
@@ -141,7 +128,7 @@ func serve(ctx context.Context, req *Request, maxBody int, h HandlerFunc) (resp 
 	return h(ctx, req)
 }
 
-func render(req *Request, resp *Response, err error) (events.APIGatewayV2HTTPResponse, apierr.Code, error) {
+func (a Adapter) render(req *web.Request, resp *web.Response, err error) (events.APIGatewayV2HTTPResponse, apierr.Code, error) {
 	if resp == nil && err == nil {
 		err = apierr.Wrap(apierr.Internal, errors.New("handler returned neither a response nor an error"), "internal error; retry later")
 	}
@@ -153,8 +140,14 @@ func render(req *Request, resp *Response, err error) (events.APIGatewayV2HTTPRes
 		"Strict-Transport-Security": "max-age=63072000; includeSubDomains",
 	}
 	if err != nil {
-		e := apierr.As(err)
-		body, _ := marshal(e.Envelope(req.CorrelationID))
+		e := Classify(err)
+		if a.ErrorPage != nil {
+			if page := a.ErrorPage(req, e); page != nil {
+				out, _, _ := a.render(req, page, nil)
+				return out, e.Code, e.Cause
+			}
+		}
+		body, _ := web.Marshal(e.Envelope(req.CorrelationID))
 		for k, v := range e.Headers {
 			headers[k] = v
 		}
@@ -169,9 +162,9 @@ func render(req *Request, resp *Response, err error) (events.APIGatewayV2HTTPRes
 	body := resp.Raw
 	if body == nil && resp.JSON != nil {
 		var merr error
-		body, merr = marshal(resp.JSON)
+		body, merr = web.Marshal(resp.JSON)
 		if merr != nil {
-			return render(req, nil, apierr.Wrap(apierr.Internal, merr, "internal error; retry later"))
+			return a.render(req, nil, apierr.Wrap(apierr.Internal, merr, "internal error; retry later"))
 		}
 	}
 	status := resp.Status
@@ -181,17 +174,18 @@ func render(req *Request, resp *Response, err error) (events.APIGatewayV2HTTPRes
 	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: string(body)}, "", nil
 }
 
-func logLine(ctx context.Context, logger *slog.Logger, name string, req *Request, status int, code apierr.Code, cause error, stats *obs.Stats) {
+// logLine writes the request's one log line. It names the route key, never the path: a path
+// may carry a bearer token (checkout and public document links).
+func logLine(ctx context.Context, logger *slog.Logger, name string, req *web.Request, requestID string, status int, code apierr.Code, cause error, stats *obs.Stats) {
 	attrs := []slog.Attr{
 		slog.String("correlation_id", req.CorrelationID),
 		slog.String("function", name),
-		slog.String("method", req.Method()),
-		slog.String("route", req.Event.RouteKey),
-		slog.String("path", req.Path()),
+		slog.String("method", req.Method),
+		slog.String("route", req.RouteKey),
 		slog.Int("status", status),
 		slog.Float64("duration_ms", float64(time.Since(req.Received).Microseconds())/1000),
 		slog.Int("ddb_requests", stats.Total("dynamodb")),
-		slog.String("request_id", req.Event.RequestContext.RequestID),
+		slog.String("request_id", requestID),
 	}
 	if code != "" {
 		attrs = append(attrs, slog.String("error_code", string(code)))
@@ -214,16 +208,18 @@ func NewCorrelationID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// marshal encodes JSON without HTML escaping (bodies are JSON, never embedded in HTML).
-func marshal(v any) ([]byte, error) { return Marshal(v) }
-
-// Marshal encodes compact JSON without HTML escaping of <, > and &.
-func Marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+// Classify turns a handler's error into the client's error, once for every function: an
+// *apierr.Error as it is; a dependency that could not be reached or throttled us (DynamoDB,
+// SQS, a deadline) 503 SERVICE_UNAVAILABLE, retryable; anything else 500 INTERNAL_ERROR. The
+// cause is kept for the log line only.
+func Classify(err error) *apierr.Error {
+	var e *apierr.Error
+	if errors.As(err, &e) {
+		return e
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	if awsx.IsUnavailable(err) {
+		return apierr.Wrap(apierr.ServiceUnavailable, err,
+			"a service this request depends on is unavailable; retry shortly (with the same Idempotency-Key where one was sent)")
+	}
+	return apierr.As(err)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"reflect"
 	"regexp"
 	"sort"
@@ -15,10 +16,12 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/smithy-go"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/httpapi"
 	"github.com/takapay/payments/shared/obs"
+	"github.com/takapay/payments/shared/web"
 )
 
 var correlationRE = regexp.MustCompile(`^[a-f0-9]{24}$`)
@@ -46,7 +49,7 @@ func event(method, path, body string, headers map[string]string) events.APIGatew
 }
 
 // invoke runs h through an Adapter for ev and returns the response and the log output.
-func invoke(t *testing.T, a httpapi.Adapter, h httpapi.HandlerFunc, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, *bytes.Buffer) {
+func invoke(t *testing.T, a httpapi.Adapter, h web.HandlerFunc, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, *bytes.Buffer) {
 	t.Helper()
 	var logs bytes.Buffer
 	a.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -124,10 +127,10 @@ func checkCommonHeaders(t *testing.T, out events.APIGatewayV2HTTPResponse) {
 }
 
 func TestSuccess(t *testing.T) {
-	var seen *httpapi.Request
-	h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	var seen *web.Request
+	h := func(ctx context.Context, r *web.Request) (*web.Response, error) {
 		seen = r
-		resp := httpapi.JSON(201, map[string]any{"invoice_id": "abc", "url": "https://x.example/?a=1&b=<2>"})
+		resp := web.JSON(201, map[string]any{"invoice_id": "abc", "url": "https://x.example/?a=1&b=<2>"})
 		resp.Headers = map[string]string{"Location": "/v1/things/abc"}
 		return resp, nil
 	}
@@ -159,8 +162,11 @@ func TestSuccess(t *testing.T) {
 	if seen.Received.IsZero() {
 		t.Error("Received not set")
 	}
-	if seen.Method() != "POST" || seen.Path() != "/v1/payment/create" {
-		t.Errorf("Method/Path = %q %q", seen.Method(), seen.Path())
+	if seen.Method != "POST" || seen.Path != "/v1/payment/create" || seen.RouteKey != "POST /v1/payment/create" {
+		t.Errorf("Method/Path/RouteKey = %q %q %q", seen.Method, seen.Path, seen.RouteKey)
+	}
+	if seen.Host != "api.example.com" || seen.BaseURL != "https://api.example.com" {
+		t.Errorf("Host/BaseURL = %q %q", seen.Host, seen.BaseURL)
 	}
 	line := logLine(t, logs)
 	if line["msg"] != "request" || line["level"] != "INFO" {
@@ -170,11 +176,15 @@ func TestSuccess(t *testing.T) {
 		t.Errorf("log correlation_id = %v, header %q", line["correlation_id"], out.Headers[httpapi.CorrelationHeader])
 	}
 	if line["status"] != float64(201) || line["function"] != "test-fn" || line["method"] != "POST" ||
-		line["route"] != "POST /v1/payment/create" || line["path"] != "/v1/payment/create" || line["request_id"] != "req-123" {
+		line["route"] != "POST /v1/payment/create" || line["request_id"] != "req-123" {
 		t.Errorf("log line fields wrong: %v", line)
 	}
 	if _, ok := line["error_code"]; ok {
 		t.Errorf("success log line has error_code: %v", line)
+	}
+	// A path may carry a bearer token (checkout links): the line names the route key only.
+	if _, ok := line["path"]; ok {
+		t.Errorf("log line carries the request path: %v", line)
 	}
 	if _, ok := line["duration_ms"].(float64); !ok {
 		t.Errorf("log line has no numeric duration_ms: %v", line)
@@ -184,19 +194,19 @@ func TestSuccess(t *testing.T) {
 func TestResponseVariants(t *testing.T) {
 	tests := []struct {
 		name       string
-		resp       *httpapi.Response
+		resp       *web.Response
 		wantStatus int
 		wantBody   string
 	}{
-		{"status 0 means 200", &httpapi.Response{JSON: map[string]int{"a": 1}}, 200, `{"a":1}`},
-		{"raw body", &httpapi.Response{Status: 200, Raw: []byte("plain text")}, 200, "plain text"},
-		{"raw wins over JSON", &httpapi.Response{Status: 200, Raw: []byte("raw"), JSON: 1}, 200, "raw"},
-		{"no body", &httpapi.Response{Status: 204}, 204, ""},
-		{"JSON helper", httpapi.JSON(202, []int{1, 2}), 202, `[1,2]`},
+		{"status 0 means 200", &web.Response{JSON: map[string]int{"a": 1}}, 200, `{"a":1}`},
+		{"raw body", &web.Response{Status: 200, Raw: []byte("plain text")}, 200, "plain text"},
+		{"raw wins over JSON", &web.Response{Status: 200, Raw: []byte("raw"), JSON: 1}, 200, "raw"},
+		{"no body", &web.Response{Status: 204}, 204, ""},
+		{"JSON helper", web.JSON(202, []int{1, 2}), 202, `[1,2]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _ := invoke(t, httpapi.Adapter{}, func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			out, _ := invoke(t, httpapi.Adapter{}, func(context.Context, *web.Request) (*web.Response, error) {
 				return tt.resp, nil
 			}, event("GET", "/x", "", nil))
 			if out.StatusCode != tt.wantStatus || out.Body != tt.wantBody {
@@ -214,7 +224,7 @@ func TestErrors(t *testing.T) {
 		name        string
 		ev          events.APIGatewayV2HTTPRequest
 		adapter     httpapi.Adapter
-		handler     httpapi.HandlerFunc
+		handler     web.HandlerFunc
 		wantCalled  bool
 		status      int
 		code        apierr.Code
@@ -226,7 +236,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "apierr not found",
 			ev:   event("POST", "/v1/payment/verify", `{}`, nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
 				return nil, apierr.New(apierr.NotFound, "no payment with this invoice_id")
 			},
 			wantCalled: true, status: 404, code: apierr.NotFound, msgContains: "no payment with this invoice_id", logLevel: "INFO",
@@ -234,7 +244,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "validation failed",
 			ev:   event("POST", "/x", `{}`, nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
 				return nil, apierr.Invalid(apierr.Violation{Path: "body.amount", Rule: "is required"})
 			},
 			wantCalled: true, status: 422, code: apierr.ValidationFailed, msgContains: "body.amount: is required", logLevel: "INFO",
@@ -242,7 +252,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "wrapped apierr keeps its code",
 			ev:   event("POST", "/x", `{}`, nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
 				return nil, fmt.Errorf("layer: %w", apierr.New(apierr.InvalidAPIKey, "invalid API key"))
 			},
 			wantCalled: true, status: 401, code: apierr.InvalidAPIKey, msgContains: "invalid API key", logLevel: "INFO",
@@ -250,7 +260,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "auth service unavailable",
 			ev:   event("POST", "/x", `{}`, nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
 				return nil, apierr.Wrap(apierr.AuthServiceUnavailable, errors.New(leaked), "the key store is unavailable")
 			},
 			wantCalled: true, status: 503, code: apierr.AuthServiceUnavailable, retryable: true,
@@ -259,7 +269,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "plain error",
 			ev:   event("POST", "/x", `{}`, nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
 				return nil, errors.New(leaked)
 			},
 			wantCalled: true, status: 500, code: apierr.Internal, retryable: true,
@@ -268,7 +278,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "panic with string",
 			ev:   event("POST", "/x", `{}`, nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
 				panic("kaboom " + leaked)
 			},
 			wantCalled: true, status: 500, code: apierr.Internal, retryable: true,
@@ -277,7 +287,7 @@ func TestErrors(t *testing.T) {
 		{
 			name: "panic with error",
 			ev:   event("POST", "/x", `{}`, nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
 				var m map[string]int
 				m["x"] = 1 // nil map write
 				return nil, nil
@@ -317,8 +327,8 @@ func TestErrors(t *testing.T) {
 		{
 			name: "unencodable JSON response",
 			ev:   event("GET", "/x", "", nil),
-			handler: func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
-				return httpapi.JSON(200, map[string]any{"c": make(chan int)}), nil
+			handler: func(context.Context, *web.Request) (*web.Response, error) {
+				return web.JSON(200, map[string]any{"c": make(chan int)}), nil
 			},
 			wantCalled: true, status: 500, code: apierr.Internal, retryable: true,
 			msgContains: "internal error", logLevel: "ERROR", logCause: "json",
@@ -327,10 +337,10 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			called := false
-			h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+			h := func(ctx context.Context, r *web.Request) (*web.Response, error) {
 				called = true
 				if tt.handler == nil {
-					return httpapi.JSON(200, map[string]string{}), nil
+					return web.JSON(200, map[string]string{}), nil
 				}
 				return tt.handler(ctx, r)
 			}
@@ -386,14 +396,14 @@ func TestErrors(t *testing.T) {
 }
 
 func TestLogDoesNotLeakSecrets(t *testing.T) {
-	handlers := map[string]httpapi.HandlerFunc{
-		"success": func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
-			return httpapi.JSON(201, map[string]string{"ok": "yes"}), nil
+	handlers := map[string]web.HandlerFunc{
+		"success": func(context.Context, *web.Request) (*web.Response, error) {
+			return web.JSON(201, map[string]string{"ok": "yes"}), nil
 		},
-		"validation error": func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+		"validation error": func(context.Context, *web.Request) (*web.Response, error) {
 			return nil, apierr.Invalid(apierr.Violation{Path: "body.amount", Rule: "is required"})
 		},
-		"auth error": func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+		"auth error": func(context.Context, *web.Request) (*web.Response, error) {
 			return nil, apierr.New(apierr.InvalidAPIKey, "invalid API key")
 		},
 	}
@@ -416,9 +426,9 @@ func TestLogDoesNotLeakSecrets(t *testing.T) {
 }
 
 func TestLogIncludesAnnotations(t *testing.T) {
-	h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	h := func(ctx context.Context, r *web.Request) (*web.Response, error) {
 		obs.Annotate(ctx, slog.String("workspace_id", "ws_1"))
-		return httpapi.JSON(200, nil), nil
+		return web.JSON(200, nil), nil
 	}
 	_, logs := invoke(t, httpapi.Adapter{}, h, event("GET", "/x", "", nil))
 	line := logLine(t, logs)
@@ -428,7 +438,7 @@ func TestLogIncludesAnnotations(t *testing.T) {
 }
 
 func TestErrorHeadersCopied(t *testing.T) {
-	h := func(context.Context, *httpapi.Request) (*httpapi.Response, error) {
+	h := func(context.Context, *web.Request) (*web.Response, error) {
 		e := apierr.New(apierr.MethodNotAllowed, "use POST")
 		e.Headers = map[string]string{"Allow": "POST"}
 		return nil, e
@@ -449,9 +459,9 @@ func TestErrorHeadersCopied(t *testing.T) {
 func TestBase64Body(t *testing.T) {
 	payload := []byte("{\"name\":\"টাকা\",\"bin\":\"\x00\x01\"}")
 	var got []byte
-	h := func(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	h := func(_ context.Context, r *web.Request) (*web.Response, error) {
 		got = r.Body
-		return httpapi.JSON(200, map[string]int{}), nil
+		return web.JSON(200, map[string]int{}), nil
 	}
 	ev := event("POST", "/x", base64.StdEncoding.EncodeToString(payload), nil)
 	ev.IsBase64Encoded = true
@@ -479,9 +489,9 @@ func TestBodyLimitBoundary(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := -1
-			h := func(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+			h := func(_ context.Context, r *web.Request) (*web.Response, error) {
 				n = len(r.Body)
-				return httpapi.JSON(200, map[string]int{}), nil
+				return web.JSON(200, map[string]int{}), nil
 			}
 			body := strings.Repeat("x", tt.size)
 			if tt.b64 {
@@ -504,7 +514,7 @@ func TestBodyLimitBoundary(t *testing.T) {
 }
 
 func TestCorrelationIDsDiffer(t *testing.T) {
-	h := func(context.Context, *httpapi.Request) (*httpapi.Response, error) { return httpapi.JSON(200, 1), nil }
+	h := func(context.Context, *web.Request) (*web.Response, error) { return web.JSON(200, 1), nil }
 	lambda := httpapi.Adapter{Logger: slog.New(slog.DiscardHandler)}.Lambda("fn", h)
 	seen := map[string]bool{}
 	for range 100 {
@@ -530,7 +540,7 @@ func TestCorrelationIDsDiffer(t *testing.T) {
 // answering 500 INTERNAL_ERROR like every other handler fault. (Fails on the original
 // httpapi.go; a nil-response guard in render makes it pass.)
 func TestNilResponseIsInternalError(t *testing.T) {
-	h := func(context.Context, *httpapi.Request) (*httpapi.Response, error) { return nil, nil }
+	h := func(context.Context, *web.Request) (*web.Response, error) { return nil, nil }
 	var logs bytes.Buffer
 	lambda := httpapi.Adapter{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}.Lambda("fn", h)
 	var (
@@ -558,11 +568,11 @@ func TestNilResponseIsInternalError(t *testing.T) {
 }
 
 func TestRequestHeader(t *testing.T) {
-	r := &httpapi.Request{Event: events.APIGatewayV2HTTPRequest{Headers: map[string]string{
+	r := &web.Request{Headers: map[string]string{
 		"authorization":   "Bearer a",
 		"Idempotency-Key": "k1",
 		"X-EMPTY":         "",
-	}}}
+	}}
 	tests := []struct {
 		name    string
 		want    string
@@ -587,23 +597,138 @@ func TestRequestHeader(t *testing.T) {
 			t.Errorf("HasHeader(%q) = %v, want %v", tt.name, got, tt.present)
 		}
 	}
-	empty := &httpapi.Request{}
+	empty := &web.Request{}
 	if empty.Header("a") != "" || empty.HasHeader("a") {
 		t.Error("nil header map should have no headers")
 	}
 }
 
-func TestRequestPath(t *testing.T) {
-	r := &httpapi.Request{Event: event("POST", "/raw/path", "", nil)}
-	r.Event.RequestContext.HTTP.Path = "/ctx/path"
-	if r.Path() != "/raw/path" {
-		t.Errorf("Path() = %q, want the raw path", r.Path())
+func TestNewRequest(t *testing.T) {
+	ev := event("POST", "/raw/path", "", map[string]string{"x-a": "1"})
+	ev.RequestContext.HTTP.Path = "/ctx/path"
+	ev.RequestContext.HTTP.SourceIP = "203.0.113.9"
+	ev.PathParameters = map[string]string{"token": "t"}
+	ev.QueryStringParameters = map[string]string{"environment": "sandbox"}
+	ev.Cookies = []string{"a=b"}
+	r := httpapi.NewRequest(ev, "")
+	if r.Path != "/raw/path" || r.Method != "POST" || r.RouteKey != "POST /raw/path" {
+		t.Errorf("Path/Method/RouteKey = %q %q %q", r.Path, r.Method, r.RouteKey)
 	}
-	r.Event.RawPath = ""
-	if r.Path() != "/ctx/path" {
-		t.Errorf("Path() = %q, want the request context path", r.Path())
+	if r.PathParams["token"] != "t" || r.Query["environment"] != "sandbox" || r.Header("X-A") != "1" ||
+		len(r.Cookies) != 1 || r.SourceIP != "203.0.113.9" || r.Host != "api.example.com" {
+		t.Errorf("request fields not carried over: %+v", r)
 	}
-	if r.Method() != "POST" {
-		t.Errorf("Method() = %q", r.Method())
+	if r.BaseURL != "https://api.example.com" {
+		t.Errorf("BaseURL = %q, want https:// and the request's domain", r.BaseURL)
+	}
+	if !correlationRE.MatchString(r.CorrelationID) || r.Received.IsZero() {
+		t.Errorf("CorrelationID %q / Received %v", r.CorrelationID, r.Received)
+	}
+	if got := httpapi.NewRequest(ev, "https://pay.example.com.bd/").BaseURL; got != "https://pay.example.com.bd" {
+		t.Errorf("configured BaseURL = %q, want it without the trailing slash", got)
+	}
+	ev.RawPath = ""
+	if got := httpapi.NewRequest(ev, "").Path; got != "/ctx/path" {
+		t.Errorf("Path = %q, want the request context path when RawPath is empty", got)
+	}
+}
+
+func TestRoutesDispatchByRouteKey(t *testing.T) {
+	var called []string
+	routes := web.Routes{
+		"GET /a": func(context.Context, *web.Request) (*web.Response, error) {
+			called = append(called, "a")
+			return web.JSON(200, 1), nil
+		},
+		"POST /a": func(context.Context, *web.Request) (*web.Response, error) {
+			called = append(called, "post a")
+			return web.JSON(201, 2), nil
+		},
+		"$default": func(context.Context, *web.Request) (*web.Response, error) {
+			called = append(called, "default")
+			return web.JSON(404, 3), nil
+		},
+	}
+	var logs bytes.Buffer
+	h := httpapi.Adapter{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}.Routes("fn", routes)
+	for _, tt := range []struct {
+		ev     events.APIGatewayV2HTTPRequest
+		status int
+	}{
+		{event("GET", "/a", "", nil), 200},
+		{event("POST", "/a", "", nil), 201},
+		{events.APIGatewayV2HTTPRequest{RouteKey: "$default", RawPath: "/zzz"}, 404},
+	} {
+		out, _ := h(context.Background(), tt.ev)
+		if out.StatusCode != tt.status {
+			t.Errorf("%s: status %d, want %d", tt.ev.RouteKey, out.StatusCode, tt.status)
+		}
+	}
+	if strings.Join(called, ",") != "a,post a,default" {
+		t.Errorf("handlers called: %v", called)
+	}
+	// A route key the table does not have is a 404 envelope, never a panic or a 500.
+	out, _ := h(context.Background(), event("DELETE", "/a", "", nil))
+	if env := envelope(t, out); out.StatusCode != 404 || env.Code != apierr.NotFound {
+		t.Errorf("unknown route key: %d %s", out.StatusCode, out.Body)
+	}
+}
+
+// Errors are classified once, at the edge: a dependency that cannot be reached is a
+// retryable 503 whatever handler returned it; anything unknown a 500.
+func TestClassify(t *testing.T) {
+	netErr := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	tests := []struct {
+		name string
+		err  error
+		code apierr.Code
+	}{
+		{"api error kept", apierr.New(apierr.StateConflict, "x"), apierr.StateConflict},
+		{"wrapped api error kept", fmt.Errorf("op: %w", apierr.New(apierr.NotFound, "x")), apierr.NotFound},
+		{"network error", fmt.Errorf("get item: %w", netErr), apierr.ServiceUnavailable},
+		{"deadline", fmt.Errorf("put: %w", context.DeadlineExceeded), apierr.ServiceUnavailable},
+		{"throttled", &smithy.GenericAPIError{Code: "ThrottlingException", Fault: smithy.FaultServer}, apierr.ServiceUnavailable},
+		{"validation bug", &smithy.GenericAPIError{Code: "ValidationException", Fault: smithy.FaultClient}, apierr.Internal},
+		{"plain error", errors.New("boom"), apierr.Internal},
+	}
+	for _, tt := range tests {
+		e := httpapi.Classify(tt.err)
+		if e.Code != tt.code {
+			t.Errorf("%s: code %s, want %s", tt.name, e.Code, tt.code)
+		}
+		if tt.code == apierr.ServiceUnavailable && (!e.Code.Retryable() || e.Cause == nil) {
+			t.Errorf("%s: 503 must be retryable and keep its cause for the log", tt.name)
+		}
+	}
+	out, _ := invoke(t, httpapi.Adapter{}, func(context.Context, *web.Request) (*web.Response, error) {
+		return nil, fmt.Errorf("get item: %w", netErr)
+	}, event("GET", "/x", "", nil))
+	if env := envelope(t, out); out.StatusCode != 503 || env.Code != apierr.ServiceUnavailable || !env.Retryable || out.Headers["Retry-After"] == "" {
+		t.Errorf("unreachable store: %d %s %v", out.StatusCode, out.Body, out.Headers)
+	}
+}
+
+// ErrorPage lets a function render classified errors as pages for the requests it chooses;
+// returning nil leaves the envelope.
+func TestErrorPage(t *testing.T) {
+	a := httpapi.Adapter{ErrorPage: func(r *web.Request, e *apierr.Error) *web.Response {
+		if r.Header("Accept") != "text/html" {
+			return nil
+		}
+		return &web.Response{Status: e.Status(), Headers: map[string]string{"Content-Type": "text/html"}, Raw: []byte("<p>" + string(e.Code) + "</p>")}
+	}}
+	h := func(context.Context, *web.Request) (*web.Response, error) {
+		return nil, &net.OpError{Op: "dial", Err: errors.New("refused")}
+	}
+	out, _ := invoke(t, a, h, event("GET", "/x", "", map[string]string{"accept": "text/html"}))
+	if out.StatusCode != 503 || out.Body != "<p>SERVICE_UNAVAILABLE</p>" || out.Headers["Content-Type"] != "text/html" {
+		t.Errorf("page: %d %q %v", out.StatusCode, out.Body, out.Headers)
+	}
+	if !correlationRE.MatchString(out.Headers[httpapi.CorrelationHeader]) {
+		t.Error("an error page lost the correlation header")
+	}
+	out, _ = invoke(t, a, h, event("GET", "/x", "", nil))
+	if env := envelope(t, out); env.Code != apierr.ServiceUnavailable {
+		t.Errorf("envelope: %s", out.Body)
 	}
 }

@@ -32,7 +32,7 @@ func (o *Operator) now() time.Time {
 }
 
 // CreateWorkspace creates a workspace; id may be empty for a new random one.
-func (o *Operator) CreateWorkspace(ctx context.Context, id, name string) (*dynamo.Workspace, error) {
+func (o *Operator) CreateWorkspace(ctx context.Context, id, name string) (*auth.Workspace, error) {
 	if id == "" {
 		u, err := uuid.NewV7()
 		if err != nil {
@@ -48,7 +48,7 @@ func (o *Operator) CreateWorkspace(ctx context.Context, id, name string) (*dynam
 	if name == "" || utf8.RuneCountInString(name) > 160 {
 		return nil, fmt.Errorf("workspace name must be 1 to 160 characters")
 	}
-	w := dynamo.Workspace{ID: id, Name: name, CreatedAt: o.now()}
+	w := auth.Workspace{ID: id, Name: name, CreatedAt: o.now()}
 	if err := o.Store.PutWorkspace(ctx, w); err != nil {
 		return nil, fmt.Errorf("create workspace: %w", err)
 	}

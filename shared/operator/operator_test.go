@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,9 +15,9 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/dynamo"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 )
 
 type env struct {
@@ -38,7 +37,7 @@ func setup(t *testing.T) *env {
 	return &env{stack: stack, store: store, op: &Operator{Store: store}, ctx: ctx}
 }
 
-func (e *env) workspace(t *testing.T, name string) *dynamo.Workspace {
+func (e *env) workspace(t *testing.T, name string) *auth.Workspace {
 	t.Helper()
 	w, err := e.op.CreateWorkspace(e.ctx, "", name)
 	if err != nil {
@@ -86,7 +85,7 @@ func keyIDs(keys []*auth.KeyRecord) []string {
 
 // authenticate runs the production authenticator against the store with a bearer key.
 func authenticate(ctx context.Context, store *dynamo.Store, now func() time.Time, key string) (*auth.Identity, error) {
-	r := &httpapi.Request{Event: events.APIGatewayV2HTTPRequest{Headers: map[string]string{"authorization": "Bearer " + key}}}
+	r := &web.Request{Headers: map[string]string{"authorization": "Bearer " + key}}
 	return (&auth.Authenticator{Keys: store, Now: now}).Authenticate(ctx, r)
 }
 

@@ -32,7 +32,7 @@ func canonicalID(what, id string) (string, error) {
 
 // CreateUser creates a dashboard user with a new UUIDv7 id. The email is stored as given
 // (trimmed); it must be a bare address and need not be unique.
-func (o *Operator) CreateUser(ctx context.Context, email string) (*dynamo.User, error) {
+func (o *Operator) CreateUser(ctx context.Context, email string) (*auth.User, error) {
 	email = strings.TrimSpace(email)
 	if len(email) > MaxEmailLen {
 		return nil, fmt.Errorf("email must be at most %d characters", MaxEmailLen)
@@ -44,7 +44,7 @@ func (o *Operator) CreateUser(ctx context.Context, email string) (*dynamo.User, 
 	if err != nil {
 		return nil, err
 	}
-	user := dynamo.User{ID: u.String(), Email: email, CreatedAt: o.now()}
+	user := auth.User{ID: u.String(), Email: email, CreatedAt: o.now()}
 	if err := o.Store.PutUser(ctx, user); err != nil {
 		return nil, fmt.Errorf("create user: %w", err)
 	}
@@ -52,7 +52,7 @@ func (o *Operator) CreateUser(ctx context.Context, email string) (*dynamo.User, 
 }
 
 // getUser reads a user by a UUID given in any case.
-func (o *Operator) getUser(ctx context.Context, userID string) (*dynamo.User, error) {
+func (o *Operator) getUser(ctx context.Context, userID string) (*auth.User, error) {
 	id, err := canonicalID("user", userID)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (o *Operator) getUser(ctx context.Context, userID string) (*dynamo.User, er
 }
 
 // getWorkspace reads a workspace by a UUID given in any case.
-func (o *Operator) getWorkspace(ctx context.Context, workspaceID string) (*dynamo.Workspace, error) {
+func (o *Operator) getWorkspace(ctx context.Context, workspaceID string) (*auth.Workspace, error) {
 	id, err := canonicalID("workspace", workspaceID)
 	if err != nil {
 		return nil, err

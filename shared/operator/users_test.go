@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -15,10 +14,10 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 )
 
-func (e *env) user(t *testing.T, email string) *dynamo.User {
+func (e *env) user(t *testing.T, email string) *auth.User {
 	t.Helper()
 	u, err := e.op.CreateUser(e.ctx, email)
 	if err != nil {
@@ -47,13 +46,12 @@ func (e *env) session(t *testing.T, userID string, ttl time.Duration) *IssuedSes
 
 // workspaceRequest is a documents request of method with the session cookie (and an Origin
 // when origin is not empty).
-func workspaceRequest(method, token, origin string) *httpapi.Request {
-	ev := events.APIGatewayV2HTTPRequest{Headers: map[string]string{}, Cookies: []string{auth.SessionCookie + "=" + token}}
+func workspaceRequest(method, token, origin string) *web.Request {
+	r := &web.Request{Method: method, Headers: map[string]string{}, Cookies: []string{auth.SessionCookie + "=" + token}}
 	if origin != "" {
-		ev.Headers["origin"] = origin
+		r.Headers["origin"] = origin
 	}
-	ev.RequestContext.HTTP.Method = method
-	return &httpapi.Request{Event: ev}
+	return r
 }
 
 func wantCode(t *testing.T, err error, code apierr.Code) {
@@ -297,8 +295,8 @@ func TestSessionAuthenticationEndToEnd(t *testing.T) {
 
 	// A bearer key of the workspace works through the same entry point; of another, 404.
 	k := e.issue(t, w.ID, auth.Sandbox, []auth.Scope{auth.DocumentsRead}, "k")
-	bearer := func(key string) *httpapi.Request {
-		return &httpapi.Request{Event: events.APIGatewayV2HTTPRequest{Headers: map[string]string{"authorization": "Bearer " + key}}}
+	bearer := func(key string) *web.Request {
+		return &web.Request{Headers: map[string]string{"authorization": "Bearer " + key}}
 	}
 	if id, err := a.AuthenticateWorkspace(e.ctx, bearer(k.Plaintext), w.ID); err != nil || id.Kind != auth.KindAPIKey || id.CredentialID != k.Record.KeyID {
 		t.Errorf("bearer via AuthenticateWorkspace = %+v, %v", id, err)

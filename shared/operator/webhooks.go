@@ -36,7 +36,7 @@ type WebhookSecretInfo struct {
 // Current reports whether the secret is the current one (it has no expiry).
 func (i WebhookSecretInfo) Current() bool { return i.ExpiresAt == nil }
 
-func secretInfo(s dynamo.WebhookSecret) WebhookSecretInfo {
+func secretInfo(s webhook.Secret) WebhookSecretInfo {
 	return WebhookSecretInfo{ID: s.ID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt}
 }
 
@@ -61,16 +61,16 @@ func newWebhookSecretID() (string, error) {
 	return "whk_" + hex.EncodeToString(b), nil
 }
 
-func (o *Operator) newWebhookSecret(now time.Time) (dynamo.WebhookSecret, error) {
+func (o *Operator) newWebhookSecret(now time.Time) (webhook.Secret, error) {
 	text, err := webhook.NewSecret()
 	if err != nil {
-		return dynamo.WebhookSecret{}, err
+		return webhook.Secret{}, err
 	}
 	id, err := newWebhookSecretID()
 	if err != nil {
-		return dynamo.WebhookSecret{}, err
+		return webhook.Secret{}, err
 	}
-	return dynamo.WebhookSecret{ID: id, Secret: text, CreatedAt: now}, nil
+	return webhook.Secret{ID: id, Secret: text, CreatedAt: now}, nil
 }
 
 // webhookScope checks the environment and that the workspace exists; it returns the
@@ -86,7 +86,7 @@ func (o *Operator) webhookScope(ctx context.Context, workspaceID string, env aut
 	return w.ID, nil
 }
 
-func (o *Operator) putWebhookSecrets(ctx context.Context, ws string, env auth.Environment, list []dynamo.WebhookSecret, version int) error {
+func (o *Operator) putWebhookSecrets(ctx context.Context, ws string, env auth.Environment, list []webhook.Secret, version int) error {
 	if err := o.Store.PutWebhookSecrets(ctx, ws, env, list, version); err != nil {
 		return fmt.Errorf("store webhook secrets: %w", err)
 	}
@@ -114,7 +114,7 @@ func (o *Operator) IssueWebhookSecret(ctx context.Context, workspaceID string, e
 		return nil, err
 	}
 	// Expired secrets are dropped from the item.
-	if err := o.putWebhookSecrets(ctx, ws, env, []dynamo.WebhookSecret{sec}, version); err != nil {
+	if err := o.putWebhookSecrets(ctx, ws, env, []webhook.Secret{sec}, version); err != nil {
 		return nil, err
 	}
 	return &IssuedWebhookSecret{Secret: sec.Secret, WorkspaceID: ws, Environment: env, Info: secretInfo(sec)}, nil
@@ -150,7 +150,7 @@ func (o *Operator) RotateWebhookSecret(ctx context.Context, workspaceID string, 
 		return nil, err
 	}
 	until := now.Add(grace)
-	list := []dynamo.WebhookSecret{sec}
+	list := []webhook.Secret{sec}
 	var previous []WebhookSecretInfo
 	for _, s := range active {
 		if s.ExpiresAt == nil || until.Before(*s.ExpiresAt) {

@@ -15,17 +15,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/apitest"
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/operator"
 )
 
 func api(t *testing.T) *localapi.TestAPI {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test (starts dynalite and fauxqs)")
-	}
 	// Each test gets its own stack: tests stay independent and run in parallel safely.
 	return localapi.StartTestAPI(t, localapi.Options{})
 }

@@ -16,8 +16,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
 	"github.com/takapay/payments/shared/urlcheck"
@@ -148,10 +147,10 @@ func canonicalMetadata(md *jsonbody.Object) (string, string) {
 		if err := dec.Decode(&v); err != nil {
 			return "", "must be a JSON object"
 		}
-		compact, _ := httpapi.Marshal(v)
+		compact, _ := web.Marshal(v)
 		m[n] = compact
 	}
-	out, _ := httpapi.Marshal(m) // map keys are sorted by encoding/json; no HTML escaping
+	out, _ := web.Marshal(m) // map keys are sorted by encoding/json; no HTML escaping
 	if len(out) > MaxMetadataBytes {
 		return "", fmt.Sprintf("must be at most %d bytes as compact JSON", MaxMetadataBytes)
 	}
@@ -183,7 +182,7 @@ var idempotencyKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,128}$`)
 
 // ParseIdempotencyKey reads the optional Idempotency-Key header; a present but malformed one
 // is a 400.
-func ParseIdempotencyKey(r *httpapi.Request) (string, error) {
+func ParseIdempotencyKey(r *web.Request) (string, error) {
 	if !r.HasHeader("Idempotency-Key") {
 		return "", nil
 	}
@@ -204,15 +203,14 @@ type CreateResponse struct {
 
 // Creator serves POST /v1/payment/create.
 type Creator struct {
-	Auth          *auth.Authenticator
-	Store         Store
-	URLs          urlcheck.Policy
-	PublicBaseURL string
-	Now           func() time.Time
+	Auth  *auth.Authenticator
+	Store Store
+	URLs  urlcheck.Policy
+	Now   func() time.Time
 }
 
 // Handle authenticates, validates and creates (or idempotently replays) a payment.
-func (c *Creator) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+func (c *Creator) Handle(ctx context.Context, r *web.Request) (*web.Response, error) {
 	id, err := c.Auth.Authenticate(ctx, r)
 	if err != nil {
 		return nil, err
@@ -238,14 +236,14 @@ func (c *Creator) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Resp
 	case errors.Is(err, ErrExists):
 		return replay(existing, id, env, p)
 	case err != nil:
-		return nil, storeError(err)
+		return nil, err
 	}
-	return httpapi.JSON(http.StatusCreated, CreateResponse{p.InvoiceID, p.Status, p.PaymentURL}), nil
+	return web.JSON(http.StatusCreated, CreateResponse{p.InvoiceID, p.Status, p.PaymentURL}), nil
 }
 
 // replay answers a create whose Idempotency-Key already made a payment: the same 201 for
 // the same request, 409 for a different one.
-func replay(existing *Payment, id *auth.Identity, env auth.Environment, attempt *Payment) (*httpapi.Response, error) {
+func replay(existing *Payment, id *auth.Identity, env auth.Environment, attempt *Payment) (*web.Response, error) {
 	if existing == nil || existing.WorkspaceID != id.WorkspaceID || existing.Environment != env ||
 		existing.IdempotencyKey != attempt.IdempotencyKey {
 		// Only a SHA-256 collision could land here; refuse rather than reveal anything.
@@ -255,12 +253,12 @@ func replay(existing *Payment, id *auth.Identity, env auth.Environment, attempt 
 		return nil, apierr.New(apierr.IdempotencyKeyReused,
 			"this Idempotency-Key was already used with a different request body; use a new key for a new payment")
 	}
-	resp := httpapi.JSON(http.StatusCreated, CreateResponse{existing.InvoiceID, Pending, existing.PaymentURL})
+	resp := web.JSON(http.StatusCreated, CreateResponse{existing.InvoiceID, Pending, existing.PaymentURL})
 	resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
 	return resp, nil
 }
 
-func (c *Creator) newPayment(r *httpapi.Request, id *auth.Identity, env auth.Environment, key string, req *CreateRequest) (*Payment, error) {
+func (c *Creator) newPayment(r *web.Request, id *auth.Identity, env auth.Environment, key string, req *CreateRequest) (*Payment, error) {
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
@@ -299,7 +297,7 @@ func (c *Creator) newPayment(r *httpapi.Request, id *auth.Identity, env auth.Env
 		CustomerPhone:  req.CustomerPhone,
 		Metadata:       req.Metadata,
 		CheckoutToken:  token,
-		PaymentURL:     baseURL(c.PublicBaseURL, r) + "/v1/public/checkout/" + token,
+		PaymentURL:     r.BaseURL + "/v1/public/checkout/" + token,
 		IdempotencyKey: key,
 		RequestHash:    req.Hash(),
 		CreatedAt:      t,
@@ -307,14 +305,6 @@ func (c *Creator) newPayment(r *httpapi.Request, id *auth.Identity, env auth.Env
 		ExpiresAt:      t.Add(req.ExpiresIn),
 		MerchantName:   id.WorkspaceName,
 	}, nil
-}
-
-// baseURL is the configured public origin, or the API Gateway domain of the request.
-func baseURL(configured string, r *httpapi.Request) string {
-	if configured != "" {
-		return configured
-	}
-	return "https://" + r.Event.RequestContext.DomainName
 }
 
 // sandboxOnly authorises scope for the credential's environment and refuses live: this
@@ -331,10 +321,3 @@ func sandboxOnly(id *auth.Identity, scope auth.Scope) (auth.Environment, error) 
 	return env, nil
 }
 
-// storeError maps a storage failure to 503 (dependency unavailable) or 500.
-func storeError(err error) error {
-	if awsx.IsUnavailable(err) {
-		return apierr.Wrap(apierr.ServiceUnavailable, err, "the payment store is unavailable; retry with the same Idempotency-Key")
-	}
-	return apierr.Wrap(apierr.Internal, err, "internal error; retry with the same Idempotency-Key")
-}

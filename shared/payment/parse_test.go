@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/money"
 	"github.com/takapay/payments/shared/urlcheck"
 )
@@ -760,7 +759,7 @@ func TestParseIdempotencyKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &httpapi.Request{Event: events.APIGatewayV2HTTPRequest{Headers: tt.headers}}
+			r := &web.Request{Headers: tt.headers}
 			got, err := ParseIdempotencyKey(r)
 			if tt.bad {
 				e := ptAPIErr(t, err, apierr.MalformedRequest)

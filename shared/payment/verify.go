@@ -7,7 +7,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
 )
@@ -84,7 +84,7 @@ type Verifier struct {
 
 // Handle reports a payment's status to its own workspace and environment (404 to anyone
 // else), and optionally does the merchant's delivery comparison for them.
-func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+func (v *Verifier) Handle(ctx context.Context, r *web.Request) (*web.Response, error) {
 	id, err := v.Auth.Authenticate(ctx, r)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 	}
 	p, err := v.Store.GetPayment(ctx, req.InvoiceID)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, err
 	}
 	if p == nil || p.WorkspaceID != id.WorkspaceID || p.Environment != env {
 		return nil, apierr.New(apierr.NotFound, "no payment with this invoice_id in this workspace and environment")
@@ -124,7 +124,7 @@ func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 			// A concurrent first verify may win the race; then this call is not the first.
 			at, first, err := v.Store.MarkFirstVerified(ctx, p.InvoiceID, now().UTC())
 			if err != nil {
-				return nil, storeError(err)
+				return nil, err
 			}
 			resp.FirstVerifiedAt = &at
 			resp.PreviouslyVerified = !first
@@ -137,7 +137,7 @@ func (v *Verifier) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 		ok := len(mismatches) == 0
 		resp.Match, resp.Mismatches = &ok, &mismatches
 	}
-	return httpapi.JSON(http.StatusOK, resp), nil
+	return web.JSON(http.StatusOK, resp), nil
 }
 
 // Compare lists what stops a merchant from delivering: "status" unless COMPLETED, and each of

@@ -7,16 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/takapay/payments/shared/apitest"
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/apitest"
+	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/openapi"
 )
 
 func start(t *testing.T) *localapi.TestAPI {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test (starts dynalite and fauxqs)")
-	}
 	return localapi.StartTestAPI(t, localapi.Options{})
 }
 

@@ -16,7 +16,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/openapi"
 )
 
@@ -66,18 +66,13 @@ type readiness struct {
 	CheckedAt    time.Time                       `json:"checked_at"`
 }
 
-// Handle routes by the request's route key.
-func (h *Handler) Handle(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	switch r.Event.RouteKey {
-	case "GET /healthz":
-		return httpapi.JSON(http.StatusOK, map[string]string{"status": "ok"}), nil
-	case "GET /readyz":
-		return h.ready(ctx)
-	}
-	return Fallback(r)
+// Healthz serves GET /healthz: the process is alive (nothing else is checked).
+func (h *Handler) Healthz(context.Context, *web.Request) (*web.Response, error) {
+	return web.JSON(http.StatusOK, map[string]string{"status": "ok"}), nil
 }
 
-func (h *Handler) ready(ctx context.Context) (*httpapi.Response, error) {
+// Ready serves GET /readyz: the table and the webhook queue answer (cached for CacheFor).
+func (h *Handler) Ready(ctx context.Context, _ *web.Request) (*web.Response, error) {
 	rd := h.readiness(ctx)
 	if rd.Status != "ready" {
 		var failed []string
@@ -88,7 +83,7 @@ func (h *Handler) ready(ctx context.Context) (*httpapi.Response, error) {
 		}
 		return nil, apierr.New(apierr.ServiceUnavailable, "not ready: %s; sandbox cannot take payments until this clears", strings.Join(sorted(failed), ", "))
 	}
-	return httpapi.JSON(http.StatusOK, rd), nil
+	return web.JSON(http.StatusOK, rd), nil
 }
 
 func (h *Handler) readiness(ctx context.Context) *readiness {
@@ -181,8 +176,8 @@ func sorted(s []string) []string {
 // Fallback answers a request no deployed route took: 404 NOT_DEPLOYED for a published
 // operation of a later release, 405 for a published path with another method, 404 NOT_FOUND
 // for anything else.
-func Fallback(r *httpapi.Request) (*httpapi.Response, error) {
-	op, allowed, err := openapi.Lookup(r.Method(), r.Path())
+func Fallback(_ context.Context, r *web.Request) (*web.Response, error) {
+	op, allowed, err := openapi.Lookup(r.Method, r.Path)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.Internal, err, "internal error")
 	}
@@ -194,8 +189,8 @@ func Fallback(r *httpapi.Request) (*httpapi.Response, error) {
 		return nil, apierr.New(apierr.NotFound, "%s %s is not available here", op.Method, op.Path)
 	case len(allowed) > 0:
 		return nil, &apierr.Error{Code: apierr.MethodNotAllowed,
-			Message: "method " + r.Method() + " is not allowed here; allowed: " + strings.Join(allowed, ", "),
+			Message: "method " + r.Method + " is not allowed here; allowed: " + strings.Join(allowed, ", "),
 			Headers: map[string]string{"Allow": strings.Join(allowed, ", ")}}
 	}
-	return nil, apierr.New(apierr.NotFound, "no such endpoint: %s %s", r.Method(), r.Path())
+	return nil, apierr.New(apierr.NotFound, "no such endpoint: %s %s", r.Method, r.Path)
 }

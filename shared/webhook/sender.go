@@ -10,39 +10,39 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/urlcheck"
 )
 
-// Message is the SQS body of one delivery: which payment, which event. The payload itself is
-// built from the stored payment at send time, so a message can never invent an event.
+// Message is the queue message of one delivery: which payment, which event. The payload itself
+// is built from the stored payment at send time, so a message can never invent an event.
 type Message struct {
 	InvoiceID string `json:"invoice_id"`
 	EventID   string `json:"event_id"`
 }
 
-// SQSAPI is the part of the SQS client the queue, the sender and the poller use.
-type SQSAPI interface {
-	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
-	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
+// ErrMalformedMessage means a queue message is not a delivery message; it is dropped.
+var ErrMalformedMessage = errors.New("malformed webhook message")
+
+// ParseMessage decodes a queue message body.
+func ParseMessage(body []byte) (Message, error) {
+	var m Message
+	if err := json.Unmarshal(body, &m); err != nil || m.InvoiceID == "" || m.EventID == "" {
+		return Message{}, ErrMalformedMessage
+	}
+	return m, nil
 }
 
-// Queue sends delivery messages to the webhook queue.
-type Queue struct {
-	SQS SQSAPI
-	URL string
+// Encode is the queue message body of m.
+func (m Message) Encode() string {
+	b, _ := json.Marshal(m)
+	return string(b)
 }
 
-// Enqueue sends one delivery message.
-func (q *Queue) Enqueue(ctx context.Context, invoiceID, eventID string) error {
-	body, _ := json.Marshal(Message{InvoiceID: invoiceID, EventID: eventID})
-	_, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(string(body))})
-	return err
+// Enqueuer hands a recorded event to the delivery queue (package sqsqueue in production).
+type Enqueuer interface {
+	Enqueue(ctx context.Context, invoiceID, eventID string) error
 }
 
 // Store is what the sender reads and writes.
@@ -51,9 +51,9 @@ type Store interface {
 	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now time.Time) error
 }
 
-// Secrets returns the secrets that sign a workspace's events in an environment (all active
+// SecretSource returns the secrets that sign a workspace's events in an environment (all active
 // ones: during a rotation both sign).
-type Secrets func(ctx context.Context, workspaceID string, env auth.Environment, now time.Time) ([][]byte, error)
+type SecretSource func(ctx context.Context, workspaceID string, env auth.Environment, now time.Time) ([][]byte, error)
 
 // DefaultSchedule is the delay before each retry (Standard Webhooks' example, capped by SQS's
 // 12-hour visibility limit): 12 attempts over about 2.5 days, then the delivery is failed and
@@ -61,14 +61,14 @@ type Secrets func(ctx context.Context, workspaceID string, env auth.Environment,
 var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour,
 	5 * time.Hour, 10 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour}
 
-// Sender delivers webhook events from SQS (Lambda event source with partial batch failures).
+// Sender makes delivery attempts: for each queue message it reads the payment, signs and
+// posts the event the payment recorded, records the attempt and says when to retry. The queue
+// itself (SQS, its visibility timeout and dead-letter queue) is driven by package sqsqueue.
 type Sender struct {
 	Store    Store
-	Secrets  Secrets
+	Secrets  SecretSource
 	Client   *http.Client
 	URLs     urlcheck.Policy
-	SQS      SQSAPI
-	QueueURL string
 	Schedule []time.Duration
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -100,40 +100,15 @@ type PayloadData struct {
 	Environment auth.Environment `json:"environment"`
 }
 
-// Handle processes one SQS batch and reports the messages to retry.
-func (s *Sender) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, rec := range ev.Records {
-		retry, delay := s.deliver(ctx, rec)
-		if !retry {
-			continue
-		}
-		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
-		if s.SQS != nil && rec.ReceiptHandle != "" {
-			secs := int32(min(delay, 12*time.Hour) / time.Second)
-			if _, err := s.SQS.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-				QueueUrl: aws.String(s.QueueURL), ReceiptHandle: aws.String(rec.ReceiptHandle), VisibilityTimeout: secs,
-			}); err != nil {
-				s.log(ctx, slog.LevelWarn, "visibility", slog.String("error", err.Error()))
-			}
-		}
-	}
-	return resp, nil
-}
-
 func (s *Sender) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
 	if s.Logger != nil {
 		s.Logger.LogAttrs(ctx, level, msg, attrs...)
 	}
 }
 
-// deliver makes one attempt for one message and says whether SQS should retry it, and when.
-func (s *Sender) deliver(ctx context.Context, rec events.SQSMessage) (retry bool, delay time.Duration) {
-	var m Message
-	if err := json.Unmarshal([]byte(rec.Body), &m); err != nil || m.InvoiceID == "" || m.EventID == "" {
-		s.log(ctx, slog.LevelError, "webhook message dropped: malformed", slog.String("message_id", rec.MessageId))
-		return false, 0
-	}
+// Deliver makes one attempt for one message and says whether the queue should offer it again,
+// and after how long.
+func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time.Duration) {
 	p, err := s.Store.GetPayment(ctx, m.InvoiceID)
 	if err != nil {
 		return true, 5 * time.Second // the store is unreachable: try again soon

@@ -148,3 +148,34 @@ func Verify(secret []byte, headers http.Header, body []byte, now time.Time, tole
 	}
 	return ErrNoMatchingSignature
 }
+
+// Secret is one signing secret of a workspace environment.
+type Secret struct {
+	ID string `dynamodbav:"id" json:"id"`
+	// Secret is the whsec_ text. It is never encoded to JSON, so it cannot leak into a
+	// listing or a log by accident.
+	Secret    string    `dynamodbav:"secret" json:"-"`
+	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
+	// ExpiresAt is nil for the current secret; a rotated-out secret signs until it.
+	ExpiresAt *time.Time `dynamodbav:"expires_at,omitempty" json:"expires_at,omitempty"`
+}
+
+// Active reports whether the secret still signs at now.
+func (s Secret) Active(now time.Time) bool {
+	return s.ExpiresAt == nil || now.Before(*s.ExpiresAt)
+}
+
+// Secrets is a workspace environment's stored secret list.
+type Secrets []Secret
+
+// ActiveSecrets returns the secrets that still sign at now, in stored order: expired ones
+// (kept until the next write prunes them) are treated as absent. Sign with these only.
+func (l Secrets) ActiveSecrets(now time.Time) Secrets {
+	var out Secrets
+	for _, s := range l {
+		if s.Active(now) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/localapi"
 )
 
 // CorrelationPattern is the correlation id format of the error envelope.

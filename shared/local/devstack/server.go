@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 const (

@@ -12,9 +12,9 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/devstack"
-	"github.com/takapay/payments/shared/functions"
-	"github.com/takapay/payments/shared/localgw"
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/localgw"
 )
 
 // Options tune the local API.
@@ -65,7 +65,7 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 			return nil, nil, fmt.Errorf("%s: %w", f.LogicalID, err)
 		}
 		d := app.New(c, db, q, logger)
-		h, err := functions.Lambda(f.LogicalID, d)
+		h, err := registry.Lambda(f.LogicalID, d)
 		if err != nil {
 			return nil, nil, fmt.Errorf("template function %s: %w", f.LogicalID, err)
 		}

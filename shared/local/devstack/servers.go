@@ -67,7 +67,7 @@ func StartDynalite(ctx context.Context, opts DynaliteOptions) (*Server, error) {
 	})
 }
 
-// StartFauxqs starts fauxqs (SQS) on 127.0.0.1 via shared/devstack/fauxqs.mjs
+// StartFauxqs starts fauxqs (SQS) on 127.0.0.1 via shared/local/devstack/fauxqs.mjs
 // and waits until it listens; ctx bounds only the start-up.
 func StartFauxqs(ctx context.Context, opts FauxqsOptions) (*Server, error) {
 	nm, err := NodeModulesDir()
@@ -75,7 +75,7 @@ func StartFauxqs(ctx context.Context, opts FauxqsOptions) (*Server, error) {
 		return nil, err
 	}
 	root := filepath.Dir(nm)
-	script := filepath.Join(root, "shared", "devstack", "fauxqs.mjs")
+	script := filepath.Join(root, "shared", "local", "devstack", "fauxqs.mjs")
 	if _, err := os.Stat(script); err != nil {
 		return nil, fmt.Errorf("devstack: fauxqs launcher missing: %w", err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // StackOptions configures StartStack.
@@ -133,6 +133,7 @@ func (s *Stack) Close() {
 // Set DEVSTACK_VERBOSE=1 to stream the servers' output to stderr.
 func StartTestStack(tb testing.TB) *Stack {
 	tb.Helper()
+	RequireServers(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	opts := StackOptions{Prefix: RandomPrefix()}
@@ -150,6 +151,17 @@ func StartTestStack(tb testing.TB) *Stack {
 		}
 	})
 	return s
+}
+
+// RequireServers skips tb under `go test -short`. It is the one check of the test tiers:
+// every test that starts dynalite or fauxqs does so through StartTestStack (or, in this
+// package's own tests, after calling this), so `go test -short ./...` runs every unit test
+// with no node, npm or local server at all, and `make test` runs everything.
+func RequireServers(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs the local AWS servers (dynalite, fauxqs): skipped under -short")
+	}
 }
 
 // RandomPrefix returns a short random resource-name prefix such as "t3f9a1c2e-".

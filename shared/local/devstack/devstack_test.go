@@ -17,10 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 func testCtx(t *testing.T) context.Context {
+	RequireServers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	t.Cleanup(cancel)
 	return ctx
@@ -329,6 +330,7 @@ Resources:
 }
 
 func TestNodeModulesDir(t *testing.T) {
+	RequireServers(t) // node_modules is installed by make test, not by a plain go test -short
 	dir, err := NodeModulesDir()
 	if err != nil {
 		t.Fatal(err)

@@ -10,17 +10,14 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/takapay/payments/shared/functions"
-	"github.com/takapay/payments/shared/localapi"
-	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // The sample events in events/ (for `sam local invoke -e`) are valid payload 2.0 events for a
 // route of the function their file name names, and that function's handler answers them.
 func TestSampleEvents(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	root, err := samtemplate.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +49,7 @@ func TestSampleEvents(t *testing.T) {
 			}
 			// The sample names an event that was never recorded: the sender drops it (never
 			// invents an event) and reports no failure.
-			resp, err := functions.WebhookSender(a.Deps["PaymentCreateFunction"]).Handle(context.Background(), sqsEv)
+			resp, err := registry.WebhookConsumer(a.Deps["PaymentCreateFunction"]).Handle(context.Background(), sqsEv)
 			if err != nil || len(resp.BatchItemFailures) != 0 {
 				t.Errorf("%s: %+v %v", name, resp, err)
 			}
@@ -63,7 +60,7 @@ func TestSampleEvents(t *testing.T) {
 			if err := json.Unmarshal(raw, &sched); err != nil || sched.DetailType != "Scheduled Event" {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if n, err := functions.WebhookRedrive(a.Deps["PaymentCreateFunction"]).Run(context.Background()); err != nil || n != 0 {
+			if n, err := registry.WebhookRedrive(a.Deps["PaymentCreateFunction"]).Run(context.Background()); err != nil || n != 0 {
 				t.Errorf("%s: re-enqueued %d, %v", name, n, err)
 			}
 			covered["WebhookRedriveFunction"] = true
@@ -99,7 +96,7 @@ func TestSampleEvents(t *testing.T) {
 		if _, ok := ev.PathParameters["workspaceID"]; ok {
 			ev.PathParameters["workspaceID"] = a.Creds.WorkspaceID
 		}
-		h, err := functions.Lambda(fn.LogicalID, a.Deps[fn.LogicalID])
+		h, err := registry.Lambda(fn.LogicalID, a.Deps[fn.LogicalID])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +105,7 @@ func TestSampleEvents(t *testing.T) {
 			t.Errorf("%s: %d %v %s, want %d", name, resp.StatusCode, err, resp.Body, want[name])
 		}
 	}
-	for _, id := range functions.LogicalIDs() {
+	for _, id := range registry.LogicalIDs() {
 		if !covered[id] {
 			t.Errorf("no sample event for %s", id)
 		}

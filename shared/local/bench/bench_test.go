@@ -19,10 +19,10 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/devstack"
-	"github.com/takapay/payments/shared/functions"
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/httpapi"
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/localapi"
 )
 
 // countingTransport counts DynamoDB HTTP requests as they leave the client (retries included).
@@ -58,15 +58,15 @@ func setup(b *testing.B) *env {
 	conf := app.Config{TableName: stack.TableName("Table"), WebhookQueueURL: stack.QueueURL("WebhookQueue"), PublicBaseURL: "https://pay.example.com.bd"}
 	conf.CheckoutRatePerToken, conf.CheckoutRatePerClient = 1<<30, 1<<30
 	d := app.New(conf, db, devstack.SQSClient(stack.Config, stack.SQS.Endpoint), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	create, err := functions.Lambda("PaymentCreateFunction", d)
+	create, err := registry.Lambda("PaymentCreateFunction", d)
 	if err != nil {
 		b.Fatal(err)
 	}
-	verify, err := functions.Lambda("PaymentVerifyFunction", d)
+	verify, err := registry.Lambda("PaymentVerifyFunction", d)
 	if err != nil {
 		b.Fatal(err)
 	}
-	checkout, err := functions.Lambda("CheckoutFunction", d)
+	checkout, err := registry.Lambda("CheckoutFunction", d)
 	if err != nil {
 		b.Fatal(err)
 	}

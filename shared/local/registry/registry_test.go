@@ -1,9 +1,11 @@
-package functions
+package registry
 
 import (
 	"go/ast"
 	"go/parser"
+	"go/printer"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,11 +16,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/openapi"
-	"github.com/takapay/payments/shared/samtemplate"
 )
-
-const functionsImport = "github.com/takapay/payments/shared/functions"
 
 func loadTemplate(t *testing.T) (*samtemplate.Template, string) {
 	t.Helper()
@@ -45,31 +46,73 @@ func templateIDs(tpl *samtemplate.Template) []string {
 	return ids
 }
 
-// (a) template functions and registry entries are the same set.
+// (a) template functions and registry entries are the same set: functions with HttpApi
+// routes are HTTP functions, the others workers; log names are unique.
 func TestRegistryMatchesTemplate(t *testing.T) {
 	tpl, _ := loadTemplate(t)
 	if got, want := LogicalIDs(), templateIDs(tpl); !slices.Equal(got, want) {
-		t.Errorf("Registry = %v, template.yaml functions = %v", got, want)
+		t.Errorf("registry = %v, template.yaml functions = %v", got, want)
 	}
-	for id, f := range Registry {
-		fn, _ := tpl.Function(id)
-		// HTTP API functions have a request Builder; the others (queue consumer, schedule) a Handler.
-		if f.Name == "" || (len(fn.Routes) > 0) != (f.Build != nil) || (f.Build == nil) == (f.Handler == nil) {
-			t.Errorf("Registry[%s] = {Name: %q, Build: nil? %v, Handler: nil? %v} for %d routes", id, f.Name, f.Build == nil, f.Handler == nil, len(fn.Routes))
+	for _, fn := range tpl.Functions {
+		_, isHTTP := HTTP[fn.LogicalID]
+		if isHTTP != (len(fn.Routes) > 0) {
+			t.Errorf("%s: registered as HTTP function = %v, but has %d template routes", fn.LogicalID, isHTTP, len(fn.Routes))
+		}
+	}
+	for id, f := range HTTP {
+		if f.LogicalID != id || f.Name == "" || f.Build == nil {
+			t.Errorf("HTTP[%s] = {LogicalID: %q, Name: %q, Build nil: %v}", id, f.LogicalID, f.Name, f.Build == nil)
+		}
+	}
+	for id, f := range Workers {
+		if f.LogicalID != id || f.Name == "" || f.Build == nil {
+			t.Errorf("Workers[%s] = {LogicalID: %q, Name: %q, Build nil: %v}", id, f.LogicalID, f.Name, f.Build == nil)
 		}
 	}
 	names := map[string]string{}
-	for id, f := range Registry {
-		if prev, ok := names[f.Name]; ok {
-			t.Errorf("functions %s and %s share the log name %q", prev, id, f.Name)
+	for _, id := range LogicalIDs() {
+		name := Name(id)
+		if prev, ok := names[name]; ok {
+			t.Errorf("functions %s and %s share the log name %q", prev, id, name)
 		}
-		names[f.Name] = id
+		names[name] = id
 	}
 }
 
-// startCalls returns the logical ids passed to functions.Start in a main.go, and any call
-// to Start whose argument is not a string literal (reported as "").
-func startCalls(t *testing.T, path string) []string {
+// (a2) each HTTP function's route table lists exactly its template routes, keyed by the
+// template's route key, and no route is served by two functions.
+func TestRouteTablesMatchTemplate(t *testing.T) {
+	tpl, _ := loadTemplate(t)
+	served := map[string]string{}
+	for _, fn := range tpl.Functions {
+		f, ok := HTTP[fn.LogicalID]
+		if !ok {
+			continue
+		}
+		var want []string
+		for _, r := range fn.Routes {
+			want = append(want, r.String())
+		}
+		slices.Sort(want)
+		got := slices.Sorted(maps.Keys(f.Build(&app.Deps{}).Routes))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s route table = %q\ntemplate.yaml routes = %q", fn.LogicalID, got, want)
+		}
+		for _, k := range got {
+			if prev, dup := served[k]; dup {
+				t.Errorf("route %q is served by both %s and %s", k, prev, fn.LogicalID)
+			}
+			served[k] = fn.LogicalID
+		}
+	}
+	if len(served) == 0 {
+		t.Fatal("no routes served")
+	}
+}
+
+// mainCall returns the import paths of a main.go and the call its func main makes
+// ("app.StartHTTP(handler.Function)").
+func mainCall(t *testing.T, path string) ([]string, string) {
 	t.Helper()
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -79,55 +122,30 @@ func startCalls(t *testing.T, path string) []string {
 	if file.Name.Name != "main" {
 		t.Errorf("%s: package %s, want main", path, file.Name.Name)
 	}
-	local := ""
+	var imports []string
 	for _, imp := range file.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == functionsImport {
-			local = "functions"
-			if imp.Name != nil {
-				local = imp.Name.Name
-			}
-		}
+		p, _ := strconv.Unquote(imp.Path.Value)
+		imports = append(imports, p)
 	}
-	if local == "" {
-		t.Errorf("%s does not import %s", path, functionsImport)
-		return nil
-	}
-	hasMain := false
+	slices.Sort(imports)
+	call := ""
 	for _, d := range file.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
-			hasMain = true
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil || fd.Name.Name != "main" || len(fd.Body.List) != 1 {
+			continue
+		}
+		if es, ok := fd.Body.List[0].(*ast.ExprStmt); ok {
+			var b strings.Builder
+			_ = printer.Fprint(&b, fset, es.X)
+			call = b.String()
 		}
 	}
-	if !hasMain {
-		t.Errorf("%s has no func main", path)
-	}
-	var ids []string
-	ast.Inspect(file, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Start" {
-			return true
-		}
-		if x, ok := sel.X.(*ast.Ident); !ok || x.Name != local {
-			return true
-		}
-		id := ""
-		if len(call.Args) == 1 {
-			if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				id, _ = strconv.Unquote(lit.Value)
-			}
-		}
-		ids = append(ids, id)
-		return true
-	})
-	return ids
+	return imports, call
 }
 
-// (b) each template function's main.go calls functions.Start with exactly its logical id.
-func TestFunctionMainsStartTheirLogicalID(t *testing.T) {
+// (b) each template function's main.go imports only app and its own handler package, and
+// starts that package's Function, whose logical id is the template's.
+func TestFunctionMainsStartTheirOwnHandler(t *testing.T) {
 	tpl, root := loadTemplate(t)
 	for _, f := range tpl.Functions {
 		dir := samtemplate.FunctionDir(f.LogicalID)
@@ -139,8 +157,17 @@ func TestFunctionMainsStartTheirLogicalID(t *testing.T) {
 			t.Errorf("%s: %v", f.LogicalID, err)
 			continue
 		}
-		if got := startCalls(t, path); !slices.Equal(got, []string{f.LogicalID}) {
-			t.Errorf("%s: functions.Start calls %q, want exactly one with %q", path, got, f.LogicalID)
+		imports, call := mainCall(t, path)
+		wantImports := []string{"github.com/takapay/payments/" + dir + "/handler", "github.com/takapay/payments/shared/app"}
+		if !slices.Equal(imports, wantImports) {
+			t.Errorf("%s imports %q, want exactly %q", path, imports, wantImports)
+		}
+		wantCall := "app.StartWorker(handler.Function)"
+		if len(f.Routes) > 0 {
+			wantCall = "app.StartHTTP(handler.Function)"
+		}
+		if call != wantCall {
+			t.Errorf("%s: func main is %q, want exactly %q", path, call, wantCall)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package webhook_test
+package sqsqueue_test
 
 import (
 	"context"
@@ -22,10 +22,12 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/functions"
-	"github.com/takapay/payments/shared/localapi"
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/sqspoll"
 	"github.com/takapay/payments/shared/operator"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/sqsqueue"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -69,17 +71,14 @@ func newReceiver(t *testing.T, secret string, fail func(id string, attempt int) 
 }
 
 type harness struct {
-	a      *localapi.TestAPI
-	sender *webhook.Sender
-	poller *webhook.Poller
-	secret string
+	a        *localapi.TestAPI
+	consumer *sqsqueue.Consumer
+	poller   *sqspoll.Poller
+	secret   string
 }
 
 func setup(t *testing.T, env map[string]string) *harness {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test (dynalite + fauxqs)")
-	}
 	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true, Env: env})
 	op := &operator.Operator{Store: a.Store}
 	issued, err := op.IssueWebhookSecret(t.Context(), a.Creds.WorkspaceID, auth.Sandbox)
@@ -88,10 +87,10 @@ func setup(t *testing.T, env map[string]string) *harness {
 	}
 	d := a.Deps["PaymentCreateFunction"]
 	d.Config.WebhookQueueURL = a.Stack.QueueURL("WebhookQueue")
-	s := functions.WebhookSender(d)
-	s.Schedule = make([]time.Duration, len(webhook.DefaultSchedule)) // retry at once in tests
-	return &harness{a: a, sender: s, secret: issued.Secret,
-		poller: &webhook.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: s.Handle}}
+	c := registry.WebhookConsumer(d)
+	c.Sender.Schedule = make([]time.Duration, len(webhook.DefaultSchedule)) // retry at once in tests
+	return &harness{a: a, consumer: c, secret: issued.Secret,
+		poller: &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: c.Handle}}
 }
 
 // pay creates a payment with a webhook_url and completes it through the hosted checkout.
@@ -177,7 +176,7 @@ func TestDeliverySignedAndRecorded(t *testing.T) {
 	if n, _ := h.poller.RunOnce(context.Background()); n != 0 {
 		t.Fatalf("%d messages left", n)
 	}
-	resp, _ := h.sender.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "dup",
+	resp, _ := h.consumer.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "dup",
 		Body: `{"invoice_id":"` + id + `","event_id":"` + ob.EventID + `"}`}}})
 	if len(resp.BatchItemFailures) != 0 || rc.attempts[ob.EventID] != 1 {
 		t.Fatalf("a duplicate message was sent again: %+v, %d attempts", resp, rc.attempts[ob.EventID])
@@ -251,8 +250,8 @@ func TestCrashBeforeSendRecoveredByRedrive(t *testing.T) {
 	if n, _ := h.poller.RunOnce(context.Background()); n != 0 {
 		t.Fatal("the failed send reached the queue after all")
 	}
-	redrive := functions.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
-	redrive.Queue.URL = h.poller.QueueURL
+	redrive := registry.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive.Queue.(*sqsqueue.Queue).URL = h.poller.QueueURL
 	redrive.After = time.Nanosecond
 	if n, err := redrive.Run(context.Background()); err != nil || n != 1 {
 		t.Fatalf("re-drive sent %d (%v), want 1", n, err)
@@ -321,8 +320,10 @@ func TestSendTimeSSRFCheck(t *testing.T) {
 	h := setup(t, nil)
 	rc := newReceiver(t, h.secret, nil)
 	id := h.pay(t, rc.srv.URL+"/hook", "order-wh-ssrf")
-	prod := *h.sender
-	prod.Client = webhook.NewClient(webhook.ClientOptions{})
+	sender := *h.consumer.Sender
+	sender.Client = webhook.NewClient(webhook.ClientOptions{})
+	prod := *h.consumer
+	prod.Sender = &sender
 	h.poller.Handler = prod.Handle
 	if _, err := h.poller.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
@@ -349,8 +350,8 @@ func TestUnattendedExpiryEmitsEvent(t *testing.T) {
 	if err := json.Unmarshal(res.Body, &c); err != nil || res.Status != 201 {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}
-	redrive := functions.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
-	redrive.Queue.URL = h.poller.QueueURL
+	redrive := registry.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive.Queue.(*sqsqueue.Queue).URL = h.poller.QueueURL
 	if n, err := redrive.Expire(context.Background()); err != nil || n != 0 {
 		t.Fatalf("a payment within its expiry was expired: %d %v", n, err)
 	}

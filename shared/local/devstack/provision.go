@@ -18,7 +18,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/takapay/payments/shared/samtemplate"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // tableActiveTimeout bounds the wait for a created table to become ACTIVE.

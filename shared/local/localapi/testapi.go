@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/devstack"
+	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/dynamo"
 )
 

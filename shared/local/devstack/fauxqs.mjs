@@ -1,7 +1,7 @@
 // Runs fauxqs (an SQS wire-protocol emulator) on 127.0.0.1 for make dev and
-// the integration tests; shared/devstack starts it.
+// the integration tests; shared/local/devstack starts it.
 //
-// Usage: node shared/devstack/fauxqs.mjs [port]   (or FAUXQS_PORT=port; 0 = any)
+// Usage: node shared/local/devstack/fauxqs.mjs [port]   (or FAUXQS_PORT=port; 0 = any)
 //
 // The fauxqs CLI always binds 0.0.0.0 and builds queue URLs like
 // http://sqs.us-east-1.localhost:PORT/..., so this script binds loopback only

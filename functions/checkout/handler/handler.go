@@ -1,0 +1,26 @@
+// Package handler is CheckoutFunction of template.yaml: its route table and wiring.
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/checkout"
+	"github.com/takapay/payments/shared/sqsqueue"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is CheckoutFunction.
+var Function = app.HTTPFunction{LogicalID: "CheckoutFunction", Name: "checkout", Build: Build}
+
+// Build wires the hosted checkout page and its public, token-addressed endpoints.
+func Build(d *app.Deps) app.API {
+	s := &checkout.Service{Store: d.Store, AllowLocalhostRedirects: d.Config.AllowLocalhostURLs,
+		Limiter: &checkout.Limiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}}
+	if d.Config.WebhookQueueURL != "" {
+		s.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+	}
+	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
+		"GET /v1/public/checkout/{token}":                         s.View,
+		"POST /v1/public/checkout/{token}/lock":                   s.Lock,
+		"POST /v1/public/checkout/{token}/notices/{noticeAction}": s.Notice,
+	}}
+}

@@ -1,0 +1,41 @@
+// Package handler is DocumentsFunction of template.yaml: its route table and wiring.
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is DocumentsFunction.
+var Function = app.HTTPFunction{LogicalID: "DocumentsFunction", Name: "documents", Build: Build}
+
+// Build wires the documents operations (customers, invoices, payment-links).
+func Build(d *app.Deps) app.API {
+	s := &document.Service{Auth: d.Auth, Store: d.Store}
+	const (
+		customers = document.Customers
+		invoices  = document.Invoices
+		links     = document.PaymentLinks
+	)
+	return app.API{Routes: web.Routes{
+		"GET /v1/workspaces/{workspaceID}/documents/customers":                s.List(customers),
+		"POST /v1/workspaces/{workspaceID}/documents/customers":               s.Create(customers),
+		"GET /v1/workspaces/{workspaceID}/documents/customers/{documentID}":   s.Get(customers),
+		"PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID}": s.Edit(customers),
+
+		"GET /v1/workspaces/{workspaceID}/documents/invoices":                      s.List(invoices),
+		"POST /v1/workspaces/{workspaceID}/documents/invoices":                     s.Create(invoices),
+		"GET /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":         s.Get(invoices),
+		"PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":       s.Edit(invoices),
+		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/issue":  s.Transition(invoices, "issue"),
+		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/cancel": s.Transition(invoices, "cancel"),
+
+		"GET /v1/workspaces/{workspaceID}/documents/payment-links":                       s.List(links),
+		"POST /v1/workspaces/{workspaceID}/documents/payment-links":                      s.Create(links),
+		"GET /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":          s.Get(links),
+		"PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":        s.Edit(links),
+		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/publish": s.Transition(links, "publish"),
+		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/archive": s.Transition(links, "archive"),
+	}}
+}

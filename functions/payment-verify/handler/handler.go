@@ -1,0 +1,19 @@
+// Package handler is PaymentVerifyFunction of template.yaml: its route table and wiring.
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is PaymentVerifyFunction.
+var Function = app.HTTPFunction{LogicalID: "PaymentVerifyFunction", Name: "payment-verify", Build: Build}
+
+// Build wires the function's routes.
+func Build(d *app.Deps) app.API {
+	v := &payment.Verifier{Auth: d.Auth, Store: d.Store}
+	return app.API{Routes: web.Routes{
+		"POST /v1/payment/verify": v.Handle,
+	}}
+}

@@ -1,0 +1,22 @@
+// Package handler is WebhookRedriveFunction of template.yaml: the scheduled re-drive.
+package handler
+
+import (
+	"context"
+
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/sqsqueue"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// Function is WebhookRedriveFunction.
+var Function = app.Worker{LogicalID: "WebhookRedriveFunction", Name: "webhook-redrive",
+	Build: func(d *app.Deps) any {
+		r := Redrive(d)
+		return func(ctx context.Context) error { _, err := r.Run(ctx); return err }
+	}}
+
+// Redrive builds the job that expires overdue payments and re-enqueues events still pending.
+func Redrive(d *app.Deps) *webhook.Redrive {
+	return &webhook.Redrive{Store: d.Store, Queue: &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}}
+}

@@ -1,0 +1,83 @@
+// Package registry lists every Lambda function of template.yaml for the local tooling: `make
+// dev`, the local gateway and the tests build each function's handler from here, through the
+// very package its deployed main uses (functions/<dir>/handler), so they cannot run different
+// code. Local tooling: no Lambda links it — each functions/<dir>/main.go links only its own
+// handler package.
+package registry
+
+import (
+	"fmt"
+	"sort"
+
+	checkout "github.com/takapay/payments/functions/checkout/handler"
+	documents "github.com/takapay/payments/functions/documents/handler"
+	paymentcreate "github.com/takapay/payments/functions/payment-create/handler"
+	paymentverify "github.com/takapay/payments/functions/payment-verify/handler"
+	probes "github.com/takapay/payments/functions/probes/handler"
+	webhookredrive "github.com/takapay/payments/functions/webhook-redrive/handler"
+	webhooksender "github.com/takapay/payments/functions/webhook-sender/handler"
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/sqsqueue"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// HTTP lists the functions behind the HTTP API, keyed by logical id.
+var HTTP = index([]app.HTTPFunction{
+	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
+}, func(f app.HTTPFunction) string { return f.LogicalID })
+
+// Workers lists the functions that are not behind the HTTP API, keyed by logical id.
+var Workers = index([]app.Worker{
+	webhooksender.Function, webhookredrive.Function,
+}, func(f app.Worker) string { return f.LogicalID })
+
+func index[F any](fs []F, id func(F) string) map[string]F {
+	m := make(map[string]F, len(fs))
+	for _, f := range fs {
+		if _, dup := m[id(f)]; dup {
+			panic("registry: duplicate function " + id(f))
+		}
+		m[id(f)] = f
+	}
+	return m
+}
+
+// LogicalIDs returns every registered logical id, sorted.
+func LogicalIDs() []string {
+	var ids []string
+	for id := range HTTP {
+		ids = append(ids, id)
+	}
+	for id := range Workers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Name returns the log name of a registered function ("" if none).
+func Name(logicalID string) string {
+	if f, ok := HTTP[logicalID]; ok {
+		return f.Name
+	}
+	return Workers[logicalID].Name
+}
+
+// Lambda builds the Lambda handler of a registered HTTP function from Deps.
+func Lambda(logicalID string, d *app.Deps) (httpapi.LambdaHandler, error) {
+	f, ok := HTTP[logicalID]
+	if !ok {
+		return nil, fmt.Errorf("no HTTP API function %q in the registry", logicalID)
+	}
+	return f.Lambda(d), nil
+}
+
+// WebhookConsumer builds WebhookSenderFunction's SQS handler (for the local queue poller).
+func WebhookConsumer(d *app.Deps) *sqsqueue.Consumer { return webhooksender.Consumer(d) }
+
+// WebhookSender builds WebhookSenderFunction's sender.
+func WebhookSender(d *app.Deps) *webhook.Sender { return webhooksender.Sender(d) }
+
+// WebhookRedrive builds WebhookRedriveFunction's job.
+func WebhookRedrive(d *app.Deps) *webhook.Redrive { return webhookredrive.Redrive(d) }

@@ -1,0 +1,86 @@
+// Package sqsqueue is the SQS side of webhook delivery: Queue sends delivery messages, and
+// Consumer is the Lambda handler of the queue's event source (partial batch failures), which
+// hands each message to webhook.Sender and turns its answer into SQS terms — delete, or offer
+// again after the retry schedule's delay through the message's visibility timeout.
+package sqsqueue
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// MaxVisibility is SQS's longest visibility timeout: no retry waits longer in one step.
+const MaxVisibility = 12 * time.Hour
+
+// SendAPI is the part of the SQS client Queue uses.
+type SendAPI interface {
+	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+}
+
+// Queue sends delivery messages to the webhook queue.
+type Queue struct {
+	SQS SendAPI
+	URL string
+}
+
+var _ webhook.Enqueuer = (*Queue)(nil)
+
+// Enqueue sends one delivery message.
+func (q *Queue) Enqueue(ctx context.Context, invoiceID, eventID string) error {
+	body := webhook.Message{InvoiceID: invoiceID, EventID: eventID}.Encode()
+	_, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)})
+	return err
+}
+
+// VisibilityAPI is the part of the SQS client Consumer uses.
+type VisibilityAPI interface {
+	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
+}
+
+// Consumer is the webhook queue's Lambda handler.
+type Consumer struct {
+	Sender   *webhook.Sender
+	SQS      VisibilityAPI
+	QueueURL string
+	Logger   *slog.Logger
+}
+
+// Handle processes one SQS batch and reports the messages to offer again. A message to retry
+// gets the schedule's delay as its visibility timeout; a malformed one is dropped (deleted).
+func (c *Consumer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	var resp events.SQSEventResponse
+	for _, rec := range ev.Records {
+		m, err := webhook.ParseMessage([]byte(rec.Body))
+		if err != nil {
+			c.log(ctx, slog.LevelError, "webhook message dropped: malformed", slog.String("message_id", rec.MessageId))
+			continue
+		}
+		retry, delay := c.Sender.Deliver(ctx, m)
+		if !retry {
+			continue
+		}
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+		if c.SQS != nil && rec.ReceiptHandle != "" {
+			secs := int32(min(delay, MaxVisibility) / time.Second)
+			if _, err := c.SQS.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+				QueueUrl: aws.String(c.QueueURL), ReceiptHandle: aws.String(rec.ReceiptHandle), VisibilityTimeout: secs,
+			}); err != nil {
+				c.log(ctx, slog.LevelWarn, "visibility", slog.String("error", err.Error()))
+			}
+		}
+	}
+	return resp, nil
+}
+
+func (c *Consumer) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
+	if c.Logger != nil {
+		c.Logger.LogAttrs(ctx, level, msg, attrs...)
+	}
+}
