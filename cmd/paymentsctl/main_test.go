@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/samtemplate"
 )
 

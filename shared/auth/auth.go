@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/obs"
+	"github.com/takapay/payments/shared/web"
 )
 
 // Environment separates sandbox data and money from live.

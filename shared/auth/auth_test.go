@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/web"

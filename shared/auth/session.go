@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/obs"
+	"github.com/takapay/payments/shared/web"
 )
 
 // SessionCookie is the name of the dashboard session cookie (the spec's dashboardSession

@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/obs"
+	"github.com/takapay/payments/shared/web"
 )
 
 var sessionTokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)

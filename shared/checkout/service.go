@@ -17,10 +17,10 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/web"
 )
 
 // Store is the storage the checkout needs.

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/operator"
 )

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/operator"
 )

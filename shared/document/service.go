@@ -17,9 +17,9 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/web"
 )
 
 // Page sizes of list endpoints (query parameter limit).

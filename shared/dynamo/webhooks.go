@@ -34,12 +34,12 @@ var ErrVersionConflict = errors.New("changed concurrently; read again and retry"
 const MaxWebhookSecrets = 10
 
 type webhookSecretsItem struct {
-	PK          string         `dynamodbav:"pk"`
-	SK          string         `dynamodbav:"sk"`
-	WorkspaceID string         `dynamodbav:"workspace_id"`
-	Environment string         `dynamodbav:"environment"`
+	PK          string          `dynamodbav:"pk"`
+	SK          string          `dynamodbav:"sk"`
+	WorkspaceID string          `dynamodbav:"workspace_id"`
+	Environment string          `dynamodbav:"environment"`
 	Secrets     webhook.Secrets `dynamodbav:"secrets"`
-	Version     int            `dynamodbav:"version"`
+	Version     int             `dynamodbav:"version"`
 }
 
 func webhookSecretsPK(workspaceID string, env auth.Environment) string {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/web"
 )
 

@@ -16,10 +16,10 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
 	"github.com/takapay/payments/shared/urlcheck"
+	"github.com/takapay/payments/shared/web"
 )
 
 // Bounds of the create request (see README, "Payment create").
@@ -320,4 +320,3 @@ func sandboxOnly(id *auth.Identity, scope auth.Scope) (auth.Environment, error) 
 	}
 	return env, nil
 }
-

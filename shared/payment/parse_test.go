@@ -9,12 +9,11 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/money"
 	"github.com/takapay/payments/shared/urlcheck"
+	"github.com/takapay/payments/shared/web"
 )
 
 // ptAPIErr asserts err is an *apierr.Error with code and returns it.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
+	"github.com/takapay/payments/shared/web"
 )
 
 // VerifyRequest is a validated verify request.

@@ -16,8 +16,8 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/web"
 	"github.com/takapay/payments/shared/openapi"
+	"github.com/takapay/payments/shared/web"
 )
 
 // Pinger proves the table is reachable.

@@ -19,10 +19,10 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/local/devstack"
-	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/registry"
 )
 
 // countingTransport counts DynamoDB HTTP requests as they leave the client (retries included).

@@ -10,8 +10,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/samtemplate"
 )
 

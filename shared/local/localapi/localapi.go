@@ -13,8 +13,8 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/local/devstack"
-	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/localgw"
+	"github.com/takapay/payments/shared/local/registry"
 )
 
 // Options tune the local API.

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/local/devstack"
 )
 
 // TestAPI is a running local API over a fresh in-memory stack, for integration tests: real
