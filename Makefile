@@ -45,10 +45,20 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 1s ./shared/$${t%%:*}/; done
 
 .PHONY: build
-build: ## Cross-compile every function to .build/<function>/bootstrap (linux/arm64)
-	@set -e; for f in $(FUNCTIONS); do id=$${f%%:*}; dir=$${f##*:}; \
+build: ## Cross-compile every function to .build/<function>/bootstrap (linux/arm64); print sizes vs the floor binary
+	@set -e; $(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o .build/lambda-floor/bootstrap ./cmd/lambda-floor; \
+	  floor=$$(wc -c < .build/lambda-floor/bootstrap); \
+	  printf '  %-24s %10d bytes  (floor: lambda.Start + AWS config + DynamoDB and SQS clients)\n' lambda-floor $$floor; \
+	  for f in $(FUNCTIONS); do id=$${f%%:*}; dir=$${f##*:}; \
 	  $(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o .build/$$dir/bootstrap ./functions/$$dir; \
-	  printf '  %-24s %s\n' "$$id" "$$(du -h .build/$$dir/bootstrap | cut -f1)"; done
+	  size=$$(wc -c < .build/$$dir/bootstrap); \
+	  printf '  %-24s %10d bytes  %s x floor\n' "$$id" $$size "$$(awk -v a=$$size -v b=$$floor 'BEGIN{printf "%.2f", a/b}')"; done
+
+.PHONY: coldstart
+coldstart: ## Time each function's init (exec to first Runtime API poll) against the floor binary, on this host
+	@set -e; for d in cmd/lambda-floor $(addprefix functions/,$(foreach f,$(FUNCTIONS),$(lastword $(subst :, ,$(f))))); do \
+	  CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o .build/host/$$(basename $$d) ./$$d; done; \
+	  $(GO) run ./cmd/initbench -n $${N:-50} .build/host/lambda-floor $(addprefix .build/host/,$(foreach f,$(FUNCTIONS),$(lastword $(subst :, ,$(f)))))
 
 # sam build (BuildMethod: makefile) calls build-<LogicalId> with ARTIFACTS_DIR set.
 build-%:

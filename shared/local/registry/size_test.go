@@ -1,0 +1,59 @@
+package registry
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/takapay/payments/shared/local/samtemplate"
+)
+
+// maxSizeRatio bounds each function's stripped linux/arm64 bootstrap against the floor
+// binary (cmd/lambda-floor: lambda.Start, the AWS configuration and a DynamoDB and an SQS
+// client) built with the same flags. A function that links more than its own handler, or a
+// dependency that defeats the linker's dead-code elimination (reflection-driven templates,
+// for one), shows here first.
+const maxSizeRatio = 1.3
+
+// TestBinarySizes builds every function as `make build` and `sam build` do and checks its
+// size. It compiles for arm64, so it belongs to the full tier (make test), not to -short.
+func TestBinarySizes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles every function: not under -short")
+	}
+	tpl, err := samtemplate.LoadRepoTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	build := func(pkg string) int64 {
+		t.Helper()
+		bin := filepath.Join(out, filepath.Base(pkg))
+		cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w -buildid=", "-o", bin, "./"+pkg)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", pkg, err, b)
+		}
+		fi, err := os.Stat(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	floor := build("cmd/lambda-floor")
+	t.Logf("%-24s %10d bytes (floor)", "lambda-floor", floor)
+	for _, f := range tpl.Functions {
+		size := build(samtemplate.FunctionDir(f.LogicalID))
+		ratio := float64(size) / float64(floor)
+		t.Logf("%-24s %10d bytes %.2fx", f.LogicalID, size, ratio)
+		if ratio > maxSizeRatio {
+			t.Errorf("%s bootstrap is %d bytes, %.2fx the floor's %d (limit %.1fx)", f.LogicalID, size, ratio, floor, maxSizeRatio)
+		}
+	}
+}
