@@ -29,7 +29,6 @@ const (
 	NotDeployed          Code = "NOT_DEPLOYED"
 	MethodNotAllowed     Code = "METHOD_NOT_ALLOWED"
 	IdempotencyKeyReused Code = "IDEMPOTENCY_KEY_REUSED"
-	IdempotencyInFlight  Code = "IDEMPOTENCY_IN_FLIGHT"
 	VersionConflict      Code = "VERSION_CONFLICT"
 	StateConflict        Code = "STATE_CONFLICT"
 	RateLimited          Code = "RATE_LIMITED"
@@ -52,7 +51,6 @@ var table = map[Code]mapping{
 	NotDeployed:              {http.StatusNotFound, false},
 	MethodNotAllowed:         {http.StatusMethodNotAllowed, false},
 	IdempotencyKeyReused:     {http.StatusConflict, false},
-	IdempotencyInFlight:      {http.StatusConflict, true},
 	VersionConflict:          {http.StatusConflict, false},
 	StateConflict:            {http.StatusConflict, false},
 	RequestTooLarge:          {http.StatusRequestEntityTooLarge, false},

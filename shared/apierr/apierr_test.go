@@ -60,7 +60,6 @@ func TestCodeTable(t *testing.T) {
 		{apierr.NotDeployed, "NOT_DEPLOYED", 404, false},
 		{apierr.MethodNotAllowed, "METHOD_NOT_ALLOWED", 405, false},
 		{apierr.IdempotencyKeyReused, "IDEMPOTENCY_KEY_REUSED", 409, false},
-		{apierr.IdempotencyInFlight, "IDEMPOTENCY_IN_FLIGHT", 409, true},
 		{apierr.VersionConflict, "VERSION_CONFLICT", 409, false},
 		{apierr.StateConflict, "STATE_CONFLICT", 409, false},
 		{apierr.RateLimited, "RATE_LIMITED", 429, true},

@@ -18,8 +18,8 @@ import (
 )
 
 // Bounds of a document body, from the specification's "Document body" and "Limits" sections.
-// String lengths count Unicode code points. shared/openapi/document-schemas.yaml states the
-// same numbers; keep the two in step.
+// String lengths count Unicode code points. The DocumentBody schema of shared/openapi/openapi.yaml
+// states the same numbers, and a test compares the two at every bound.
 const (
 	// MinReference is the shortest reference (an empty reference is rejected).
 	MinReference = 1

@@ -1,10 +1,13 @@
 // Package dynamo is the DynamoDB implementation of the service's stores, on one table.
 //
-// Item layout (pk / sk; gsi1pk / gsi1sk where listed):
+// Item layout (pk / sk; gsi1pk / gsi1sk and gsi2pk / gsi2sk where listed):
 //
 //	workspace   WS#<workspace_id>     / WS
 //	API key     APIKEY#<sha256 hex>   / APIKEY    gsi1: WS#<workspace_id> / APIKEY#<created_at>#<key_id>
-//	payment     PAY#<invoice_id>      / PAY
+//	payment     PAY#<invoice_id>      / PAY       gsi1: CHK#<sha256 of the checkout token> / PAY
+//	                                              gsi2 (sparse, with a webhook_url): EXPIRY#PENDING / <expires_at>
+//	                                              while PENDING, then OUTBOX#PENDING / <event created_at>
+//	                                              until the event is delivered or failed
 //	user        USER#<user_id>        / USER
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl

@@ -234,8 +234,6 @@ func TestConcurrentCreatesWithOneKeyMakeOnePayment(t *testing.T) {
 		switch r.Status {
 		case http.StatusCreated:
 			ids[decode[createResp](t, r).InvoiceID]++
-		case http.StatusConflict: // allowed only as the retryable in-flight answer
-			apitest.Envelope(t, r, http.StatusConflict, "IDEMPOTENCY_IN_FLIGHT")
 		default:
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}

@@ -302,14 +302,14 @@ Resources:
 		names:     map[string]string{"Q": "p-Q"},
 	}
 	ok := map[samtemplate.Value]string{
-		samtemplate.Lit("x"):                                     "x",
-		samtemplate.RefTo("Ref", "T"):                            "p-T",
-		samtemplate.RefTo("Ref", "Q"):                            "http://127.0.0.1:1/000000000000/p-Q",
-		samtemplate.RefTo("Ref", "Stage"):                        "dev",
-		samtemplate.RefTo("Ref", "AWS::Region"):                  "us-east-1",
-		samtemplate.RefTo("GetAtt", "Q.Arn"):                     "arn:aws:sqs:us-east-1:000000000000:p-Q",
-		samtemplate.RefTo("GetAtt", "Q.QueueName"):               "p-Q",
-		samtemplate.RefTo("Sub", "${Stage}/${T}/${Q.Arn}/${!X}"): "dev/p-T/arn:aws:sqs:us-east-1:000000000000:p-Q/${X}",
+		lit("x"):                                     "x",
+		refTo("Ref", "T"):                            "p-T",
+		refTo("Ref", "Q"):                            "http://127.0.0.1:1/000000000000/p-Q",
+		refTo("Ref", "Stage"):                        "dev",
+		refTo("Ref", "AWS::Region"):                  "us-east-1",
+		refTo("GetAtt", "Q.Arn"):                     "arn:aws:sqs:us-east-1:000000000000:p-Q",
+		refTo("GetAtt", "Q.QueueName"):               "p-Q",
+		refTo("Sub", "${Stage}/${T}/${Q.Arn}/${!X}"): "dev/p-T/arn:aws:sqs:us-east-1:000000000000:p-Q/${X}",
 	}
 	for v, want := range ok {
 		if got, err := r.Resolve(v); err != nil || got != want {
@@ -317,11 +317,11 @@ Resources:
 		}
 	}
 	for _, v := range []samtemplate.Value{
-		samtemplate.RefTo("Ref", "Nope"),
-		samtemplate.RefTo("Ref", "NoDefault"),
-		samtemplate.RefTo("GetAtt", "T.StreamArn"),
-		samtemplate.RefTo("Sub", "${Nope}"),
-		samtemplate.RefTo("Join", ""),
+		refTo("Ref", "Nope"),
+		refTo("Ref", "NoDefault"),
+		refTo("GetAtt", "T.StreamArn"),
+		refTo("Sub", "${Nope}"),
+		refTo("Join", ""),
 	} {
 		if got, err := r.Resolve(v); err == nil {
 			t.Errorf("Resolve(%v) = %q, want error", v, got)
@@ -355,4 +355,10 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func lit(s string) samtemplate.Value { return samtemplate.Value{Literal: s} }
+
+func refTo(fn, arg string) samtemplate.Value {
+	return samtemplate.Value{Ref: &samtemplate.Ref{Func: fn, Arg: arg}}
 }

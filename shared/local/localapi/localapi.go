@@ -46,7 +46,7 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 	var routes []localgw.Route
 	for _, f := range stack.Template.Functions {
 		if len(f.Routes) == 0 {
-			continue // not behind the HTTP API (queue consumers, schedules): see Workers
+			continue // not behind the HTTP API: registry.Workers, run by cmd/devstack
 		}
 		env, err := stack.Resources.FunctionEnv(f.LogicalID)
 		if err != nil {

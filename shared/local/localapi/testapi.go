@@ -74,18 +74,6 @@ type Result struct {
 	Body   []byte
 }
 
-// JSON decodes the body into a generic map (numbers as json.Number).
-func (r *Result) JSON(tb testing.TB) map[string]any {
-	tb.Helper()
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(r.Body))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		tb.Fatalf("response is not a JSON object: %v\n%s", err, r.Body)
-	}
-	return m
-}
-
 // Do sends a request with an optional bearer key and headers (name, value pairs).
 func (a *TestAPI) Do(tb testing.TB, method, path, key, body string, headers ...string) *Result {
 	tb.Helper()

@@ -77,15 +77,6 @@ type Value struct {
 	Ref *Ref
 }
 
-// Lit returns a literal Value.
-func Lit(s string) Value { return Value{Literal: s} }
-
-// RefTo returns a Value holding the intrinsic call fn(arg).
-func RefTo(fn, arg string) Value { return Value{Ref: &Ref{Func: fn, Arg: arg}} }
-
-// IsRef reports whether the value is an intrinsic function reference.
-func (v Value) IsRef() bool { return v.Ref != nil }
-
 // String renders the literal or the reference in YAML short form.
 func (v Value) String() string {
 	if v.Ref != nil {

@@ -294,3 +294,7 @@ func TestKebabCase(t *testing.T) {
 		}
 	}
 }
+
+func Lit(s string) Value { return Value{Literal: s} }
+
+func RefTo(fn, arg string) Value { return Value{Ref: &Ref{Func: fn, Arg: arg}} }
