@@ -6,6 +6,7 @@
 //	API key     APIKEY#<sha256 hex>   / APIKEY    gsi1: WS#<workspace_id> / APIKEY#<created_at>#<key_id>
 //	payment     PAY#<invoice_id>      / PAY
 //	user        USER#<user_id>        / USER
+//	user email  EMAIL#<case-folded email> / EMAIL      user_id (makes emails unique; useremails.go)
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl
 //	document    DOC#<ws>#<env>#<kind> / <id, uuid v7>           gsi1 (invoices with a customer): CUSTINV#<ws>#<env>#<customer_id> / <id>
