@@ -3,25 +3,37 @@
 // revokes their sessions; issues, rotates and lists webhook signing secrets, directly in
 // DynamoDB (none of this is reachable through the HTTP API).
 //
-//	paymentsctl [--table NAME] [--endpoint URL] workspace create --name NAME [--id UUID]
-//	paymentsctl ... workspace list
-//	paymentsctl ... key issue  --workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]
-//	paymentsctl ... key list   --workspace ID
-//	paymentsctl ... key rotate --workspace ID --key-id KEY_ID [--grace 24h]
-//	paymentsctl ... key revoke --workspace ID --key-id KEY_ID
-//	paymentsctl ... user create --email EMAIL
-//	paymentsctl ... user grant  --user USER_ID --workspace ID --role viewer|developer|admin|owner
-//	paymentsctl ... user list   --workspace ID
-//	paymentsctl ... session create --user USER_ID [--ttl 12h]
-//	paymentsctl ... session revoke --token TOKEN
-//	paymentsctl ... webhook secret issue  --workspace ID --env sandbox|live
-//	paymentsctl ... webhook secret rotate --workspace ID --env sandbox|live [--grace 24h]
-//	paymentsctl ... webhook secret list   --workspace ID --env sandbox|live
+//	paymentsctl [--table NAME] [--endpoint URL] [--json] COMMAND [FLAGS]
 //
-// --table defaults to $TABLE_NAME; --endpoint to $AWS_ENDPOINT_URL_DYNAMODB or AWS itself.
+//	workspace create --name NAME [--id UUID]
+//	workspace list
+//	key issue --workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]
+//	key list --workspace ID
+//	key rotate --workspace ID --key-id KEY_ID [--grace 24h]
+//	key revoke --workspace ID --key-id KEY_ID
+//	user create --email EMAIL
+//	user grant --user USER_ID --workspace ID --role viewer|developer|admin|owner
+//	user list --workspace ID
+//	session create --user USER_ID [--ttl 12h]
+//	session revoke --token TOKEN
+//	webhook secret issue --workspace ID --env sandbox|live
+//	webhook secret rotate --workspace ID --env sandbox|live [--grace 24h]
+//	webhook secret list --workspace ID --env sandbox|live
+//
+// "paymentsctl COMMAND --help" shows one command's flags (no table needed); "paymentsctl
+// --help" lists every command. The global flags may come before or after the command:
+// --table defaults to $TABLE_NAME; --endpoint to $AWS_ENDPOINT_URL_DYNAMODB or AWS itself;
+// --json prints JSON, in which "state" is active, revoked or expired and times have fields of
+// their own (created_at, revoked_at, expires_at).
+//
+// Exit status: 0 on success (and for --help); 2 for a usage error (no or unknown command,
+// unknown, missing or malformed flag, no table); 1 for every other failure (not found, already
+// exists, DynamoDB errors).
+//
 // A new key or session token is printed once, on standard output; it is stored only as a
 // SHA-256 hash. A session token is the value of the takapay_session cookie. A webhook secret
-// (whsec_...) is printed once; listings show its id only.
+// (whsec_...) is printed once; listings show its id only. A user's email is unique, compared
+// case-insensitively.
 package main
 
 import (
@@ -32,11 +44,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/awsx"
@@ -45,279 +59,665 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
-		fmt.Fprintln(os.Stderr, "paymentsctl:", err)
-		os.Exit(2)
+	err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, nil)
+	os.Exit(report(os.Stderr, err))
+}
+
+// usageError is a mistake in the command line (exit status 2).
+type usageError struct {
+	msg string
+	// usage is printed after the message: the command's help, or the overall usage.
+	usage string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// exitCode maps run's result to the exit status: 0 success, 2 usage error, 1 anything else.
+func exitCode(err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	default:
+		return 1
 	}
 }
 
-var errUsage = errors.New(`usage:
-  paymentsctl [--table NAME] [--endpoint URL] [--json] workspace create --name NAME [--id UUID]
-  paymentsctl [...] workspace list
-  paymentsctl [...] key issue  --workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]
-  paymentsctl [...] key list   --workspace ID
-  paymentsctl [...] key rotate --workspace ID --key-id KEY_ID [--grace 24h]
-  paymentsctl [...] key revoke --workspace ID --key-id KEY_ID
-  paymentsctl [...] user create --email EMAIL
-  paymentsctl [...] user grant  --user USER_ID --workspace ID --role viewer|developer|admin|owner
-  paymentsctl [...] user list   --workspace ID
-  paymentsctl [...] session create --user USER_ID [--ttl 12h]
-  paymentsctl [...] session revoke --token TOKEN
-  paymentsctl [...] webhook secret issue  --workspace ID --env sandbox|live
-  paymentsctl [...] webhook secret rotate --workspace ID --env sandbox|live [--grace 24h]
-  paymentsctl [...] webhook secret list   --workspace ID --env sandbox|live`)
+// report prints run's error (with the usage after a usage error) and returns the exit status.
+func report(w io.Writer, err error) int {
+	if err != nil {
+		fmt.Fprintln(w, "paymentsctl:", err)
+		if ue := (*usageError)(nil); errors.As(err, &ue) && ue.usage != "" {
+			fmt.Fprint(w, "\n", ue.usage)
+		}
+	}
+	return exitCode(err)
+}
+
+// command is one operator command.
+type command struct {
+	name     string // the words that select it, e.g. "webhook secret rotate"
+	synopsis string // its flags, as the usage shows them
+	summary  string
+	// run defines the command's flags on fs (which holds the global ones), parses args with
+	// c.parse and performs the command.
+	run func(c *ctl, fs *flag.FlagSet, args []string) error
+}
+
+func (cmd *command) line() string { return strings.TrimSpace(cmd.name + " " + cmd.synopsis) }
+
+var commands = []*command{
+	{"workspace create", "--name NAME [--id UUID]", "Create a workspace.", workspaceCreate},
+	{"workspace list", "", "List every workspace.", workspaceList},
+	{"key issue", "--workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]",
+		"Issue an API key; it is printed once.", keyIssue},
+	{"key list", "--workspace ID", "List a workspace's API keys (hints only).", keyList},
+	{"key rotate", "--workspace ID --key-id KEY_ID [--grace 24h]",
+		"Issue a replacement key; the old one works for --grace more (default: revoked now).", keyRotate},
+	{"key revoke", "--workspace ID --key-id KEY_ID", "Revoke an API key.", keyRevoke},
+	{"user create", "--email EMAIL", "Create a dashboard user (one per email, in any letter case).", userCreate},
+	{"user grant", "--user USER_ID --workspace ID --role viewer|developer|admin|owner",
+		"Give a user a role in a workspace, replacing any role there.", userGrant},
+	{"user list", "--workspace ID", "List a workspace's members and their roles.", userList},
+	{"session create", "--user USER_ID [--ttl 12h]", "Create a dashboard session; its token is printed once.", sessionCreate},
+	{"session revoke", "--token TOKEN", "Revoke a dashboard session.", sessionRevoke},
+	{"webhook secret issue", "--workspace ID --env sandbox|live",
+		"Issue the first webhook signing secret of a workspace environment; it is printed once.", webhookSecretIssue},
+	{"webhook secret rotate", "--workspace ID --env sandbox|live [--grace 24h]",
+		"Make a new webhook secret current; the old ones keep signing for --grace more.", webhookSecretRotate},
+	{"webhook secret list", "--workspace ID --env sandbox|live", "List the active webhook secrets (ids only).", webhookSecretList},
+}
+
+const globalUsage = `global flags, before or after the command:
+  --table NAME     DynamoDB table (default $TABLE_NAME)
+  --endpoint URL   DynamoDB endpoint (default $AWS_ENDPOINT_URL_DYNAMODB or AWS)
+  --json           print JSON
+`
+
+// usage is the overall usage text, listing cmds.
+func usage(cmds []*command) string {
+	var b strings.Builder
+	b.WriteString("usage: paymentsctl [--table NAME] [--endpoint URL] [--json] COMMAND [FLAGS]\n\ncommands:\n")
+	for _, cmd := range cmds {
+		fmt.Fprintf(&b, "  %s\n        %s\n", cmd.line(), cmd.summary)
+	}
+	b.WriteString("\n" + globalUsage + "\nRun \"paymentsctl COMMAND --help\" for a command's flags.\n")
+	return b.String()
+}
+
+// ctl is one run of the CLI.
+type ctl struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	store          *dynamo.Store // nil until a command needs it (tests set it)
+	cmd            *command
+	// Global flags.
+	table, endpoint string
+	json            bool
+}
 
 // run executes one command; store, when non-nil, replaces the configured one (tests).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dynamo.Store) error {
-	global := flag.NewFlagSet("paymentsctl", flag.ContinueOnError)
-	global.SetOutput(stderr)
-	table := global.String("table", os.Getenv("TABLE_NAME"), "DynamoDB table name")
-	endpoint := global.String("endpoint", "", "DynamoDB endpoint URL (default: $AWS_ENDPOINT_URL_DYNAMODB or AWS)")
-	asJSON := global.Bool("json", false, "print JSON")
-	if err := global.Parse(args); err != nil {
-		return errUsage
+	c := &ctl{ctx: ctx, stdout: stdout, stderr: stderr, store: store, table: os.Getenv("TABLE_NAME")}
+	global := newFlagSet("paymentsctl")
+	c.globalFlags(global)
+	if err := global.Parse(args); errors.Is(err, flag.ErrHelp) {
+		_, err := io.WriteString(stdout, usage(commands))
+		return err
+	} else if err != nil {
+		return &usageError{err.Error(), usage(commands)}
 	}
 	rest := global.Args()
-	if len(rest) < 2 {
-		return errUsage
+	if len(rest) == 0 {
+		return &usageError{"no command", usage(commands)}
 	}
-	if store == nil {
-		if *table == "" {
-			return errors.New("no table: pass --table or set TABLE_NAME")
+	for _, cmd := range commands {
+		words := strings.Fields(cmd.name)
+		if len(rest) >= len(words) && slices.Equal(rest[:len(words)], words) {
+			c.cmd = cmd
+			fs := newFlagSet("paymentsctl " + cmd.name)
+			c.globalFlags(fs)
+			if err := cmd.run(c, fs, rest[len(words):]); !errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return nil // the help was printed
 		}
-		cfg, err := awsx.Load(ctx)
-		if err != nil {
+	}
+	// Not a command: the words up to the first flag are a group ("key"), or unknown.
+	words := rest
+	if i := slices.IndexFunc(rest, func(a string) bool { return strings.HasPrefix(a, "-") }); i >= 0 {
+		words = rest[:i]
+	}
+	if len(words) == 0 {
+		return &usageError{fmt.Sprintf("flag %s before the command", rest[0]), usage(commands)}
+	}
+	words = words[:min(len(words), 3)]
+	prefix := strings.Join(words, " ") + " "
+	var group []*command
+	for _, cmd := range commands {
+		if strings.HasPrefix(cmd.name, prefix) {
+			group = append(group, cmd)
+		}
+	}
+	if len(group) == 0 {
+		return &usageError{fmt.Sprintf("unknown command %q", strings.Join(words, " ")), usage(commands)}
+	}
+	if len(rest) > len(words) && slices.Contains([]string{"-h", "-help", "--help"}, rest[len(words)]) {
+		_, err := io.WriteString(stdout, usage(group))
+		return err
+	}
+	return &usageError{fmt.Sprintf("%q needs a subcommand", strings.Join(words, " ")), usage(group)}
+}
+
+// newFlagSet returns a flag set that prints nothing: run reports errors and help itself.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+var globalNames = []string{"table", "endpoint", "json"}
+
+// globalFlags defines the global flags on fs, bound to c, so that every command accepts them
+// after its name too.
+func (c *ctl) globalFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.table, "table", c.table, "DynamoDB table `NAME`")
+	fs.StringVar(&c.endpoint, "endpoint", c.endpoint, "DynamoDB endpoint `URL`")
+	fs.BoolVar(&c.json, "json", c.json, "print JSON")
+}
+
+// help is the current command's help: its synopsis, summary and own flags.
+func (c *ctl) help(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: paymentsctl %s\n\n%s\n\nflags:\n", c.cmd.line(), c.cmd.summary)
+	fs.VisitAll(func(f *flag.Flag) {
+		if slices.Contains(globalNames, f.Name) {
+			return
+		}
+		name, text := flag.UnquoteUsage(f)
+		fmt.Fprintf(&b, "  --%s", f.Name)
+		if name != "" {
+			b.WriteString(" " + name)
+		}
+		b.WriteString("\n        " + text)
+		if !slices.Contains([]string{"", "0", "0s", "false"}, f.DefValue) {
+			fmt.Fprintf(&b, " (default %s)", f.DefValue)
+		}
+		b.WriteString("\n")
+	})
+	b.WriteString("\n" + globalUsage)
+	return b.String()
+}
+
+// usageErr is a usage error of the current command.
+func (c *ctl) usageErr(fs *flag.FlagSet, format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...), c.help(fs)}
+}
+
+// parse parses the command's arguments. On -h or --help it prints the command's help and
+// returns flag.ErrHelp, which run turns into success.
+func (c *ctl) parse(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if _, err := io.WriteString(c.stdout, c.help(fs)); err != nil {
 			return err
+		}
+		return flag.ErrHelp
+	case err != nil:
+		return c.usageErr(fs, "%v", err)
+	case fs.NArg() > 0:
+		return c.usageErr(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// need fails unless every named flag has a non-blank value.
+func (c *ctl) need(fs *flag.FlagSet, names ...string) error {
+	for _, name := range names {
+		if strings.TrimSpace(fs.Lookup(name).Value.String()) == "" {
+			return c.usageErr(fs, "--%s is required", name)
+		}
+	}
+	return nil
+}
+
+// uuidFlag returns a required flag's UUID value in canonical (lower-case) form.
+func (c *ctl) uuidFlag(fs *flag.FlagSet, name string) (string, error) {
+	if err := c.need(fs, name); err != nil {
+		return "", err
+	}
+	v := strings.TrimSpace(fs.Lookup(name).Value.String())
+	u, err := uuid.Parse(v)
+	if err != nil || len(v) != 36 {
+		return "", c.usageErr(fs, "--%s must be a UUID, not %q", name, v)
+	}
+	return u.String(), nil
+}
+
+// envFlag returns the required --env flag's environment.
+func (c *ctl) envFlag(fs *flag.FlagSet) (auth.Environment, error) {
+	if err := c.need(fs, "env"); err != nil {
+		return "", err
+	}
+	e, ok := auth.ParseEnvironment(fs.Lookup("env").Value.String())
+	if !ok {
+		return "", c.usageErr(fs, "--env must be sandbox or live")
+	}
+	return e, nil
+}
+
+// operator returns the operator on the store (opened on first use).
+func (c *ctl) operator() (*operator.Operator, error) {
+	if c.store == nil {
+		if c.table == "" {
+			return nil, &usageError{msg: "no table: pass --table or set TABLE_NAME"}
+		}
+		cfg, err := awsx.Load(c.ctx)
+		if err != nil {
+			return nil, err
 		}
 		var opts []func(*dynamodb.Options)
-		if *endpoint != "" {
-			opts = append(opts, func(o *dynamodb.Options) { o.BaseEndpoint = endpoint })
+		if endpoint := c.endpoint; endpoint != "" {
+			opts = append(opts, func(o *dynamodb.Options) { o.BaseEndpoint = &endpoint })
 		}
-		store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: *table}
+		c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: c.table}
 	}
-	op := &operator.Operator{Store: store}
-	out := printer{w: stdout, json: *asJSON}
-	// "webhook secret <verb>" has three words; every other command two.
-	command, flagArgs := rest[0]+" "+rest[1], rest[2:]
-	if rest[0] == "webhook" {
-		if len(rest) < 3 || rest[1] != "secret" {
-			return errUsage
+	return &operator.Operator{Store: c.store}, nil
+}
+
+// out is the printer for the command's output (--json may follow the command).
+func (c *ctl) out() printer { return printer{w: c.stdout, json: c.json} }
+
+func workspaceCreate(c *ctl, fs *flag.FlagSet, args []string) error {
+	name := fs.String("name", "", "workspace `NAME` (1 to 160 characters)")
+	fs.String("id", "", "workspace id, a `UUID` (default: a new one)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.need(fs, "name"); err != nil {
+		return err
+	}
+	id := ""
+	if fs.Lookup("id").Value.String() != "" {
+		var err error
+		if id, err = c.uuidFlag(fs, "id"); err != nil {
+			return err
 		}
-		command, flagArgs = "webhook secret "+rest[2], rest[3:]
 	}
-	fs := flag.NewFlagSet(command, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	name := fs.String("name", "", "name")
-	id := fs.String("id", "", "workspace id (UUID; default: new)")
-	ws := fs.String("workspace", "", "workspace id")
-	env := fs.String("env", "", "sandbox or live")
-	scopes := fs.String("scopes", "", "comma-separated scopes: "+fmt.Sprint(auth.AllScopes))
-	keyID := fs.String("key-id", "", "key id (key_...)")
-	grace := fs.Duration("grace", 0, "rotation: how long the old key or webhook secret keeps working (0 = stop now; webhook default "+
-		operator.DefaultWebhookGrace.String()+")")
-	email := fs.String("email", "", "user email")
-	user := fs.String("user", "", "user id (UUID)")
-	role := fs.String("role", "", "role: viewer, developer, admin or owner")
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	w, err := op.CreateWorkspace(c.ctx, id, *name)
+	if err != nil {
+		return err
+	}
+	return c.out().print(w, fmt.Sprintf("workspace_id: %s\nname: %s\n", w.ID, w.Name))
+}
+
+func workspaceList(c *ctl, fs *flag.FlagSet, args []string) error {
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	list, err := op.Store.ListWorkspaces(c.ctx)
+	if err != nil {
+		return err
+	}
+	return c.out().table(list, []string{"WORKSPACE_ID", "NAME", "CREATED_AT"}, func(yield func([]string)) {
+		for _, w := range list {
+			yield([]string{w.ID, w.Name, w.CreatedAt.Format(time.RFC3339)})
+		}
+	})
+}
+
+func keyIssue(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("workspace", "", "workspace `ID` (a UUID)")
+	fs.String("env", "", "the `sandbox|live` environment")
+	scopes := fs.String("scopes", "", "comma-separated `SCOPES` of "+fmt.Sprint(auth.AllScopes))
+	name := fs.String("name", "", "a label for people, `N`")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, err := c.uuidFlag(fs, "workspace")
+	if err != nil {
+		return err
+	}
+	e, err := c.envFlag(fs)
+	if err != nil {
+		return err
+	}
+	if err := c.need(fs, "scopes"); err != nil {
+		return err
+	}
+	sc, err := operator.ParseScopes(*scopes)
+	if err != nil {
+		return c.usageErr(fs, "--scopes: %v", err)
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	k, err := op.IssueKey(c.ctx, ws, e, sc, *name)
+	if err != nil {
+		return err
+	}
+	return c.out().issued(k)
+}
+
+func keyList(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("workspace", "", "workspace `ID` (a UUID)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, err := c.uuidFlag(fs, "workspace")
+	if err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	if _, err := op.Store.GetWorkspace(c.ctx, ws); err != nil {
+		return fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	keys, err := op.ListKeys(c.ctx, ws)
+	if err != nil {
+		return err
+	}
+	views := keyViews(keys)
+	return c.out().table(views, []string{"KEY_ID", "ENV", "SCOPES", "HINT", "NAME", "CREATED_AT", "STATE"}, func(yield func([]string)) {
+		for _, k := range views {
+			yield([]string{k.KeyID, k.Environment, strings.Join(k.Scopes, ","), k.Hint, k.Name, k.CreatedAt, k.text()})
+		}
+	})
+}
+
+func keyRotate(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("workspace", "", "workspace `ID` (a UUID)")
+	keyID := fs.String("key-id", "", "the key's id, `KEY_ID` (key_...)")
+	grace := fs.Duration("grace", 0, "how long the old key keeps working (0: revoked now)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, err := c.uuidFlag(fs, "workspace")
+	if err != nil {
+		return err
+	}
+	if err := c.need(fs, "key-id"); err != nil {
+		return err
+	}
+	if *grace < 0 {
+		return c.usageErr(fs, "--grace must not be negative")
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	k, err := op.RotateKey(c.ctx, ws, *keyID, *grace)
+	if err != nil {
+		return err
+	}
+	if *grace > 0 {
+		fmt.Fprintf(c.stderr, "old key %s keeps working for %s\n", *keyID, *grace)
+	} else {
+		fmt.Fprintf(c.stderr, "old key %s is revoked\n", *keyID)
+	}
+	return c.out().issued(k)
+}
+
+func keyRevoke(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("workspace", "", "workspace `ID` (a UUID)")
+	keyID := fs.String("key-id", "", "the key's id, `KEY_ID` (key_...)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, err := c.uuidFlag(fs, "workspace")
+	if err != nil {
+		return err
+	}
+	if err := c.need(fs, "key-id"); err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	if err := op.RevokeKey(c.ctx, ws, *keyID); err != nil {
+		return err
+	}
+	return c.out().print(map[string]string{"revoked": *keyID}, "revoked: "+*keyID+"\n")
+}
+
+func userCreate(c *ctl, fs *flag.FlagSet, args []string) error {
+	email := fs.String("email", "", "the user's `EMAIL` address (unique, in any letter case)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.need(fs, "email"); err != nil {
+		return err
+	}
+	addr, err := operator.ParseEmail(*email)
+	if err != nil {
+		return c.usageErr(fs, "--email: %v", err)
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	u, err := op.CreateUser(c.ctx, addr)
+	if err != nil {
+		return err
+	}
+	return c.out().print(u, fmt.Sprintf("user_id: %s\nemail: %s\n", u.ID, u.Email))
+}
+
+func userGrant(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("user", "", "user `ID` (a UUID)")
+	fs.String("workspace", "", "workspace `ID` (a UUID)")
+	role := fs.String("role", "", "`ROLE`: "+roleList())
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	user, err := c.uuidFlag(fs, "user")
+	if err != nil {
+		return err
+	}
+	ws, err := c.uuidFlag(fs, "workspace")
+	if err != nil {
+		return err
+	}
+	if err := c.need(fs, "role"); err != nil {
+		return err
+	}
+	r, ok := auth.ParseRole(*role)
+	if !ok {
+		return c.usageErr(fs, "--role must be one of %s", roleList())
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	m, err := op.Grant(c.ctx, user, ws, r)
+	if err != nil {
+		return err
+	}
+	v := map[string]string{"user_id": m.UserID, "workspace_id": m.WorkspaceID, "role": string(m.Role),
+		"since": m.CreatedAt.Format(time.RFC3339)}
+	return c.out().print(v, fmt.Sprintf("user_id: %s\nworkspace_id: %s\nrole: %s\n", m.UserID, m.WorkspaceID, m.Role))
+}
+
+func userList(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("workspace", "", "workspace `ID` (a UUID)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, err := c.uuidFlag(fs, "workspace")
+	if err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	members, err := op.ListMembers(c.ctx, ws)
+	if err != nil {
+		return err
+	}
+	return c.out().table(members, []string{"USER_ID", "EMAIL", "ROLE", "SINCE"}, func(yield func([]string)) {
+		for _, m := range members {
+			yield([]string{m.UserID, m.Email, string(m.Role), m.Since.Format(time.RFC3339)})
+		}
+	})
+}
+
+func sessionCreate(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("user", "", "user `ID` (a UUID)")
 	ttl := fs.Duration("ttl", 12*time.Hour, "session lifetime (at most "+operator.MaxSessionTTL.String()+")")
-	token := fs.String("token", "", "session token (the takapay_session cookie value)")
-	if err := fs.Parse(flagArgs); err != nil {
-		return errUsage
+	if err := c.parse(fs, args); err != nil {
+		return err
 	}
-	graceSet := false
-	fs.Visit(func(f *flag.Flag) { graceSet = graceSet || f.Name == "grace" })
-	need := func(vals ...string) error {
-		for i := 0; i < len(vals); i += 2 {
-			if strings.TrimSpace(vals[i+1]) == "" {
-				return fmt.Errorf("--%s is required", vals[i])
-			}
-		}
-		return nil
+	user, err := c.uuidFlag(fs, "user")
+	if err != nil {
+		return err
 	}
-	webhookEnv := func() (auth.Environment, error) {
-		if err := need("workspace", *ws, "env", *env); err != nil {
-			return "", err
-		}
-		e, ok := auth.ParseEnvironment(*env)
-		if !ok {
-			return "", errors.New("--env must be sandbox or live")
-		}
-		return e, nil
+	if *ttl <= 0 || *ttl > operator.MaxSessionTTL {
+		return c.usageErr(fs, "--ttl must be more than 0 and at most %s", operator.MaxSessionTTL)
 	}
-	switch command {
-	case "workspace create":
-		if err := need("name", *name); err != nil {
-			return err
-		}
-		w, err := op.CreateWorkspace(ctx, *id, *name)
-		if err != nil {
-			return err
-		}
-		return out.print(w, fmt.Sprintf("workspace_id: %s\nname: %s\n", w.ID, w.Name))
-	case "workspace list":
-		list, err := store.ListWorkspaces(ctx)
-		if err != nil {
-			return err
-		}
-		return out.table(list, []string{"WORKSPACE_ID", "NAME", "CREATED_AT"}, func(yield func([]string)) {
-			for _, w := range list {
-				yield([]string{w.ID, w.Name, w.CreatedAt.Format(time.RFC3339)})
-			}
-		})
-	case "key issue":
-		if err := need("workspace", *ws, "env", *env, "scopes", *scopes); err != nil {
-			return err
-		}
-		e, ok := auth.ParseEnvironment(*env)
-		if !ok {
-			return errors.New("--env must be sandbox or live")
-		}
-		sc, err := operator.ParseScopes(*scopes)
-		if err != nil {
-			return err
-		}
-		k, err := op.IssueKey(ctx, *ws, e, sc, *name)
-		if err != nil {
-			return err
-		}
-		return out.issued(k)
-	case "key list":
-		if err := need("workspace", *ws); err != nil {
-			return err
-		}
-		keys, err := op.ListKeys(ctx, *ws)
-		if err != nil {
-			return err
-		}
-		return out.table(keyViews(keys), []string{"KEY_ID", "ENV", "SCOPES", "HINT", "NAME", "CREATED_AT", "STATE"}, func(yield func([]string)) {
-			for _, k := range keyViews(keys) {
-				yield([]string{k.KeyID, k.Environment, strings.Join(k.Scopes, ","), k.Hint, k.Name, k.CreatedAt, k.State})
-			}
-		})
-	case "key rotate":
-		if err := need("workspace", *ws, "key-id", *keyID); err != nil {
-			return err
-		}
-		k, err := op.RotateKey(ctx, *ws, *keyID, *grace)
-		if err != nil {
-			return err
-		}
-		if *grace > 0 {
-			fmt.Fprintf(stderr, "old key %s keeps working for %s\n", *keyID, *grace)
-		} else {
-			fmt.Fprintf(stderr, "old key %s is revoked\n", *keyID)
-		}
-		return out.issued(k)
-	case "key revoke":
-		if err := need("workspace", *ws, "key-id", *keyID); err != nil {
-			return err
-		}
-		if err := op.RevokeKey(ctx, *ws, *keyID); err != nil {
-			return err
-		}
-		return out.print(map[string]string{"revoked": *keyID}, "revoked: "+*keyID+"\n")
-	case "user create":
-		if err := need("email", *email); err != nil {
-			return err
-		}
-		u, err := op.CreateUser(ctx, *email)
-		if err != nil {
-			return err
-		}
-		return out.print(u, fmt.Sprintf("user_id: %s\nemail: %s\n", u.ID, u.Email))
-	case "user grant":
-		if err := need("user", *user, "workspace", *ws, "role", *role); err != nil {
-			return err
-		}
-		r, ok := auth.ParseRole(*role)
-		if !ok {
-			return fmt.Errorf("--role must be one of %s", roleList())
-		}
-		m, err := op.Grant(ctx, *user, *ws, r)
-		if err != nil {
-			return err
-		}
-		v := map[string]string{"user_id": m.UserID, "workspace_id": m.WorkspaceID, "role": string(m.Role),
-			"since": m.CreatedAt.Format(time.RFC3339)}
-		return out.print(v, fmt.Sprintf("user_id: %s\nworkspace_id: %s\nrole: %s\n", m.UserID, m.WorkspaceID, m.Role))
-	case "user list":
-		if err := need("workspace", *ws); err != nil {
-			return err
-		}
-		members, err := op.ListMembers(ctx, *ws)
-		if err != nil {
-			return err
-		}
-		return out.table(members, []string{"USER_ID", "EMAIL", "ROLE", "SINCE"}, func(yield func([]string)) {
-			for _, m := range members {
-				yield([]string{m.UserID, m.Email, string(m.Role), m.Since.Format(time.RFC3339)})
-			}
-		})
-	case "session create":
-		if err := need("user", *user); err != nil {
-			return err
-		}
-		sess, err := op.CreateSession(ctx, *user, *ttl)
-		if err != nil {
-			return err
-		}
-		return out.session(sess)
-	case "session revoke":
-		if err := need("token", *token); err != nil {
-			return err
-		}
-		rec, err := op.RevokeSession(ctx, *token)
-		if err != nil {
-			return err
-		}
-		return out.print(map[string]string{"revoked": "session", "user_id": rec.UserID},
-			"revoked: session of user "+rec.UserID+"\n")
-	case "webhook secret issue":
-		e, err := webhookEnv()
-		if err != nil {
-			return err
-		}
-		sec, err := op.IssueWebhookSecret(ctx, *ws, e)
-		if err != nil {
-			return err
-		}
-		return out.webhookSecret(sec)
-	case "webhook secret rotate":
-		e, err := webhookEnv()
-		if err != nil {
-			return err
-		}
-		g := *grace
-		if !graceSet {
-			g = operator.DefaultWebhookGrace
-		}
-		sec, err := op.RotateWebhookSecret(ctx, *ws, e, g)
-		if err != nil {
-			return err
-		}
-		if len(sec.Previous) == 0 {
-			fmt.Fprintln(stderr, "previous webhook secrets stopped signing now")
-		}
-		for _, p := range sec.Previous {
-			fmt.Fprintf(stderr, "previous webhook secret %s keeps signing until %s\n", p.ID, p.ExpiresAt.Format(time.RFC3339))
-		}
-		return out.webhookSecret(sec)
-	case "webhook secret list":
-		e, err := webhookEnv()
-		if err != nil {
-			return err
-		}
-		list, err := op.ListWebhookSecrets(ctx, *ws, e)
-		if err != nil {
-			return err
-		}
-		views := webhookSecretViews(list)
-		return out.table(views, []string{"SECRET_ID", "CREATED_AT", "STATE"}, func(yield func([]string)) {
-			for _, v := range views {
-				yield([]string{v.ID, v.CreatedAt, v.State})
-			}
-		})
+	op, err := c.operator()
+	if err != nil {
+		return err
 	}
-	return errUsage
+	sess, err := op.CreateSession(c.ctx, user, *ttl)
+	if err != nil {
+		return err
+	}
+	return c.out().session(sess)
+}
+
+func sessionRevoke(c *ctl, fs *flag.FlagSet, args []string) error {
+	token := fs.String("token", "", "session `TOKEN` (the "+auth.SessionCookie+" cookie value)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.need(fs, "token"); err != nil {
+		return err
+	}
+	if _, err := auth.ParseSessionToken(strings.TrimSpace(*token)); err != nil {
+		return c.usageErr(fs, "--token is not a session token (43 base64url characters)")
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	rec, err := op.RevokeSession(c.ctx, *token)
+	if err != nil {
+		return err
+	}
+	v := map[string]string{"revoked": "session", "user_id": rec.UserID, "state": "revoked"}
+	if rec.RevokedAt != nil {
+		v["revoked_at"] = rec.RevokedAt.Format(time.RFC3339)
+	}
+	return c.out().print(v, "revoked: session of user "+rec.UserID+"\n")
+}
+
+// webhookFlags defines the flags every webhook secret command has.
+func webhookFlags(fs *flag.FlagSet) {
+	fs.String("workspace", "", "workspace `ID` (a UUID)")
+	fs.String("env", "", "the `sandbox|live` environment")
+}
+
+// webhookScope returns the parsed --workspace and --env.
+func (c *ctl) webhookScope(fs *flag.FlagSet) (string, auth.Environment, error) {
+	ws, err := c.uuidFlag(fs, "workspace")
+	if err != nil {
+		return "", "", err
+	}
+	e, err := c.envFlag(fs)
+	return ws, e, err
+}
+
+func webhookSecretIssue(c *ctl, fs *flag.FlagSet, args []string) error {
+	webhookFlags(fs)
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, e, err := c.webhookScope(fs)
+	if err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	sec, err := op.IssueWebhookSecret(c.ctx, ws, e)
+	if err != nil {
+		return err
+	}
+	return c.out().webhookSecret(sec)
+}
+
+func webhookSecretRotate(c *ctl, fs *flag.FlagSet, args []string) error {
+	webhookFlags(fs)
+	grace := fs.Duration("grace", operator.DefaultWebhookGrace,
+		"how long the old secrets keep signing (0 to "+operator.MaxWebhookGrace.String()+"; 0: stop now)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, e, err := c.webhookScope(fs)
+	if err != nil {
+		return err
+	}
+	if *grace < 0 || *grace > operator.MaxWebhookGrace {
+		return c.usageErr(fs, "--grace must be 0 to %s", operator.MaxWebhookGrace)
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	sec, err := op.RotateWebhookSecret(c.ctx, ws, e, *grace)
+	if err != nil {
+		return err
+	}
+	if len(sec.Previous) == 0 {
+		fmt.Fprintln(c.stderr, "previous webhook secrets stopped signing now")
+	}
+	for _, p := range sec.Previous {
+		fmt.Fprintf(c.stderr, "previous webhook secret %s keeps signing until %s\n", p.ID, p.ExpiresAt.Format(time.RFC3339))
+	}
+	return c.out().webhookSecret(sec)
+}
+
+func webhookSecretList(c *ctl, fs *flag.FlagSet, args []string) error {
+	webhookFlags(fs)
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, e, err := c.webhookScope(fs)
+	if err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	list, err := op.ListWebhookSecrets(c.ctx, ws, e)
+	if err != nil {
+		return err
+	}
+	views := webhookSecretViews(list)
+	return c.out().table(views, []string{"SECRET_ID", "CREATED_AT", "STATE"}, func(yield func([]string)) {
+		for _, v := range views {
+			yield([]string{v.ID, v.CreatedAt, v.text()})
+		}
+	})
 }
 
 func roleList() string {
@@ -328,6 +728,13 @@ func roleList() string {
 	return strings.Join(names, ", ")
 }
 
+// Machine states in JSON output.
+const (
+	stateActive  = "active"
+	stateRevoked = "revoked"
+	stateExpired = "expired"
+)
+
 type keyView struct {
 	KeyID       string   `json:"key_id"`
 	Environment string   `json:"environment"`
@@ -335,27 +742,41 @@ type keyView struct {
 	Hint        string   `json:"hint"`
 	Name        string   `json:"name,omitempty"`
 	CreatedAt   string   `json:"created_at"`
-	State       string   `json:"state"`
+	// State is active, revoked or expired; an active key with expires_at stops working then
+	// (a rotation's grace period).
+	State     string `json:"state"`
+	RevokedAt string `json:"revoked_at,omitempty"`
+	ExpiresAt string `json:"expires_at,omitempty"`
+}
+
+// text is the key's state for people: an active key that expires says when.
+func (k keyView) text() string {
+	if k.State == stateActive && k.ExpiresAt != "" {
+		return "expires " + k.ExpiresAt
+	}
+	return k.State
 }
 
 func keyViews(keys []*auth.KeyRecord) []keyView {
 	now := time.Now()
 	out := make([]keyView, 0, len(keys))
 	for _, k := range keys {
-		state := "active"
-		switch {
-		case k.RevokedAt != nil:
-			state = "revoked"
-		case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
-			state = "expired"
-		case k.ExpiresAt != nil:
-			state = "expires " + k.ExpiresAt.Format(time.RFC3339)
-		}
-		sc := make([]string, 0, len(k.Scopes))
+		v := keyView{KeyID: k.KeyID, Environment: string(k.Environment), Scopes: make([]string, 0, len(k.Scopes)),
+			Hint: k.Hint, Name: k.Name, CreatedAt: k.CreatedAt.Format(time.RFC3339), State: stateActive}
 		for _, s := range k.Scopes {
-			sc = append(sc, string(s))
+			v.Scopes = append(v.Scopes, string(s))
 		}
-		out = append(out, keyView{k.KeyID, string(k.Environment), sc, k.Hint, k.Name, k.CreatedAt.Format(time.RFC3339), state})
+		if k.ExpiresAt != nil {
+			v.ExpiresAt = k.ExpiresAt.Format(time.RFC3339)
+			if !now.Before(*k.ExpiresAt) {
+				v.State = stateExpired
+			}
+		}
+		if k.RevokedAt != nil {
+			v.RevokedAt = k.RevokedAt.Format(time.RFC3339)
+			v.State = stateRevoked
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -398,17 +819,35 @@ type webhookSecretView struct {
 	ID        string `json:"secret_id"`
 	CreatedAt string `json:"created_at"`
 	ExpiresAt string `json:"expires_at,omitempty"`
-	// State is "current" or "expires <RFC 3339 time>" (listings show active secrets only).
+	// State is active or expired (listings show active secrets only).
 	State string `json:"state"`
+	// Current is true for the secret without an expiry (the newest); the others sign only
+	// until expires_at (a rotation's grace period).
+	Current bool `json:"current"`
+}
+
+// text is the secret's state for people: current, or when it expires.
+func (v webhookSecretView) text() string {
+	switch {
+	case v.State != stateActive:
+		return v.State
+	case v.Current:
+		return "current"
+	default:
+		return "expires " + v.ExpiresAt
+	}
 }
 
 func webhookSecretViews(list []operator.WebhookSecretInfo) []webhookSecretView {
+	now := time.Now()
 	out := make([]webhookSecretView, 0, len(list))
 	for _, s := range list {
-		v := webhookSecretView{ID: s.ID, CreatedAt: s.CreatedAt.Format(time.RFC3339), State: "current"}
+		v := webhookSecretView{ID: s.ID, CreatedAt: s.CreatedAt.Format(time.RFC3339), State: stateActive, Current: s.Current()}
 		if s.ExpiresAt != nil {
 			v.ExpiresAt = s.ExpiresAt.Format(time.RFC3339)
-			v.State = "expires " + v.ExpiresAt
+			if !now.Before(*s.ExpiresAt) {
+				v.State = stateExpired
+			}
 		}
 		out = append(out, v)
 	}

@@ -115,6 +115,8 @@ type listedKey struct {
 	Name        string   `json:"name"`
 	CreatedAt   string   `json:"created_at"`
 	State       string   `json:"state"`
+	RevokedAt   string   `json:"revoked_at"`
+	ExpiresAt   string   `json:"expires_at"`
 }
 
 func (c *cli) listJSON(t *testing.T, ws string) map[string]listedKey {
@@ -376,9 +378,16 @@ func TestKeyRotate(t *testing.T) {
 	if prev.RevokedAt != nil || prev.ExpiresAt == nil || prev.ExpiresAt.Before(before.Add(2*time.Hour)) || prev.ExpiresAt.After(after.Add(2*time.Hour)) {
 		t.Errorf("rotated key with grace = revoked %v expires %v", prev.RevokedAt, prev.ExpiresAt)
 	}
+	// In JSON the old key is still active, with its expiry in a field of its own; the text
+	// listing says when it expires.
 	m = c.listJSON(t, ws)
-	if !strings.HasPrefix(m[nk.KeyID].State, "expires ") || m[k2.KeyID].State != "active" {
-		t.Errorf("states after grace rotate: %q, %q", m[nk.KeyID].State, m[k2.KeyID].State)
+	if m[nk.KeyID].State != "active" || m[nk.KeyID].ExpiresAt != prev.ExpiresAt.Format(time.RFC3339) ||
+		m[nk.KeyID].RevokedAt != "" || m[k2.KeyID].State != "active" || m[k2.KeyID].ExpiresAt != "" {
+		t.Errorf("after grace rotate: old %+v, new %+v", m[nk.KeyID], m[k2.KeyID])
+	}
+	out, _ = c.ok(t, "key", "list", "--workspace", ws)
+	if !strings.Contains(out, " expires "+m[nk.KeyID].ExpiresAt) {
+		t.Errorf("text key list does not say when %s expires:\n%s", nk.KeyID, out)
 	}
 	if len(m) != 3 {
 		t.Errorf("key list has %d keys, want 3", len(m))
@@ -436,33 +445,43 @@ func TestUsageErrors(t *testing.T) {
 	c := newCLI(t)
 	ws := c.createWorkspace(t, "W")
 	k := c.issueJSON(t, "--workspace", ws, "--env", "sandbox", "--scopes", "payments:read")
+	// Code 2: a usage error; 1: the command line is fine but the command failed.
 	cases := []struct {
 		args    []string
 		wantErr string
+		code    int
 	}{
-		{nil, "usage"},
-		{[]string{"workspace"}, "usage"},
-		{[]string{"workspace", "delete"}, "usage"},
-		{[]string{"frob", "list"}, "usage"},
-		{[]string{"key", "frob", "--workspace", ws}, "usage"},
-		{[]string{"--nope", "workspace", "list"}, "usage"},
-		{[]string{"workspace", "create", "--bogus", "x"}, "usage"},
-		{[]string{"workspace", "create"}, "--name"},
-		{[]string{"workspace", "create", "--name", "   "}, "--name"},
-		{[]string{"key", "issue", "--env", "sandbox", "--scopes", "payments:read"}, "--workspace"},
-		{[]string{"key", "issue", "--workspace", ws, "--scopes", "payments:read"}, "--env"},
-		{[]string{"key", "issue", "--workspace", ws, "--env", "sandbox"}, "--scopes"},
-		{[]string{"key", "issue", "--workspace", ws, "--env", "staging", "--scopes", "payments:read"}, "--env"},
-		{[]string{"key", "issue", "--workspace", ws, "--env", "Live", "--scopes", "payments:read"}, "--env"},
-		{[]string{"key", "issue", "--workspace", ws, "--env", "sandbox", "--scopes", "payments:admin"}, "unknown scope"},
-		{[]string{"key", "issue", "--workspace", ws, "--env", "sandbox", "--scopes", ","}, "scope"},
-		{[]string{"key", "issue", "--workspace", uuid.NewString(), "--env", "sandbox", "--scopes", "payments:read"}, "workspace"},
-		{[]string{"key", "list"}, "--workspace"},
-		{[]string{"key", "rotate", "--key-id", k.KeyID}, "--workspace"},
-		{[]string{"key", "rotate", "--workspace", ws}, "--key-id"},
-		{[]string{"key", "rotate", "--workspace", ws, "--key-id", k.KeyID, "--grace", "soon"}, "usage"},
-		{[]string{"key", "revoke", "--key-id", k.KeyID}, "--workspace"},
-		{[]string{"key", "revoke", "--workspace", ws}, "--key-id"},
+		{nil, "no command", 2},
+		{[]string{"workspace"}, `"workspace" needs a subcommand`, 2},
+		{[]string{"workspace", "delete"}, `unknown command "workspace delete"`, 2},
+		{[]string{"frob", "list"}, `unknown command "frob list"`, 2},
+		{[]string{"key", "frob", "--workspace", ws}, `unknown command "key frob"`, 2},
+		{[]string{"--nope", "workspace", "list"}, "flag provided but not defined: -nope", 2},
+		{[]string{"workspace", "create", "--bogus", "x"}, "flag provided but not defined: -bogus", 2},
+		{[]string{"workspace", "create", "--name", "N", "extra"}, `unexpected argument "extra"`, 2},
+		{[]string{"workspace", "create", "--name", "N", "--id", "nope"}, "--id must be a UUID", 2},
+		{[]string{"workspace", "create"}, "--name", 2},
+		{[]string{"workspace", "create", "--name", "   "}, "--name", 2},
+		{[]string{"workspace", "create", "--name", strings.Repeat("x", 161)}, "name", 1},
+		{[]string{"key", "issue", "--env", "sandbox", "--scopes", "payments:read"}, "--workspace", 2},
+		{[]string{"key", "issue", "--workspace", ws, "--scopes", "payments:read"}, "--env", 2},
+		{[]string{"key", "issue", "--workspace", ws, "--env", "sandbox"}, "--scopes", 2},
+		{[]string{"key", "issue", "--workspace", ws, "--env", "staging", "--scopes", "payments:read"}, "--env", 2},
+		{[]string{"key", "issue", "--workspace", ws, "--env", "Live", "--scopes", "payments:read"}, "--env", 2},
+		{[]string{"key", "issue", "--workspace", ws, "--env", "sandbox", "--scopes", "payments:admin"}, "unknown scope", 2},
+		{[]string{"key", "issue", "--workspace", ws, "--env", "sandbox", "--scopes", ","}, "scope", 2},
+		{[]string{"key", "issue", "--workspace", "W", "--env", "sandbox", "--scopes", "payments:read"}, "--workspace must be a UUID", 2},
+		{[]string{"key", "issue", "--workspace", uuid.NewString(), "--env", "sandbox", "--scopes", "payments:read"}, "not found", 1},
+		{[]string{"key", "list"}, "--workspace", 2},
+		{[]string{"key", "list", "--workspace", uuid.NewString()}, "not found", 1},
+		{[]string{"key", "rotate", "--key-id", k.KeyID}, "--workspace", 2},
+		{[]string{"key", "rotate", "--workspace", ws}, "--key-id", 2},
+		{[]string{"key", "rotate", "--workspace", ws, "--key-id", k.KeyID, "--grace", "soon"}, `invalid value "soon" for flag -grace`, 2},
+		{[]string{"key", "rotate", "--workspace", ws, "--key-id", k.KeyID, "--grace", "-1h"}, "--grace", 2},
+		{[]string{"key", "rotate", "--workspace", ws, "--key-id", "key_unknown"}, "not found", 1},
+		{[]string{"key", "revoke", "--key-id", k.KeyID}, "--workspace", 2},
+		{[]string{"key", "revoke", "--workspace", ws}, "--key-id", 2},
+		{[]string{"key", "revoke", "--workspace", ws, "--key-id", "key_unknown"}, "not found", 1},
 	}
 	for _, tc := range cases {
 		out, _, err := c.run(tc.args...)
@@ -472,6 +491,9 @@ func TestUsageErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("paymentsctl %q = %v, want an error mentioning %q", tc.args, err, tc.wantErr)
+		}
+		if got := exitCode(err); got != tc.code {
+			t.Errorf("paymentsctl %q = %v: exit code %d, want %d", tc.args, err, got, tc.code)
 		}
 		if out != "" {
 			t.Errorf("paymentsctl %q printed %q on stdout despite failing", tc.args, out)
@@ -493,8 +515,8 @@ func TestNoTable(t *testing.T) {
 	t.Setenv("TABLE_NAME", "")
 	var out, errw bytes.Buffer
 	err := run(context.Background(), []string{"workspace", "list"}, &out, &errw, nil)
-	if err == nil || !strings.Contains(err.Error(), "table") {
-		t.Errorf("run without a table = %v, want a no-table error", err)
+	if err == nil || !strings.Contains(err.Error(), "table") || exitCode(err) != 2 {
+		t.Errorf("run without a table = %v (exit code %d), want a no-table usage error", err, exitCode(err))
 	}
 }
 
@@ -545,17 +567,36 @@ func TestProcessEndpointAndTableFlags(t *testing.T) {
 	if err != nil || w.Name != "Via process" {
 		t.Fatalf("workspace %q from the process: %+v, %v\nstdout: %s", id, w, err, out)
 	}
+	// The global flags work after the command too.
+	out, stderr, err = goRun("workspace", "list", "--json", "--table", table, "--endpoint", c.stack.Dynamo.Endpoint)
+	var listed []map[string]string
+	if err != nil || json.Unmarshal([]byte(out), &listed) != nil || len(listed) != 1 || listed[0]["workspace_id"] != id {
+		t.Errorf("workspace list with the global flags last: %v\nstdout: %s\nstderr: %s", err, out, stderr)
+	}
 
-	// The table flag is honoured: another table name fails, writing nothing. (go run exits 1
-	// and reports the program's own "exit status 2" on stderr.)
+	// The table flag is honoured: another table name fails, writing nothing. That is a
+	// runtime failure, exit status 1. (go run exits 1 and reports the program's own exit
+	// status on stderr.)
 	out, stderr, err = goRun("--table", "no-such-table", "--endpoint", c.stack.Dynamo.Endpoint, "workspace", "create", "--name", "Nowhere")
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || !strings.Contains(stderr, "paymentsctl: create workspace:") ||
-		!strings.Contains(stderr, "ResourceNotFoundException") || !strings.Contains(stderr, "exit status 2") {
+		!strings.Contains(stderr, "ResourceNotFoundException") || !strings.Contains(stderr, "exit status 1") {
 		t.Errorf("create in a missing table: err %v\nstdout: %s\nstderr: %s", err, out, stderr)
 	}
 	list, err := c.store.ListWorkspaces(c.ctx)
 	if err != nil || len(list) != 1 || list[0].ID != id {
 		t.Errorf("workspaces = %+v, %v; want only %s", list, err, id)
+	}
+
+	// An unknown command: the message and the usage on stderr, exit status 2.
+	out, stderr, err = goRun("foo", "bar")
+	if !errors.As(err, &exitErr) || out != "" || !strings.Contains(stderr, `paymentsctl: unknown command "foo bar"`) ||
+		!strings.Contains(stderr, "webhook secret rotate --workspace ID") || !strings.Contains(stderr, "exit status 2") {
+		t.Errorf("unknown command: err %v\nstdout: %s\nstderr: %s", err, out, stderr)
+	}
+	// A command's help needs no table (processEnv has no TABLE_NAME) and exits 0.
+	out, stderr, err = goRun("key", "issue", "--help")
+	if err != nil || !strings.HasPrefix(out, "usage: paymentsctl key issue --workspace ID") || stderr != "" {
+		t.Errorf("key issue --help: err %v\nstdout: %s\nstderr: %s", err, out, stderr)
 	}
 }

@@ -200,32 +200,37 @@ func TestUserAndSessionUsageErrors(t *testing.T) {
 	ws := c.createWorkspace(t, "W")
 	u := c.createUser(t, "u@example.com")
 	unknownToken, _, _ := auth.NewSessionToken()
+	// Code 2: a usage error; 1: the command line is fine but the command failed.
 	cases := []struct {
 		args    []string
 		wantErr string
+		code    int
 	}{
-		{[]string{"user"}, "usage"},
-		{[]string{"user", "delete", "--user", u}, "usage"},
-		{[]string{"session", "list"}, "usage"},
-		{[]string{"user", "create"}, "--email"},
-		{[]string{"user", "create", "--email", "not-an-email"}, "email"},
-		{[]string{"user", "grant", "--workspace", ws, "--role", "viewer"}, "--user"},
-		{[]string{"user", "grant", "--user", u, "--role", "viewer"}, "--workspace"},
-		{[]string{"user", "grant", "--user", u, "--workspace", ws}, "--role"},
-		{[]string{"user", "grant", "--user", u, "--workspace", ws, "--role", "root"}, "--role"},
-		{[]string{"user", "grant", "--user", u, "--workspace", ws, "--role", "Owner"}, "--role"},
-		{[]string{"user", "grant", "--user", uuid.NewString(), "--workspace", ws, "--role", "viewer"}, "user"},
-		{[]string{"user", "grant", "--user", u, "--workspace", uuid.NewString(), "--role", "viewer"}, "workspace"},
-		{[]string{"user", "list"}, "--workspace"},
-		{[]string{"user", "list", "--workspace", uuid.NewString()}, "workspace"},
-		{[]string{"session", "create"}, "--user"},
-		{[]string{"session", "create", "--user", uuid.NewString()}, "user"},
-		{[]string{"session", "create", "--user", u, "--ttl", "0s"}, "ttl"},
-		{[]string{"session", "create", "--user", u, "--ttl", "721h"}, "ttl"},
-		{[]string{"session", "create", "--user", u, "--ttl", "soon"}, "usage"},
-		{[]string{"session", "revoke"}, "--token"},
-		{[]string{"session", "revoke", "--token", "nope"}, "session token"},
-		{[]string{"session", "revoke", "--token", unknownToken}, "not found"},
+		{[]string{"user"}, `"user" needs a subcommand`, 2},
+		{[]string{"user", "delete", "--user", u}, `unknown command "user delete"`, 2},
+		{[]string{"session", "list"}, `unknown command "session list"`, 2},
+		{[]string{"user", "create"}, "--email", 2},
+		{[]string{"user", "create", "--email", "not-an-email"}, "email", 2},
+		{[]string{"user", "create", "--email", "u@example.com"}, "already registered", 1},
+		{[]string{"user", "grant", "--workspace", ws, "--role", "viewer"}, "--user", 2},
+		{[]string{"user", "grant", "--user", u, "--role", "viewer"}, "--workspace", 2},
+		{[]string{"user", "grant", "--user", u, "--workspace", ws}, "--role", 2},
+		{[]string{"user", "grant", "--user", u, "--workspace", ws, "--role", "root"}, "--role", 2},
+		{[]string{"user", "grant", "--user", u, "--workspace", ws, "--role", "Owner"}, "--role", 2},
+		{[]string{"user", "grant", "--user", "nobody", "--workspace", ws, "--role", "viewer"}, "--user must be a UUID", 2},
+		{[]string{"user", "grant", "--user", u, "--workspace", ws + "x", "--role", "viewer"}, "--workspace must be a UUID", 2},
+		{[]string{"user", "grant", "--user", uuid.NewString(), "--workspace", ws, "--role", "viewer"}, "user", 1},
+		{[]string{"user", "grant", "--user", u, "--workspace", uuid.NewString(), "--role", "viewer"}, "workspace", 1},
+		{[]string{"user", "list"}, "--workspace", 2},
+		{[]string{"user", "list", "--workspace", uuid.NewString()}, "workspace", 1},
+		{[]string{"session", "create"}, "--user", 2},
+		{[]string{"session", "create", "--user", uuid.NewString()}, "user", 1},
+		{[]string{"session", "create", "--user", u, "--ttl", "0s"}, "ttl", 2},
+		{[]string{"session", "create", "--user", u, "--ttl", "721h"}, "ttl", 2},
+		{[]string{"session", "create", "--user", u, "--ttl", "soon"}, `invalid value "soon" for flag -ttl`, 2},
+		{[]string{"session", "revoke"}, "--token", 2},
+		{[]string{"session", "revoke", "--token", "nope"}, "session token", 2},
+		{[]string{"session", "revoke", "--token", unknownToken}, "not found", 1},
 	}
 	for _, tc := range cases {
 		out, _, err := c.run(tc.args...)
@@ -236,6 +241,9 @@ func TestUserAndSessionUsageErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("paymentsctl %q = %v, want an error mentioning %q", tc.args, err, tc.wantErr)
 		}
+		if got := exitCode(err); got != tc.code {
+			t.Errorf("paymentsctl %q = %v: exit code %d, want %d", tc.args, err, got, tc.code)
+		}
 		if out != "" {
 			t.Errorf("paymentsctl %q printed %q on stdout despite failing", tc.args, out)
 		}
@@ -243,11 +251,13 @@ func TestUserAndSessionUsageErrors(t *testing.T) {
 	if list, err := c.store.ListMembers(c.ctx, ws); err != nil || len(list) != 0 {
 		t.Errorf("failed commands granted memberships: %+v, %v", list, err)
 	}
-	// The usage text names the new commands.
+	// The usage text (printed after the error) names the new commands.
 	_, _, err := c.run()
+	var msg strings.Builder
+	report(&msg, err)
 	for _, want := range []string{"user create --email", "user grant", "--role viewer|developer|admin|owner", "user list", "session create --user", "--ttl 12h", "session revoke --token"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("usage text lacks %q", want)
+		if !strings.Contains(msg.String(), want) {
+			t.Errorf("usage text lacks %q:\n%s", want, msg.String())
 		}
 	}
 }

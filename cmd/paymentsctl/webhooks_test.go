@@ -23,6 +23,7 @@ type webhookSecretJSON struct {
 		ID        string `json:"secret_id"`
 		ExpiresAt string `json:"expires_at"`
 		State     string `json:"state"`
+		Current   bool   `json:"current"`
 	} `json:"previous"`
 }
 
@@ -31,6 +32,7 @@ type listedWebhookSecret struct {
 	CreatedAt string `json:"created_at"`
 	ExpiresAt string `json:"expires_at"`
 	State     string `json:"state"`
+	Current   bool   `json:"current"`
 }
 
 func (c *cli) listWebhookSecrets(t *testing.T, ws, env string) []listedWebhookSecret {
@@ -117,6 +119,9 @@ func TestWebhookSecretIssueRotateList(t *testing.T) {
 	if err != nil || exp.Before(before.Add(24*time.Hour-time.Second)) || exp.After(time.Now().Add(24*time.Hour)) {
 		t.Errorf("previous expires_at = %q (%v), want about now+24h", rot.Previous[0].ExpiresAt, err)
 	}
+	if rot.Previous[0].State != "active" || rot.Previous[0].Current {
+		t.Errorf("previous secret: state %q, current %v; want active, not current", rot.Previous[0].State, rot.Previous[0].Current)
+	}
 	if !strings.Contains(stderr, f["secret_id"]) || !strings.Contains(stderr, "keeps signing until") {
 		t.Errorf("rotate stderr = %q", stderr)
 	}
@@ -139,8 +144,9 @@ func TestWebhookSecretIssueRotateList(t *testing.T) {
 		}
 	}
 	list := c.listWebhookSecrets(t, ws, "live")
-	if len(list) != 2 || list[0].ID != rot.SecretID || list[0].State != "current" || list[0].ExpiresAt != "" ||
-		list[1].ID != f["secret_id"] || list[1].ExpiresAt != rot.Previous[0].ExpiresAt {
+	// JSON: a machine state and the expiry in a field of its own.
+	if len(list) != 2 || list[0].ID != rot.SecretID || list[0].State != "active" || !list[0].Current || list[0].ExpiresAt != "" ||
+		list[1].ID != f["secret_id"] || list[1].State != "active" || list[1].Current || list[1].ExpiresAt != rot.Previous[0].ExpiresAt {
 		t.Errorf("--json list = %+v", list)
 	}
 	// Sandbox is separate.
@@ -154,7 +160,7 @@ func TestWebhookSecretIssueRotateList(t *testing.T) {
 	if !strings.Contains(stderr, "stopped signing now") {
 		t.Errorf("rotate --grace 0 stderr = %q", stderr)
 	}
-	if l := c.listWebhookSecrets(t, ws, "live"); len(l) != 1 || l[0].State != "current" {
+	if l := c.listWebhookSecrets(t, ws, "live"); len(l) != 1 || l[0].State != "active" || !l[0].Current {
 		t.Errorf("list after --grace 0 = %+v", l)
 	}
 	if c.verifies(t, ws, auth.Live, first) || c.verifies(t, ws, auth.Live, rot.Secret) || !c.verifies(t, ws, auth.Live, third) {
@@ -175,20 +181,28 @@ func TestWebhookSecretUsageErrors(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	ws := c.createWorkspace(t, "W")
-	for _, args := range [][]string{
-		{"webhook", "secret"},
-		{"webhook", "secrets", "issue", "--workspace", ws, "--env", "live"},
-		{"webhook", "secret", "revoke", "--workspace", ws, "--env", "live"},
-		{"webhook", "secret", "issue", "--env", "live"},
-		{"webhook", "secret", "issue", "--workspace", ws},
-		{"webhook", "secret", "issue", "--workspace", ws, "--env", "prod"},
-		{"webhook", "secret", "list", "--workspace", "not-a-uuid", "--env", "live"},
-		{"webhook", "secret", "issue", "--workspace", "0196a000-0000-7000-8000-000000000000", "--env", "live"},
-		{"webhook", "secret", "rotate", "--workspace", ws, "--env", "live", "--grace", "-1h"},
-		{"webhook", "secret", "rotate", "--workspace", ws, "--env", "live", "--grace", "1000h"},
+	// Code 2: a usage error; 1: the command line is fine but the command failed.
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"webhook", "secret"}, 2},
+		{[]string{"webhook", "secrets", "issue", "--workspace", ws, "--env", "live"}, 2},
+		{[]string{"webhook", "secret", "revoke", "--workspace", ws, "--env", "live"}, 2},
+		{[]string{"webhook", "secret", "issue", "--env", "live"}, 2},
+		{[]string{"webhook", "secret", "issue", "--workspace", ws}, 2},
+		{[]string{"webhook", "secret", "issue", "--workspace", ws, "--env", "prod"}, 2},
+		{[]string{"webhook", "secret", "list", "--workspace", "not-a-uuid", "--env", "live"}, 2},
+		{[]string{"webhook", "secret", "issue", "--workspace", "0196a000-0000-7000-8000-000000000000", "--env", "live"}, 1},
+		{[]string{"webhook", "secret", "rotate", "--workspace", ws, "--env", "live", "--grace", "-1h"}, 2},
+		{[]string{"webhook", "secret", "rotate", "--workspace", ws, "--env", "live", "--grace", "1000h"}, 2},
+		{[]string{"webhook", "secret", "rotate", "--workspace", ws, "--env", "live"}, 1}, // none to rotate
 	} {
-		if out, _, err := c.run(args...); err == nil {
-			t.Errorf("paymentsctl %v succeeded:\n%s", args, out)
+		out, _, err := c.run(tc.args...)
+		if err == nil {
+			t.Errorf("paymentsctl %v succeeded:\n%s", tc.args, out)
+		} else if got := exitCode(err); got != tc.code {
+			t.Errorf("paymentsctl %v = %v: exit code %d, want %d", tc.args, err, got, tc.code)
 		}
 	}
 	if l := c.listWebhookSecrets(t, ws, "live"); len(l) != 0 {

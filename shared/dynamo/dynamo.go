@@ -9,6 +9,7 @@
 //	                                              while PENDING, then OUTBOX#PENDING / <event created_at>
 //	                                              until the event is delivered or failed
 //	user        USER#<user_id>        / USER
+//	user email  EMAIL#<case-folded email> / EMAIL      user_id (makes emails unique; useremails.go)
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl
 //	document    DOC#<ws>#<env>#<kind> / <id, uuid v7>           gsi1 (invoices with a customer): CUSTINV#<ws>#<env>#<customer_id> / <id>

@@ -30,22 +30,46 @@ func canonicalID(what, id string) (string, error) {
 	return u.String(), nil
 }
 
-// CreateUser creates a dashboard user with a new UUIDv7 id. The email is stored as given
-// (trimmed); it must be a bare address and need not be unique.
-func (o *Operator) CreateUser(ctx context.Context, email string) (*auth.User, error) {
+// ParseEmail trims an email address and checks that it is a bare address (name@example.com)
+// of at most MaxEmailLen characters.
+func ParseEmail(email string) (string, error) {
 	email = strings.TrimSpace(email)
 	if len(email) > MaxEmailLen {
-		return nil, fmt.Errorf("email must be at most %d characters", MaxEmailLen)
+		return "", fmt.Errorf("email must be at most %d characters", MaxEmailLen)
 	}
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" {
-		return nil, fmt.Errorf("email must be a bare address like name@example.com")
+		return "", fmt.Errorf("email must be a bare address like name@example.com")
+	}
+	return email, nil
+}
+
+// CreateUser creates a dashboard user with a new UUIDv7 id. The email is stored as given
+// (trimmed); it must be a bare address (ParseEmail) that no other user has in any letter case,
+// else the error wraps dynamo.ErrEmailTaken. Two DynamoDB writes: the email claim, then the
+// user (a failed user write releases the claim).
+func (o *Operator) CreateUser(ctx context.Context, email string) (*auth.User, error) {
+	email, err := ParseEmail(email)
+	if err != nil {
+		return nil, err
 	}
 	u, err := uuid.NewV7()
 	if err != nil {
 		return nil, err
 	}
 	user := auth.User{ID: u.String(), Email: email, CreatedAt: o.now()}
+	if err := o.Store.ClaimUserEmail(ctx, email, user.ID); err != nil {
+		if errors.Is(err, dynamo.ErrEmailTaken) {
+			return nil, fmt.Errorf("user %s: %w", email, err)
+		}
+		return nil, fmt.Errorf("create user: %w", err)
+	}
 	if err := o.Store.PutUser(ctx, user); err != nil {
+		// Free the email for a retry, even when ctx is what ended the write.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if rerr := o.Store.ReleaseUserEmail(rctx, email, user.ID); rerr != nil {
+			return nil, fmt.Errorf("create user: %w (and releasing the email failed, so it stays taken: %v)", err, rerr)
+		}
 		return nil, fmt.Errorf("create user: %w", err)
 	}
 	return &user, nil

@@ -79,8 +79,13 @@ func TestCreateUser(t *testing.T) {
 	if err != nil || got.Email != u.Email || !got.CreatedAt.Equal(u.CreatedAt) {
 		t.Errorf("stored user = %+v, %v", got, err)
 	}
-	// Emails need not be unique.
-	if u2 := e.user(t, "rahim@example.com.bd"); u2.ID == u.ID {
+	// An email is unique in any letter case.
+	for _, dup := range []string{"rahim@example.com.bd", "Rahim@Example.com.bd", " RAHIM@EXAMPLE.COM.BD"} {
+		if u2, err := e.op.CreateUser(e.ctx, dup); !errors.Is(err, dynamo.ErrEmailTaken) {
+			t.Errorf("CreateUser(%q) after %q = %+v, %v; want ErrEmailTaken", dup, u.Email, u2, err)
+		}
+	}
+	if u2 := e.user(t, "rahim2@example.com.bd"); u2.ID == u.ID {
 		t.Error("two users got the same id")
 	}
 	for _, bad := range []string{"", "  ", "nope", "Rahim <rahim@example.com>", "a@b@c", "@example.com",
@@ -170,8 +175,8 @@ func TestCreateSessionStoresOnlyTheHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Items) != 2 {
-		t.Fatalf("scan returned %d items, want a user and a session", len(out.Items))
+	if len(out.Items) != 3 {
+		t.Fatalf("scan returned %d items, want a user, its email and a session", len(out.Items))
 	}
 	found := 0
 	for _, item := range out.Items {
@@ -303,4 +308,60 @@ func TestSessionAuthenticationEndToEnd(t *testing.T) {
 	}
 	_, err = a.AuthenticateWorkspace(e.ctx, bearer(k.Plaintext), other.ID)
 	wantCode(t, err, apierr.NotFound)
+}
+
+// Concurrent creations of one email, in different letter cases: exactly one user is created.
+func TestCreateUserConcurrentSameEmail(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	emails := []string{"race@example.com", "Race@example.com", "RACE@EXAMPLE.COM", "race@Example.com",
+		"race@example.com", "rAce@example.com", "race@EXAMPLE.com", "Race@Example.Com"}
+	type result struct {
+		u   *auth.User
+		err error
+	}
+	results := make(chan result, len(emails))
+	start := make(chan struct{})
+	for _, email := range emails {
+		go func() {
+			<-start
+			u, err := e.op.CreateUser(e.ctx, email)
+			results <- result{u, err}
+		}()
+	}
+	close(start)
+	var created []*auth.User
+	for range emails {
+		r := <-results
+		switch {
+		case r.err == nil:
+			created = append(created, r.u)
+		case !errors.Is(r.err, dynamo.ErrEmailTaken):
+			t.Errorf("CreateUser: %v, want success or ErrEmailTaken", r.err)
+		}
+	}
+	if len(created) != 1 {
+		t.Fatalf("%d concurrent creations of one email succeeded, want 1: %+v", len(created), created)
+	}
+	// The table holds one user and one email claim, naming that user.
+	out, err := e.stack.DDB.Scan(e.ctx, &dynamodb.ScanInput{TableName: aws.String(e.store.Table), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users, claims []string
+	for _, item := range out.Items {
+		pk := item["pk"].(*types.AttributeValueMemberS).Value
+		id := item["user_id"].(*types.AttributeValueMemberS).Value
+		switch {
+		case strings.HasPrefix(pk, "USER#"):
+			users = append(users, id)
+		case pk == "EMAIL#race@example.com":
+			claims = append(claims, id)
+		default:
+			t.Errorf("unexpected item %s", pk)
+		}
+	}
+	if len(users) != 1 || users[0] != created[0].ID || len(claims) != 1 || claims[0] != created[0].ID {
+		t.Errorf("users %v, email claims %v; want one of each for %s", users, claims, created[0].ID)
+	}
 }
