@@ -60,7 +60,7 @@ func Seed(ctx context.Context, store *dynamo.Store, prev *Credentials) (*Credent
 	if c.ReadonlyKey, err = issue(auth.Sandbox, ReadonlyScopes, "local read-only"); err != nil {
 		return nil, false, err
 	}
-	u, err := op.CreateUser(ctx, "owner+"+ws.ID[:8]+"@demo-merchant.com.bd") // one owner per seeded workspace: emails are unique
+	u, err := op.CreateUser(ctx, "owner+"+ws.ID+"@demo-merchant.com.bd") // one owner per seeded workspace: emails are unique
 	if err != nil {
 		return nil, false, err
 	}
