@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"html/template"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/takapay/payments/shared/htmlw"
 )
 
 // Route is a payment route the payer can choose.
@@ -66,14 +67,11 @@ var (
 	scriptSource string
 	//go:embed assets/checkout.css
 	styleSource string
-	//go:embed assets/page.html.tmpl
-	templateSource string
 )
 
 var (
 	scriptHash = cspHash(scriptSource)
 	styleHash  = cspHash(styleSource)
-	templates  = template.Must(template.New("checkout").Parse(templateSource))
 )
 
 func init() {
@@ -103,12 +101,10 @@ var stateTitles = map[string]string{
 	"EXPIRED":   "This payment has expired",
 }
 
-// pageData is the template's input: the view plus what the template should not compute.
+// pageData is the markup's input: the view plus what the markup should not compute.
 type pageData struct {
 	View
 	Title          string
-	Style          template.CSS
-	Script         template.JS
 	Sandbox        bool
 	Pending        bool
 	Locked         bool
@@ -119,23 +115,13 @@ type pageData struct {
 	StateMessage   string
 }
 
-// errorData is the error page template's input.
-type errorData struct {
-	Title        string
-	Style        template.CSS
-	ErrorTitle   string
-	ErrorMessage string
-}
-
 // RenderPage writes the full HTML document of the hosted checkout page for v: the summary
 // (merchant, reference, amount, expiry), then by state the route choice, the locked choice
 // (with the simulated provider's controls in sandbox) or the final state. Every value is
-// escaped by html/template; the response must carry SecurityHeaders.
+// escaped by package htmlw (see markup.go); the response must carry SecurityHeaders.
 func RenderPage(w io.Writer, v View) error {
 	d := pageData{
 		View:    v,
-		Style:   template.CSS(styleSource),
-		Script:  template.JS(scriptSource),
 		Sandbox: v.Environment == "sandbox",
 		Pending: !v.Terminal && v.Status == "PENDING",
 		Locked:  v.Lock != nil,
@@ -165,19 +151,22 @@ func RenderPage(w io.Writer, v View) error {
 	} else {
 		d.Title = d.StateTitle + " · " + payTo + " — Takapay"
 	}
-	return templates.ExecuteTemplate(w, "page", d)
+	var b htmlw.Builder
+	b.Grow(len(styleSource) + len(scriptSource) + 4096)
+	writePage(&b, &d)
+	_, err := b.WriteTo(w)
+	return err
 }
 
 // ErrorPage writes a plain HTML error page (e.g. title "Payment not found", message "This
 // payment link is not valid") with the checkout's look and no script. The response must carry
 // SecurityHeaders.
 func ErrorPage(w io.Writer, title, message string) error {
-	return templates.ExecuteTemplate(w, "error", errorData{
-		Title:        title + " — Takapay",
-		Style:        template.CSS(styleSource),
-		ErrorTitle:   title,
-		ErrorMessage: message,
-	})
+	var b htmlw.Builder
+	b.Grow(len(styleSource) + 1024)
+	writeErrorPage(&b, title, message)
+	_, err := b.WriteTo(w)
+	return err
 }
 
 // SecurityHeaders returns a new map of the headers every page response (the page, the error
