@@ -316,7 +316,7 @@ func (c *ctl) operator() (*operator.Operator, error) {
 		if c.table == "" {
 			return nil, &usageError{msg: "no table: pass --table or set TABLE_NAME"}
 		}
-		cfg, err := awsx.Load(c.ctx)
+		cfg, err := awsx.Load(c.ctx, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -48,6 +49,13 @@ type Config struct {
 	// (CHECKOUT_RATE_PER_TOKEN, default 60; CHECKOUT_RATE_PER_CLIENT, default 300).
 	CheckoutRatePerToken  int
 	CheckoutRatePerClient int
+	// AttemptTimeout bounds one attempt of a DynamoDB or SQS call (ATTEMPT_TIMEOUT_MS, default
+	// awsx.DefaultAttemptTimeout); awsx.MaxAttempts attempts make a call's budget.
+	AttemptTimeout time.Duration
+	// DeadlineMargin is how long before the Lambda deadline a request's own deadline falls
+	// (DEADLINE_MARGIN_MS, default httpapi.DefaultDeadlineMargin), so that a hung dependency
+	// still gets the 503 envelope, not the gateway's bare timeout.
+	DeadlineMargin time.Duration
 }
 
 // ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
@@ -73,11 +81,14 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		return c, fmt.Errorf("DASHBOARD_ORIGINS: %w", err)
 	}
 	c.DashboardOrigins = origins
+	var attemptMS, marginMS int
 	for _, v := range []struct {
 		name string
 		dst  *int
 		def  int
-	}{{"CHECKOUT_RATE_PER_TOKEN", &c.CheckoutRatePerToken, 60}, {"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300}} {
+	}{{"CHECKOUT_RATE_PER_TOKEN", &c.CheckoutRatePerToken, 60}, {"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300},
+		{"ATTEMPT_TIMEOUT_MS", &attemptMS, int(awsx.DefaultAttemptTimeout / time.Millisecond)},
+		{"DEADLINE_MARGIN_MS", &marginMS, int(httpapi.DefaultDeadlineMargin / time.Millisecond)}} {
 		*v.dst = v.def
 		if text := get(v.name); text != "" {
 			n, err := strconv.Atoi(text)
@@ -87,6 +98,8 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 			*v.dst = n
 		}
 	}
+	c.AttemptTimeout = time.Duration(attemptMS) * time.Millisecond
+	c.DeadlineMargin = time.Duration(marginMS) * time.Millisecond
 	if v := get("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL: %w", err)
@@ -164,7 +177,7 @@ func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *D
 		Store:   store,
 		Auth:    &auth.Authenticator{Keys: store, Sessions: store, AllowedOrigins: cfg.DashboardOrigins},
 		URLs:    urlcheck.Policy{AllowLocalhost: cfg.AllowLocalhostURLs},
-		Adapter: httpapi.Adapter{Logger: logger, PublicBaseURL: cfg.PublicBaseURL},
+		Adapter: httpapi.Adapter{Logger: logger, PublicBaseURL: cfg.PublicBaseURL, DeadlineMargin: cfg.DeadlineMargin},
 	}
 }
 
@@ -230,7 +243,7 @@ func load(name string, nameInLogs bool) *Deps {
 	if nameInLogs {
 		logger = logger.With(slog.String("function", name))
 	}
-	awsCfg, err := awsx.Load(context.Background())
+	awsCfg, err := awsx.Load(context.Background(), cfg.AttemptTimeout)
 	if err != nil {
 		logger.Error("aws configuration", slog.String("error", err.Error()))
 		os.Exit(1)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
@@ -18,24 +19,52 @@ import (
 	"github.com/takapay/payments/shared/obs"
 )
 
-// Load returns the default AWS configuration (environment, shared files, or the Lambda role).
-// Endpoints can be pointed at local servers with AWS_ENDPOINT_URL_DYNAMODB and
-// AWS_ENDPOINT_URL_SQS, which the SDK reads itself, so production code has no local branch.
-func Load(ctx context.Context) (aws.Config, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(NewRetryer))
+// Load returns the default AWS configuration (environment, shared files, or the Lambda role)
+// with the functions' bounds (Configure). Endpoints can be pointed at local servers with
+// AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SQS, which the SDK reads itself, so
+// production code has no local branch.
+func Load(ctx context.Context, attemptTimeout time.Duration) (aws.Config, error) {
+	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return aws.Config{}, err
 	}
-	Instrument(&cfg)
+	Configure(&cfg, attemptTimeout)
 	return cfg, nil
 }
 
+// DefaultAttemptTimeout bounds one attempt of one AWS call (connect, send, answer).
+// DynamoDB and SQS answer in milliseconds; an attempt this slow is a hung dependency.
+const DefaultAttemptTimeout = 1500 * time.Millisecond
+
+// MaxAttempts and MaxBackoff are the retry budget of every call: with DefaultAttemptTimeout a
+// call gives up after at most 3 × 1.5 s + 2 × 0.2 s = 4.9 s, inside the request deadline of a
+// 10-second function (its timeout less httpapi's margin).
+const (
+	MaxAttempts = 3
+	MaxBackoff  = 200 * time.Millisecond
+)
+
+// Configure gives cfg the functions' bounds — a per-attempt timeout on every request, a
+// bounded retry budget — and the request-counting middleware. The local stack applies it to
+// its clients too, so local runs fail the way Lambda does.
+func Configure(cfg *aws.Config, attemptTimeout time.Duration) {
+	if attemptTimeout <= 0 {
+		attemptTimeout = DefaultAttemptTimeout
+	}
+	cfg.Retryer = NewRetryer
+	cfg.HTTPClient = awshttp.NewBuildableClient().WithTimeout(attemptTimeout).WithDialerOptions(func(d *net.Dialer) {
+		d.Timeout = attemptTimeout
+	})
+	Instrument(cfg)
+}
+
 // NewRetryer is the retry policy of every function: a request has a short budget (the
-// function times out after seconds), so three attempts with a small backoff ceiling.
+// function times out after seconds), so MaxAttempts attempts with a small backoff ceiling.
+// A timed-out attempt counts as a retryable connection error.
 func NewRetryer() aws.Retryer {
 	return retry.NewStandard(func(o *retry.StandardOptions) {
-		o.MaxAttempts = 3
-		o.MaxBackoff = 200 * time.Millisecond
+		o.MaxAttempts = MaxAttempts
+		o.MaxBackoff = MaxBackoff
 	})
 }
 

@@ -56,15 +56,27 @@ type Service struct {
 	// AllowLocalhostRedirects lets the page's form-action follow http://localhost merchant
 	// URLs (make dev only; see SecurityHeaders).
 	AllowLocalhostRedirects bool
-	Now                     func() time.Time
+	// EnqueueTimeout bounds the enqueue after a state change (DefaultEnqueueTimeout when 0).
+	EnqueueTimeout time.Duration
+	Now            func() time.Time
 }
 
-// emit enqueues a recorded event. A failure is logged, not returned: the event is already in
-// the payment's outbox, and the re-drive re-enqueues pending events after a few minutes.
+// DefaultEnqueueTimeout bounds the enqueue that follows a recorded state change.
+const DefaultEnqueueTimeout = 500 * time.Millisecond
+
+// emit enqueues a recorded event, waiting at most EnqueueTimeout: the payer's answer never
+// waits on the queue. A failure is logged, not returned: the event is already in the payment's
+// outbox, and the re-drive re-enqueues it once it is overdue.
 func (s *Service) emit(ctx context.Context, invoiceID string, d *payment.Delivery) {
 	if d == nil || s.Events == nil {
 		return
 	}
+	timeout := s.EnqueueTimeout
+	if timeout <= 0 {
+		timeout = DefaultEnqueueTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	if err := s.Events.Enqueue(ctx, invoiceID, d.EventID); err != nil {
 		obs.Annotate(ctx, slog.String("enqueue_error", err.Error()), slog.String("event_id", d.EventID))
 	}
@@ -469,13 +481,7 @@ func (s *Service) notice(ctx context.Context, r *web.Request, p *payment.Payment
 	switch {
 	case err == nil:
 		s.emit(ctx, q.InvoiceID, d)
-		if m.html {
-			if u := ReturnURL(q, q.Status); u != "" {
-				return s.seeOther(u), nil
-			}
-			return s.seeOther(base), nil
-		}
-		return s.page(q, base, m, "", http.StatusOK), nil
+		return s.outcome(q, base, m), nil
 	case s.stateChanged(err):
 		return s.finished(q, n.to, base, m)
 	}
@@ -483,14 +489,28 @@ func (s *Service) notice(ctx context.Context, r *web.Request, p *payment.Payment
 }
 
 // finished answers a notice for a payment that is no longer PENDING: terminal states never
-// change again.
+// change again. The same outcome again (a payer's retry of approve, decline or cancel, say
+// after a lost answer) is a success with the same answer as the first time; another outcome
+// is a conflict.
 func (s *Service) finished(p *payment.Payment, wanted payment.Status, base string, m mode) (*web.Response, error) {
 	st := p.EffectiveStatus(s.now())
-	msg := "this payment is already " + strings.ToLower(string(st))
-	if st != wanted {
-		msg += "; it cannot become " + strings.ToLower(string(wanted))
+	if st == wanted {
+		return s.outcome(p, base, m), nil
 	}
-	return nil, apierr.New(apierr.StateConflict, "%s", msg)
+	return nil, apierr.New(apierr.StateConflict, "this payment is already %s; it cannot become %s",
+		strings.ToLower(string(st)), strings.ToLower(string(wanted)))
+}
+
+// outcome answers a notice whose outcome the payment has: a browser goes on to the merchant's
+// return URL (or back to the page), an API client gets the payment's view.
+func (s *Service) outcome(p *payment.Payment, base string, m mode) *web.Response {
+	if m.html {
+		if u := ReturnURL(p, p.EffectiveStatus(s.now())); u != "" {
+			return s.seeOther(u)
+		}
+		return s.seeOther(base)
+	}
+	return s.page(p, base, m, "", http.StatusOK)
 }
 
 // payerMessage words validation problems for the payer, not for an API client.

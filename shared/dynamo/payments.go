@@ -58,7 +58,7 @@ type paymentItem struct {
 // GSI2 is sparse and follows a payment with a webhook_url through its life: while PENDING it
 // sits in ExpiryPending (sort key: expires_at), so the scheduled sweep can expire it and emit
 // payment.expired even if nobody looks at it again; once terminal, in OutboxPending (sort key:
-// the event's creation time) until its event is delivered or failed; then nowhere.
+// when the event's next attempt is due) until its event is delivered or failed; then nowhere.
 const (
 	ExpiryPending = "EXPIRY#PENDING"
 	OutboxPending = "OUTBOX#PENDING"
@@ -297,7 +297,7 @@ func outboxSet(update string, vals map[string]types.AttributeValue, d *payment.D
 	}
 	vals[":outbox"] = av
 	vals[":g2pk"] = &types.AttributeValueMemberS{Value: OutboxPending}
-	vals[":g2sk"] = &types.AttributeValueMemberS{Value: formatTime(d.CreatedAt)}
+	vals[":g2sk"] = &types.AttributeValueMemberS{Value: formatTime(d.NextAttemptAt)}
 	return update + ", outbox = :outbox, gsi2pk = :g2pk, gsi2sk = :g2sk", nil
 }
 
@@ -338,30 +338,48 @@ func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, d *payment.
 }
 
 // RecordAttempt stores the outcome of one delivery attempt of a pending event (one
-// conditional UpdateItem: the event must still be the payment's and still pending). A final
-// status (delivered, failed) takes the payment out of the pending-delivery index.
-func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now time.Time) error {
+// conditional UpdateItem: the event must still be the payment's and still pending). A pending
+// event's next attempt is due at next (its GSI2 sort key follows); a final status (delivered,
+// failed) takes the payment out of the pending-delivery index.
+func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now, next time.Time) error {
+	vals := map[string]types.AttributeValue{
+		":n":       &types.AttributeValueMemberN{Value: strconv.Itoa(attempts)},
+		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+		":st":      &types.AttributeValueMemberS{Value: status},
+		":code":    &types.AttributeValueMemberN{Value: strconv.Itoa(httpStatus)},
+		":detail":  &types.AttributeValueMemberS{Value: detail},
+		":eid":     &types.AttributeValueMemberS{Value: eventID},
+		":pending": &types.AttributeValueMemberS{Value: payment.DeliveryPending},
+	}
 	update := "SET outbox.attempts = :n, outbox.last_attempt_at = :now, outbox.#st = :st, outbox.last_http_status = :code, outbox.detail = :detail"
-	if status != payment.DeliveryPending {
+	if status == payment.DeliveryPending {
+		vals[":next"] = &types.AttributeValueMemberS{Value: formatTime(next)}
+		update += ", outbox.next_attempt_at = :next, gsi2sk = :next"
+	} else {
 		update += " REMOVE gsi2pk, gsi2sk"
 	}
 	_, err := s.updatePayment(ctx, invoiceID, update, "outbox.event_id = :eid AND outbox.#st = :pending",
-		map[string]string{"#st": "status"},
+		map[string]string{"#st": "status"}, vals)
+	return err
+}
+
+// RescheduleDelivery moves a pending event's next attempt to next (the re-drive, after it
+// re-enqueued the event, so the next run does not enqueue it again while that message is on
+// its way). One conditional UpdateItem: ErrStateChanged when the event is no longer pending.
+func (s *Store) RescheduleDelivery(ctx context.Context, invoiceID, eventID string, next time.Time) error {
+	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.next_attempt_at = :next, gsi2sk = :next",
+		"outbox.event_id = :eid AND outbox.#st = :pending", map[string]string{"#st": "status"},
 		map[string]types.AttributeValue{
-			":n":       &types.AttributeValueMemberN{Value: strconv.Itoa(attempts)},
-			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
-			":st":      &types.AttributeValueMemberS{Value: status},
-			":code":    &types.AttributeValueMemberN{Value: strconv.Itoa(httpStatus)},
-			":detail":  &types.AttributeValueMemberS{Value: detail},
+			":next":    &types.AttributeValueMemberS{Value: formatTime(next)},
 			":eid":     &types.AttributeValueMemberS{Value: eventID},
 			":pending": &types.AttributeValueMemberS{Value: payment.DeliveryPending},
 		})
 	return err
 }
 
-// PendingDeliveries lists events still pending that were created before olderThan (GSI2,
-// oldest first, at most limit) — what the re-drive re-enqueues.
-func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]payment.EventRef, error) {
+// PendingDeliveries lists pending events whose next attempt was due before dueBefore (GSI2,
+// most overdue first, at most limit) — what the re-drive re-enqueues.
+func (s *Store) PendingDeliveries(ctx context.Context, dueBefore time.Time, limit int) ([]payment.EventRef, error) {
 	var out []payment.EventRef
 	in := &dynamodb.QueryInput{
 		TableName:              aws.String(s.Table),
@@ -369,7 +387,7 @@ func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limi
 		KeyConditionExpression: aws.String("gsi2pk = :pk AND gsi2sk < :before"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk":     &types.AttributeValueMemberS{Value: OutboxPending},
-			":before": &types.AttributeValueMemberS{Value: formatTime(olderThan)},
+			":before": &types.AttributeValueMemberS{Value: formatTime(dueBefore)},
 		},
 	}
 	for len(out) < limit {

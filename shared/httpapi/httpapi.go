@@ -36,10 +36,18 @@ const DefaultMaxBody = 64 << 10
 // LambdaHandler is the signature lambda.Start accepts for HTTP API payload 2.0.
 type LambdaHandler func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 
+// DefaultDeadlineMargin is how long before the invocation's deadline a request's own deadline
+// falls: time to classify the failure, write the envelope and the log line.
+const DefaultDeadlineMargin = time.Second
+
 // Adapter holds what every function shares when serving requests.
 type Adapter struct {
 	Logger  *slog.Logger
 	MaxBody int
+	// DeadlineMargin (DefaultDeadlineMargin when 0) ends each request's context that long
+	// before the invocation's deadline, so a hung dependency becomes a 503 envelope while
+	// Lambda still waits for the answer, never API Gateway's bare 5xx.
+	DeadlineMargin time.Duration
 	// PublicBaseURL is the API's configured public origin (PUBLIC_BASE_URL); empty means
 	// https:// and the domain each request arrived at.
 	PublicBaseURL string
@@ -69,7 +77,16 @@ func (a Adapter) Lambda(name string, h web.HandlerFunc) LambdaHandler {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
+	margin := a.DeadlineMargin
+	if margin <= 0 {
+		margin = DefaultDeadlineMargin
+	}
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		if deadline, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-margin))
+			defer cancel()
+		}
 		ctx, stats := obs.WithStats(ctx)
 		req := NewRequest(ev, a.PublicBaseURL)
 		resp, err := serve(ctx, ev, req, maxBody, h)

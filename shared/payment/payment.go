@@ -102,6 +102,10 @@ type Delivery struct {
 	LastAttemptAt  *time.Time `json:"last_attempt_at,omitempty" dynamodbav:"last_attempt_at,omitempty"`
 	LastHTTPStatus int        `json:"last_http_status,omitempty" dynamodbav:"last_http_status,omitempty"`
 	Detail         string     `json:"detail,omitempty" dynamodbav:"detail,omitempty"`
+	// NextAttemptAt is when the next attempt of a pending delivery is due: its creation for
+	// the first, then the retry schedule's delay after each failed attempt. The re-drive
+	// re-enqueues only deliveries overdue by more than the queue's visibility timeout.
+	NextAttemptAt time.Time `json:"next_attempt_at" dynamodbav:"next_attempt_at"`
 }
 
 // EventRef names one recorded webhook event of a payment.
@@ -123,7 +127,8 @@ func (p *Payment) NewDelivery(to Status, now time.Time) (*Delivery, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	return &Delivery{EventID: "evt_" + hex.EncodeToString(b[:]), Kind: EventKind(to), Status: DeliveryPending, CreatedAt: now}, nil
+	return &Delivery{EventID: "evt_" + hex.EncodeToString(b[:]), Kind: EventKind(to), Status: DeliveryPending,
+		CreatedAt: now, NextAttemptAt: now}, nil
 }
 
 // EffectiveStatus is the status as of now: a PENDING payment past its expiry is EXPIRED even

@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/takapay/payments/shared/auth"
@@ -96,6 +100,17 @@ func setup(t *testing.T, env map[string]string) *harness {
 // pay creates a payment with a webhook_url and completes it through the hosted checkout.
 func (h *harness) pay(t *testing.T, hook string, ref string) string {
 	t.Helper()
+	id, page := h.lock(t, hook, ref)
+	if r := h.a.Do(t, "POST", page+"/notices/approve", "", ""); r.Status != 200 {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	return id
+}
+
+// lock creates a payment with a webhook_url and locks a route on its page; it returns the
+// invoice id and the page's path.
+func (h *harness) lock(t *testing.T, hook string, ref string) (string, string) {
+	t.Helper()
 	res := h.a.Do(t, "POST", "/v1/payment/create", h.a.Creds.SandboxKey,
 		`{"amount": 250.75, "reference": "`+ref+`", "webhook_url": "`+hook+`"}`)
 	var c struct{ InvoiceID, PaymentURL string }
@@ -109,10 +124,7 @@ func (h *harness) pay(t *testing.T, hook string, ref string) string {
 	if r := h.a.Do(t, "POST", u.Path+"/lock", "", `{"route":"bkash","payer":"01712345678"}`); r.Status != 200 {
 		t.Fatalf("lock: %d %s", r.Status, r.Body)
 	}
-	if r := h.a.Do(t, "POST", u.Path+"/notices/approve", "", ""); r.Status != 200 {
-		t.Fatalf("approve: %d %s", r.Status, r.Body)
-	}
-	return c.InvoiceID
+	return c.InvoiceID, u.Path
 }
 
 // drain runs the local event source until done() or the deadline.
@@ -252,9 +264,18 @@ func TestCrashBeforeSendRecoveredByRedrive(t *testing.T) {
 	}
 	redrive := registry.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
 	redrive.Queue.(*sqsqueue.Queue).URL = h.poller.QueueURL
-	redrive.After = time.Nanosecond
+	// Not yet: the message may still be on its way until the visibility timeout has passed.
+	if n, err := redrive.Run(context.Background()); err != nil || n != 0 {
+		t.Fatalf("re-drive sent %d (%v) before the event was overdue, want 0", n, err)
+	}
+	later := time.Now().Add(webhook.DefaultOverdue + time.Second)
+	redrive.Now = func() time.Time { return later }
 	if n, err := redrive.Run(context.Background()); err != nil || n != 1 {
 		t.Fatalf("re-drive sent %d (%v), want 1", n, err)
+	}
+	// The re-enqueued event is rescheduled: the next run leaves the message alone.
+	if n, err := redrive.Run(context.Background()); err != nil || n != 0 {
+		t.Fatalf("a second re-drive run sent %d (%v), want 0", n, err)
 	}
 	h.drain(t, 1, func() bool { rc.mu.Lock(); defer rc.mu.Unlock(); return len(rc.ok) == 1 })
 	if ob := h.outbox(t, id); ob.Status != payment.DeliveryDelivered {
@@ -376,5 +397,171 @@ func TestUnattendedExpiryEmitsEvent(t *testing.T) {
 	}
 	if n, _ := redrive.Expire(context.Background()); n != 0 {
 		t.Fatal("an expired payment was swept twice")
+	}
+}
+
+// The documented retry schedule holds, on a compressed clock: against a receiver that always
+// fails, attempt k+1 is made DefaultSchedule[k] after attempt k, the delivery fails after
+// len(DefaultSchedule)+1 attempts, exactly one message is in flight for the event throughout,
+// and the re-drive never adds a second one while a retry is merely waiting out its delay.
+func TestRetryScheduleKeptWithOneMessageInFlight(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	// The sender's clock is compressed, so its signatures carry timestamps a real receiver's
+	// 5-minute tolerance would refuse; this receiver only counts (signing is tested above).
+	var hits atomic.Int32
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(failing.Close)
+	id := h.pay(t, failing.URL+"/hook", "order-wh-schedule")
+
+	var mu sync.Mutex
+	clock := time.Now().UTC().Truncate(time.Second)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); clock = clock.Add(d) }
+
+	sender := *h.consumer.Sender
+	sender.Schedule, sender.Now = webhook.DefaultSchedule, now
+	consumer := *h.consumer
+	consumer.Sender = &sender
+	var receipt string
+	h.poller.Handler = func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		if len(ev.Records) != 1 {
+			t.Errorf("%d messages in one receive, want the event's one", len(ev.Records))
+		}
+		receipt = ev.Records[len(ev.Records)-1].ReceiptHandle
+		return consumer.Handle(ctx, ev)
+	}
+	redrive := registry.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive.Queue.(*sqsqueue.Queue).URL = h.poller.QueueURL
+	redrive.Now = now
+
+	inFlight := func() (visible, hidden int) {
+		out, err := h.a.Stack.Queue.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+			QueueUrl: aws.String(h.poller.QueueURL),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
+		n, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
+		return v, n
+	}
+
+	var spacing []time.Duration
+	var last time.Time
+	for attempt := 1; attempt <= len(webhook.DefaultSchedule)+1; attempt++ {
+		if n, err := h.poller.RunOnce(context.Background()); err != nil || n != 1 {
+			t.Fatalf("attempt %d: received %d messages (%v), want 1", attempt, n, err)
+		}
+		ob := h.outbox(t, id)
+		if ob.Attempts != attempt || int(hits.Load()) != attempt {
+			t.Fatalf("attempt %d: outbox records %d attempts, receiver saw %d", attempt, ob.Attempts, hits.Load())
+		}
+		if attempt > 1 {
+			spacing = append(spacing, ob.LastAttemptAt.Sub(last))
+		}
+		last = *ob.LastAttemptAt
+		if attempt > len(webhook.DefaultSchedule) {
+			if ob.Status != payment.DeliveryFailed {
+				t.Fatalf("after %d attempts the delivery is %s, want failed", attempt, ob.Status)
+			}
+			break
+		}
+		delay := webhook.DefaultSchedule[attempt-1]
+		if ob.Status != payment.DeliveryPending || !ob.NextAttemptAt.Equal(last.Add(delay)) {
+			t.Fatalf("attempt %d: outbox %+v, want pending with the next attempt %s later", attempt, ob, delay)
+		}
+		// One message, hidden until its retry is due; the re-drive leaves it alone until it is
+		// overdue by more than the visibility timeout.
+		if v, hidden := inFlight(); v != 0 || hidden != 1 {
+			t.Fatalf("attempt %d: %d visible and %d in-flight messages, want 0 and 1", attempt, v, hidden)
+		}
+		advance(delay + webhook.DefaultOverdue - time.Second) // the last moment the message may still be on its way
+		if n, err := redrive.Run(context.Background()); err != nil || n != 0 {
+			t.Fatalf("attempt %d: the re-drive re-enqueued %d (%v) while the retry was waiting", attempt, n, err)
+		}
+		advance(-(webhook.DefaultOverdue - time.Second)) // back to when the retry is due
+		// SQS would show the message again when its delay is over: fast-forward its visibility.
+		if _, err := h.a.Stack.Queue.ChangeMessageVisibility(context.Background(), &sqs.ChangeMessageVisibilityInput{
+			QueueUrl: aws.String(h.poller.QueueURL), ReceiptHandle: aws.String(receipt), VisibilityTimeout: 0,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(spacing, webhook.DefaultSchedule) {
+		t.Fatalf("attempts were spaced %v, want the schedule %v", spacing, webhook.DefaultSchedule)
+	}
+	var total time.Duration
+	for _, d := range spacing {
+		total += d
+	}
+	t.Logf("%d attempts over %s", len(spacing)+1, total)
+}
+
+// A state change never waits on the queue: with SQS hung (fauxqs stopped), approve answers
+// promptly — COMPLETED is recorded with its event — and repeating it is a success, not a
+// conflict. When SQS is back, the event is delivered, once.
+func TestApproveDoesNotWaitOnAHungQueue(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	rc := newReceiver(t, h.secret, nil)
+	id, page := h.lock(t, rc.srv.URL+"/hook", "order-wh-sqs-down")
+
+	if err := h.a.Stack.SQS.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			if err := h.a.Stack.SQS.Resume(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(resume)
+	for _, what := range []string{"approve", "approve again"} {
+		start := time.Now()
+		r := h.a.Do(t, "POST", page+"/notices/approve", "", "")
+		took := time.Since(start)
+		if r.Status != 200 || !strings.Contains(string(r.Body), `"status":"COMPLETED"`) {
+			t.Fatalf("%s with SQS hung: %d %s", what, r.Status, r.Body)
+		}
+		// The enqueue is bounded by 0.5 s; the rest is two DynamoDB round trips.
+		if took > 3*time.Second {
+			t.Errorf("%s took %s with SQS hung: the answer waited on the queue", what, took)
+		}
+		t.Logf("%s with SQS hung: 200 after %s", what, took.Round(time.Millisecond))
+	}
+	ob := h.outbox(t, id)
+	if ob == nil || ob.Status != payment.DeliveryPending {
+		t.Fatalf("the state change did not record its event: %+v", ob)
+	}
+
+	resume()
+	// The send that timed out may still have reached fauxqs once it woke; if it did not, the
+	// re-drive sends the event once it is overdue. Either way: delivered, exactly once.
+	redrive := registry.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive.Queue.(*sqsqueue.Queue).URL = h.poller.QueueURL
+	later := time.Now().Add(webhook.DefaultOverdue + time.Second)
+	redrive.Now = func() time.Time { return later }
+	if _, err := redrive.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.drain(t, 1, func() bool { return h.outbox(t, id).Status == payment.DeliveryDelivered })
+	for range 3 { // any duplicate message is consumed without a second delivery
+		if _, err := h.poller.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.attempts[ob.EventID] != 1 || len(rc.ok) != 1 {
+		t.Fatalf("receiver saw %v, want the one event once", rc.attempts)
 	}
 }

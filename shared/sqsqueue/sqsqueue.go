@@ -7,6 +7,7 @@ package sqsqueue
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -54,26 +55,49 @@ type Consumer struct {
 
 // Handle processes one SQS batch and reports the messages to offer again. A message to retry
 // gets the schedule's delay as its visibility timeout; a malformed one is dropped (deleted).
+// The messages of a batch are delivered concurrently: each attempt may wait up to the webhook
+// client's timeout on a slow receiver, and a batch must finish well inside the function's
+// timeout (else Lambda retries the whole batch). Two messages of one event in a batch (a
+// re-drive's and a late original) make one attempt; the duplicate is deleted, so one message
+// per event stays in flight.
 func (c *Consumer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, rec := range ev.Records {
+	retry := make([]bool, len(ev.Records))
+	seen := map[webhook.Message]bool{}
+	var wg sync.WaitGroup
+	for i, rec := range ev.Records {
 		m, err := webhook.ParseMessage([]byte(rec.Body))
 		if err != nil {
 			c.log(ctx, slog.LevelError, "webhook message dropped: malformed", slog.String("message_id", rec.MessageId))
 			continue
 		}
-		retry, delay := c.Sender.Deliver(ctx, m)
-		if !retry {
+		if seen[m] {
+			c.log(ctx, slog.LevelInfo, "webhook message dropped: duplicate in batch", slog.String("event_id", m.EventID))
 			continue
 		}
-		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
-		if c.SQS != nil && rec.ReceiptHandle != "" {
-			secs := int32(min(delay, MaxVisibility) / time.Second)
-			if _, err := c.SQS.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-				QueueUrl: aws.String(c.QueueURL), ReceiptHandle: aws.String(rec.ReceiptHandle), VisibilityTimeout: secs,
-			}); err != nil {
-				c.log(ctx, slog.LevelWarn, "visibility", slog.String("error", err.Error()))
+		seen[m] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			again, delay := c.Sender.Deliver(ctx, m)
+			if !again {
+				return
 			}
+			retry[i] = true
+			if c.SQS != nil && rec.ReceiptHandle != "" {
+				secs := int32(min(delay, MaxVisibility) / time.Second)
+				if _, err := c.SQS.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+					QueueUrl: aws.String(c.QueueURL), ReceiptHandle: aws.String(rec.ReceiptHandle), VisibilityTimeout: secs,
+				}); err != nil {
+					c.log(ctx, slog.LevelWarn, "visibility", slog.String("error", err.Error()))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var resp events.SQSEventResponse
+	for i, rec := range ev.Records {
+		if retry[i] {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
 		}
 	}
 	return resp, nil

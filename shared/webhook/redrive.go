@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/takapay/payments/shared/payment"
@@ -10,81 +11,101 @@ import (
 
 // PendingStore lists events still waiting for delivery and payments past their expiry.
 type PendingStore interface {
-	PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]payment.EventRef, error)
+	PendingDeliveries(ctx context.Context, dueBefore time.Time, limit int) ([]payment.EventRef, error)
+	RescheduleDelivery(ctx context.Context, invoiceID, eventID string, next time.Time) error
 	ExpiredPending(ctx context.Context, now time.Time, limit int) ([]*payment.Payment, error)
 	ExpirePayment(ctx context.Context, invoiceID string, d *payment.Delivery, now time.Time) (*payment.Payment, error)
 }
 
-// Redrive re-enqueues events still pending after a while: the recovery for a crash between a
-// state change (which recorded the event) and its SQS send. Sending twice is harmless: the
-// sender reads the delivery state first, and receivers dedupe on webhook-id.
+// Redrive recovers what a crash or a failed SQS send can lose. A state change records its event
+// before the event is enqueued, and every failed attempt records when the next one is due; a
+// message lost on the way (the process died before SendMessage, SQS refused it) leaves its
+// event pending and overdue. The re-drive re-enqueues exactly those: events whose next attempt
+// is overdue by more than Overdue (the queue's visibility timeout, so a message still being
+// handled or waiting out its retry delay is never doubled), and moves their next attempt to
+// now+Overdue so the following runs leave the new message alone. Sending twice stays harmless:
+// the sender reads the delivery state first, and receivers dedupe on webhook-id.
 type Redrive struct {
 	Store PendingStore
 	Queue Enqueuer
-	// After is how old a pending event must be to be re-enqueued (default 5 minutes).
-	After time.Duration
-	Limit int
-	Now   func() time.Time
+	// Overdue is how late a pending event's next attempt must be before it is re-enqueued
+	// (default DefaultOverdue: the queue's visibility timeout).
+	Overdue time.Duration
+	Limit   int
+	Now     func() time.Time
+}
+
+// DefaultOverdue is the webhook queue's visibility timeout (template.yaml).
+const DefaultOverdue = 180 * time.Second
+
+func (r *Redrive) now() time.Time {
+	if r.Now != nil {
+		return r.Now().UTC()
+	}
+	return time.Now().UTC()
 }
 
 // Expire records EXPIRED (and its event) for payments past their expiry that nobody has
-// looked at since, and enqueues those events; it returns how many it expired.
+// looked at since, and enqueues those events; it returns how many it expired. One payment's
+// failure does not stop the others: the errors come back joined.
 func (r *Redrive) Expire(ctx context.Context) (int, error) {
-	now := time.Now().UTC()
-	if r.Now != nil {
-		now = r.Now().UTC()
-	}
+	now := r.now()
 	ps, err := r.Store.ExpiredPending(ctx, now, 100)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
+	var errs []error
 	for _, p := range ps {
 		d, err := p.NewDelivery(payment.Expired, now)
 		if err != nil {
 			return n, err
 		}
 		if _, err := r.Store.ExpirePayment(ctx, p.InvoiceID, d, now); err != nil {
-			if errors.Is(err, payment.ErrStateChanged) {
-				continue // finished or expired meanwhile
+			if !errors.Is(err, payment.ErrStateChanged) { // finished or expired meanwhile: nothing to do
+				errs = append(errs, fmt.Errorf("expire %s: %w", p.InvoiceID, err))
 			}
-			return n, err
+			continue
 		}
 		n++
 		if d != nil {
 			if err := r.Queue.Enqueue(ctx, p.InvoiceID, d.EventID); err != nil {
-				return n, err // recorded: the next round's re-drive sends it
+				errs = append(errs, fmt.Errorf("enqueue %s: %w", d.EventID, err)) // recorded: a later run sends it
 			}
 		}
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
-// Run expires overdue payments, then re-enqueues one round of pending events; it returns how
-// many events it re-enqueued.
+// Run expires overdue payments, then re-enqueues one round of overdue events; it returns how
+// many events it re-enqueued. A failure of one step or one event does not stop the rest; the
+// errors come back joined.
 func (r *Redrive) Run(ctx context.Context) (int, error) {
-	if _, err := r.Expire(ctx); err != nil {
-		return 0, err
-	}
-	now := time.Now
-	if r.Now != nil {
-		now = r.Now
-	}
-	after, limit := r.After, r.Limit
-	if after <= 0 {
-		after = 5 * time.Minute
+	_, expireErr := r.Expire(ctx)
+	now := r.now()
+	overdue, limit := r.Overdue, r.Limit
+	if overdue <= 0 {
+		overdue = DefaultOverdue
 	}
 	if limit <= 0 {
 		limit = 500
 	}
-	refs, err := r.Store.PendingDeliveries(ctx, now().Add(-after), limit)
+	refs, err := r.Store.PendingDeliveries(ctx, now.Add(-overdue), limit)
 	if err != nil {
-		return 0, err
+		return 0, errors.Join(expireErr, err)
 	}
-	for i, ref := range refs {
+	n := 0
+	errs := []error{expireErr}
+	for _, ref := range refs {
 		if err := r.Queue.Enqueue(ctx, ref.InvoiceID, ref.EventID); err != nil {
-			return i, err
+			errs = append(errs, fmt.Errorf("enqueue %s: %w", ref.EventID, err))
+			continue
+		}
+		n++
+		if err := r.Store.RescheduleDelivery(ctx, ref.InvoiceID, ref.EventID, now.Add(overdue)); err != nil &&
+			!errors.Is(err, payment.ErrStateChanged) { // delivered meanwhile: nothing to move
+			errs = append(errs, fmt.Errorf("reschedule %s: %w", ref.EventID, err))
 		}
 	}
-	return len(refs), nil
+	return n, errors.Join(errs...)
 }

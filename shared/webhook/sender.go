@@ -48,7 +48,9 @@ type Enqueuer interface {
 // Store is what the sender reads and writes.
 type Store interface {
 	GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error)
-	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now time.Time) error
+	// RecordAttempt records an attempt's outcome and, for a pending event, when the next
+	// attempt is due.
+	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now, next time.Time) error
 }
 
 // SecretSource returns the secrets that sign a workspace's events in an environment (all active
@@ -56,8 +58,10 @@ type Store interface {
 type SecretSource func(ctx context.Context, workspaceID string, env auth.Environment, now time.Time) ([][]byte, error)
 
 // DefaultSchedule is the delay before each retry (Standard Webhooks' example, capped by SQS's
-// 12-hour visibility limit): 12 attempts over about 2.5 days, then the delivery is failed and
-// the message goes to the dead-letter queue (maxReceiveCount 12 in template.yaml).
+// 12-hour visibility limit): 12 attempts — the first at once, then after 5 s, 5 min, 30 min,
+// 2 h, 5 h, 10 h and five times 12 h — spanning 77 h 35 min (about 3.2 days) from the event to
+// the last attempt; then the delivery is failed and the message goes to the dead-letter queue
+// (maxReceiveCount 12 in template.yaml).
 var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour,
 	5 * time.Hour, 10 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour}
 
@@ -136,7 +140,10 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	case attempt > len(s.schedule()):
 		status = payment.DeliveryFailed
 	}
-	if err := s.Store.RecordAttempt(ctx, p.InvoiceID, m.EventID, attempt, status, code, detail, now); err != nil {
+	if status == payment.DeliveryPending {
+		delay = s.schedule()[attempt-1]
+	}
+	if err := s.Store.RecordAttempt(ctx, p.InvoiceID, m.EventID, attempt, status, code, detail, now, now.Add(delay)); err != nil {
 		if errors.Is(err, payment.ErrStateChanged) {
 			return false, 0 // another sender recorded this event meanwhile
 		}
@@ -150,7 +157,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	case payment.DeliveryFailed:
 		return code != http.StatusGone, 0 // exhausted: to the DLQ; 410: done
 	}
-	return true, s.schedule()[attempt-1]
+	return true, delay
 }
 
 func (s *Sender) schedule() []time.Duration {

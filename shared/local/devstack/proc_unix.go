@@ -3,6 +3,7 @@
 package devstack
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -18,4 +19,16 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 		sig = syscall.SIGKILL
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, sig)
+}
+
+// pauseGroup stops (SIGSTOP) or continues (SIGCONT) the process group led by cmd's process.
+func pauseGroup(cmd *exec.Cmd, pause bool) error {
+	if cmd.Process == nil {
+		return errors.New("devstack: server not started")
+	}
+	sig := syscall.SIGCONT
+	if pause {
+		sig = syscall.SIGSTOP
+	}
+	return syscall.Kill(-cmd.Process.Pid, sig)
 }

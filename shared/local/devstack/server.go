@@ -87,6 +87,14 @@ func (s *Server) Logs() string { return s.out.tail() }
 // Done is closed once the server process has exited.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
+// Pause stops the server's processes (SIGSTOP): the port stays open and the kernel still
+// accepts connections, but nothing answers — a hung dependency, as the fault tests need.
+// Resume (SIGCONT) lets it go on, answering what queued up meanwhile.
+func (s *Server) Pause() error { return pauseGroup(s.cmd, true) }
+
+// Resume continues a paused server.
+func (s *Server) Resume() error { return pauseGroup(s.cmd, false) }
+
 // PID returns the process id of the server (also its process group id).
 func (s *Server) PID() int { return s.cmd.Process.Pid }
 

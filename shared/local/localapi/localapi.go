@@ -6,6 +6,7 @@ package localapi
 
 import (
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -27,6 +28,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Env overrides individual environment variables after the template's.
 	Env map[string]string
+	// ConfigureAWS, when set, adjusts each function's AWS configuration after the production
+	// bounds are applied (tests use it to observe the requests a function sends).
+	ConfigureAWS func(logicalID string, cfg *aws.Config)
 }
 
 // New builds the gateway for every function in the stack's template.
@@ -35,12 +39,6 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 	if logger == nil {
 		logger = slog.Default()
 	}
-	cfg := stack.Config.Copy()
-	cfg.Retryer = awsx.NewRetryer
-	awsx.Instrument(&cfg)
-	db := devstack.DynamoClient(cfg, stack.Dynamo.Endpoint)
-	q := devstack.SQSClient(cfg, stack.SQS.Endpoint)
-
 	handlers := map[string]localgw.Handler{}
 	deps := map[string]*app.Deps{}
 	var routes []localgw.Route
@@ -64,7 +62,13 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.LogicalID, err)
 		}
-		d := app.New(c, db, q, logger)
+		// Each function gets its own clients with its own bounds, as on Lambda.
+		cfg := stack.Config.Copy()
+		awsx.Configure(&cfg, c.AttemptTimeout)
+		if opts.ConfigureAWS != nil {
+			opts.ConfigureAWS(f.LogicalID, &cfg)
+		}
+		d := app.New(c, devstack.DynamoClient(cfg, stack.Dynamo.Endpoint), devstack.SQSClient(cfg, stack.SQS.Endpoint), logger)
 		h, err := registry.Lambda(f.LogicalID, d)
 		if err != nil {
 			return nil, nil, fmt.Errorf("template function %s: %w", f.LogicalID, err)
@@ -72,7 +76,7 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		handlers[f.LogicalID] = localgw.Handler(h)
 		deps[f.LogicalID] = d
 		for _, r := range f.Routes {
-			routes = append(routes, localgw.Route{Method: r.Method, Path: r.Path, Function: f.LogicalID})
+			routes = append(routes, localgw.Route{Method: r.Method, Path: r.Path, Function: f.LogicalID, Timeout: f.Timeout})
 		}
 	}
 	gw, err := localgw.New(routes, handlers, localgw.Options{})

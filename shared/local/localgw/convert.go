@@ -279,9 +279,13 @@ func (g *Gateway) invoke(parent context.Context, rt *route, ev events.APIGateway
 		AwsRequestID:       newInvocationID(),
 		InvokedFunctionArn: "arn:aws:lambda:local:" + AccountID + ":function:" + rt.Function,
 	})
-	if g.timeout > 0 {
+	timeout := g.timeout
+	if rt.Timeout > 0 {
+		timeout = rt.Timeout
+	}
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, g.timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 
@@ -304,7 +308,7 @@ func (g *Gateway) invoke(parent context.Context, rt *route, ev events.APIGateway
 		case res := <-done:
 			return res.resp, res.err
 		default:
-			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w after %s", errTimeout, g.timeout)
+			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w after %s", errTimeout, timeout)
 		}
 	}
 }

@@ -43,6 +43,9 @@ type Route struct {
 	Method   string
 	Path     string
 	Function string
+	// Timeout, when positive, replaces Options.HandlerTimeout for this route's invocations
+	// (the function's template Timeout).
+	Timeout time.Duration
 }
 
 // Key returns the HTTP API route key, e.g. "POST /v1/payment/create" or "$default".

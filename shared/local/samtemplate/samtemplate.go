@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
@@ -40,6 +41,7 @@ type Template struct {
 	Queues []Queue
 	// GlobalEnvironment is Globals.Function.Environment.Variables.
 	GlobalEnvironment map[string]Value
+	globalTimeout     time.Duration
 	// Parameters are the template parameters keyed by name.
 	Parameters map[string]Parameter
 }
@@ -97,6 +99,9 @@ type Function struct {
 	// Environment is Globals.Function.Environment.Variables merged with the
 	// function's own variables (the function wins).
 	Environment map[string]Value
+	// Timeout is the function's Timeout, else Globals.Function.Timeout, else Lambda's
+	// default of 3 seconds.
+	Timeout time.Duration
 }
 
 // Route is one HttpApi event of a function.
@@ -291,6 +296,14 @@ func Parse(data []byte) (*Template, error) {
 		return nil, fmt.Errorf("samtemplate: Globals.Function: %w", err)
 	}
 	t.GlobalEnvironment = globalEnv
+	t.globalTimeout = 3 * time.Second
+	if v := scalar(get(root, "Globals", "Function", "Timeout")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("samtemplate: Globals.Function.Timeout %q is not a positive integer", v)
+		}
+		t.globalTimeout = time.Duration(n) * time.Second
+	}
 
 	resources := get(root, "Resources")
 	if resources == nil {
@@ -359,6 +372,14 @@ func (t *Template) parseFunction(id string, props *yaml.Node) error {
 	f := Function{LogicalID: id, Dir: FunctionDir(id), Environment: map[string]Value{}}
 	for k, v := range t.GlobalEnvironment {
 		f.Environment[k] = v
+	}
+	f.Timeout = t.globalTimeout
+	if v := scalar(get(props, "Timeout")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("function %s: Timeout %q is not a positive integer", id, v)
+		}
+		f.Timeout = time.Duration(n) * time.Second
 	}
 	own, err := envVariables(props)
 	if err != nil {

@@ -1,0 +1,324 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/samtemplate"
+	"github.com/takapay/payments/shared/local/sqspoll"
+	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// immutablePaymentAttributes are written once, by create, and never again.
+var immutablePaymentAttributes = []string{"amount_minor", "currency", "reference", "workspace_id", "environment",
+	"invoice_id", "redirect_url", "cancel_url", "webhook_url", "idempotency_key", "request_hash", "created_at",
+	"merchant_name", "metadata", "customer_name", "customer_email", "customer_phone"}
+
+// statement is one IAM policy statement of a function, as template.yaml writes it.
+type statement struct {
+	Sid       string                    `yaml:"Sid"`
+	Effect    string                    `yaml:"Effect"`
+	Action    any                       `yaml:"Action"`
+	Resource  any                       `yaml:"Resource"`
+	Condition map[string]map[string]any `yaml:"Condition"`
+}
+
+func (s statement) actions() []string {
+	switch a := s.Action.(type) {
+	case string:
+		return []string{a}
+	case []any:
+		var out []string
+		for _, x := range a {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	return nil
+}
+
+func (s statement) values(op, key string) []string {
+	var out []string
+	switch v := s.Condition[op][key].(type) {
+	case []any:
+		for _, x := range v {
+			out = append(out, fmt.Sprint(x))
+		}
+	case string:
+		out = append(out, v)
+	}
+	return out
+}
+
+// functionStatements reads every function's inline policy statements from template.yaml.
+func functionStatements(t *testing.T) map[string][]statement {
+	t.Helper()
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Resources map[string]struct {
+			Type       string `yaml:"Type"`
+			Properties struct {
+				Policies []struct {
+					Statement []statement `yaml:"Statement"`
+				} `yaml:"Policies"`
+			} `yaml:"Properties"`
+		} `yaml:"Resources"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]statement{}
+	for id, r := range doc.Resources {
+		if r.Type != samtemplate.TypeFunction {
+			continue
+		}
+		for _, p := range r.Properties.Policies {
+			out[id] = append(out[id], p.Statement...)
+		}
+		if len(out[id]) == 0 {
+			t.Fatalf("read no policy statement of %s from template.yaml", id)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("read no function from template.yaml")
+	}
+	return out
+}
+
+// writable returns the attributes a function may write to PAY# items with UpdateItem, and
+// whether any statement lets it update payments without an attribute list.
+func writable(sts []statement) (attrs []string, unbounded bool) {
+	for _, s := range sts {
+		if s.Effect != "Allow" || !slices.Contains(s.actions(), "dynamodb:UpdateItem") && !slices.Contains(s.actions(), "dynamodb:*") {
+			continue
+		}
+		keys := s.values("ForAllValues:StringLike", "dynamodb:LeadingKeys")
+		if !slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, "PAY#") || k == "*" }) && len(keys) > 0 {
+			continue
+		}
+		list := s.values("ForAllValues:StringEquals", "dynamodb:Attributes")
+		if len(list) == 0 {
+			unbounded = true
+		}
+		attrs = append(attrs, list...)
+	}
+	return attrs, unbounded
+}
+
+// Least privilege, as written: no function may update an immutable payment attribute, every
+// payment update is bounded by an attribute list, and the sender cannot write signing secrets.
+func TestTemplatePoliciesLeastPrivilege(t *testing.T) {
+	byFn := functionStatements(t)
+	for id, sts := range byFn {
+		attrs, unbounded := writable(sts)
+		if unbounded {
+			t.Errorf("%s may UpdateItem payments without a dynamodb:Attributes list", id)
+		}
+		for _, a := range attrs {
+			if slices.Contains(immutablePaymentAttributes, a) {
+				t.Errorf("%s may update the immutable payment attribute %s", id, a)
+			}
+		}
+		for _, s := range sts {
+			keys := s.values("ForAllValues:StringLike", "dynamodb:LeadingKeys")
+			if !slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, "WHSEC#") }) {
+				continue
+			}
+			for _, a := range s.actions() {
+				if a != "dynamodb:GetItem" && id != "" {
+					t.Errorf("%s statement %s allows %s on webhook signing secrets; functions may only read them", id, s.Sid, a)
+				}
+			}
+		}
+	}
+	for _, id := range []string{"CheckoutFunction", "PaymentVerifyFunction", "WebhookSenderFunction", "WebhookRedriveFunction"} {
+		if attrs, _ := writable(byFn[id]); len(attrs) == 0 {
+			t.Errorf("%s has no bounded payment update statement", id)
+		}
+	}
+	if attrs, _ := writable(byFn["PaymentCreateFunction"]); len(attrs) != 0 {
+		t.Errorf("PaymentCreateFunction may update payments (%v); create only puts new ones", attrs)
+	}
+}
+
+var (
+	exprToken   = regexp.MustCompile(`[#:]?[A-Za-z_][A-Za-z0-9_]*`)
+	exprKeyword = map[string]bool{"SET": true, "REMOVE": true, "ADD": true, "DELETE": true, "AND": true, "OR": true,
+		"NOT": true, "IN": true, "BETWEEN": true, "attribute_exists": true, "attribute_not_exists": true,
+		"attribute_type": true, "begins_with": true, "contains": true, "size": true, "if_not_exists": true, "list_append": true}
+)
+
+// topLevelAttributes lists the top-level attribute names an expression touches.
+func topLevelAttributes(expr string, names map[string]string) []string {
+	var out []string
+	for _, loc := range exprToken.FindAllStringIndex(expr, -1) {
+		tok := expr[loc[0]:loc[1]]
+		dotted := loc[0] > 0 && expr[loc[0]-1] == '.'
+		switch {
+		case dotted, strings.HasPrefix(tok, ":"), exprKeyword[tok]:
+		case strings.HasPrefix(tok, "#"):
+			out = append(out, names[tok])
+		default:
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// recorder collects, per function, the attributes its UpdateItem calls touch.
+type recorder struct {
+	mu    sync.Mutex
+	attrs map[string]map[string]bool
+}
+
+func (r *recorder) configure(logicalID string, cfg *aws.Config) {
+	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("policyRecorder",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if u, ok := in.Parameters.(*dynamodb.UpdateItemInput); ok {
+					pk := ""
+					if v, ok := u.Key["pk"].(*types.AttributeValueMemberS); ok {
+						pk = v.Value
+					}
+					if strings.HasPrefix(pk, "PAY#") {
+						r.mu.Lock()
+						if r.attrs[logicalID] == nil {
+							r.attrs[logicalID] = map[string]bool{"pk": true, "sk": true}
+						}
+						for _, e := range []*string{u.UpdateExpression, u.ConditionExpression} {
+							for _, a := range topLevelAttributes(aws.ToString(e), u.ExpressionAttributeNames) {
+								r.attrs[logicalID][a] = true
+							}
+						}
+						r.mu.Unlock()
+					}
+				}
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+	})
+}
+
+// Least privilege, as run: a whole paid journey — create, lock, approve, verify, a webhook
+// delivery, an expiry seen by the page and one swept by the re-drive — touches, in each
+// function, only the payment attributes template.yaml allows that function to update.
+func TestPaymentUpdatesStayWithinTheirPolicies(t *testing.T) {
+	rec := &recorder{attrs: map[string]map[string]bool{}}
+	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true, ConfigureAWS: rec.configure})
+	ctx := context.Background()
+	if _, err := (&operator.Operator{Store: a.Store}).IssueWebhookSecret(ctx, a.Creds.WorkspaceID, auth.Sandbox); err != nil {
+		t.Fatal(err)
+	}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	t.Cleanup(hook.Close)
+	workers := func(logicalID string) *app.Deps {
+		d := a.Deps["PaymentCreateFunction"]
+		cfg := a.Stack.Config.Copy()
+		awsx.Configure(&cfg, 0)
+		rec.configure(logicalID, &cfg)
+		return app.New(d.Config, devstack.DynamoClient(cfg, a.Stack.Dynamo.Endpoint), devstack.SQSClient(cfg, a.Stack.SQS.Endpoint), d.Logger)
+	}
+	create := func(ref string) (string, string) {
+		res := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, `{"amount": 99.5, "reference": "`+ref+`", "webhook_url": "`+hook.URL+`/h"}`)
+		var c struct {
+			InvoiceID  string `json:"invoice_id"`
+			PaymentURL string `json:"payment_url"`
+		}
+		if err := json.Unmarshal(res.Body, &c); err != nil || res.Status != 201 {
+			t.Fatalf("create: %d %s", res.Status, res.Body)
+		}
+		u, _ := url.Parse(c.PaymentURL)
+		return c.InvoiceID, u.Path
+	}
+	expireNow := func(id string) {
+		if _, err := a.Stack.DDB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(a.Store.Table),
+			Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + id}, "sk": &types.AttributeValueMemberS{Value: "PAY"}},
+			UpdateExpression:          aws.String("SET expires_at = :t, gsi2sk = :t"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: time.Now().Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000000000Z")}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	paid, page := create("policy-paid")
+	for _, step := range []struct{ path, body string }{{page + "/lock", `{"route":"bkash","payer":"01712345678"}`}, {page + "/notices/approve", ""}} {
+		if r := a.Do(t, "POST", step.path, "", step.body); r.Status != 200 {
+			t.Fatalf("%s: %d %s", step.path, r.Status, r.Body)
+		}
+	}
+	if r := a.Do(t, "POST", "/v1/payment/verify", a.Creds.SandboxKey, `{"invoice_id":"`+paid+`"}`); r.Status != 200 {
+		t.Fatalf("verify: %d %s", r.Status, r.Body)
+	}
+	seen, seenPage := create("policy-expired-page")
+	expireNow(seen)
+	if r := a.Do(t, "GET", seenPage, "", ""); r.Status != 200 {
+		t.Fatalf("page of an expired payment: %d %s", r.Status, r.Body)
+	}
+	swept, _ := create("policy-expired-sweep")
+	expireNow(swept)
+	redrive := registry.WebhookRedrive(workers("WebhookRedriveFunction"))
+	later := time.Now().Add(webhook.DefaultOverdue + time.Minute)
+	redrive.Now = func() time.Time { return later }
+	if _, err := redrive.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sender := registry.WebhookConsumer(workers("WebhookSenderFunction"))
+	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: a.Deps["CheckoutFunction"].Config.WebhookQueueURL, Handler: sender.Handle}
+	for range 5 {
+		if _, err := poller.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	byFn := functionStatements(t)
+	for _, id := range []string{"CheckoutFunction", "PaymentVerifyFunction", "WebhookSenderFunction", "WebhookRedriveFunction"} {
+		used := rec.attrs[id]
+		if len(used) <= 2 {
+			t.Errorf("%s made no payment update in the journey; the test lost its coverage", id)
+			continue
+		}
+		allowed, _ := writable(byFn[id])
+		for attr := range used {
+			if !slices.Contains(allowed, attr) {
+				t.Errorf("%s updates payment attribute %q, which its policy does not allow (allowed %v)", id, attr, allowed)
+			}
+		}
+		t.Logf("%-22s updates %v", id, slices.Sorted(maps.Keys(used)))
+	}
+	if _, ok := rec.attrs["PaymentCreateFunction"]; ok {
+		t.Errorf("PaymentCreateFunction updated a payment: %v", rec.attrs["PaymentCreateFunction"])
+	}
+}
