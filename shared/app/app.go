@@ -35,6 +35,9 @@ type Config struct {
 	WebhookQueueURL string
 	// PublicBaseURL builds payment_url (PUBLIC_BASE_URL); empty means the request's domain over https.
 	PublicBaseURL string
+	// CheckoutTokenKey derives checkout tokens (CHECKOUT_TOKEN_KEY, at least 32 bytes; only
+	// PaymentCreateFunction is given it).
+	CheckoutTokenKey []byte
 	// AllowLocalhostURLs lets merchants register http://localhost callback URLs
 	// (ALLOW_LOCALHOST_URLS=true). Only `make dev` sets it; template.yaml never does.
 	AllowLocalhostURLs bool
@@ -68,6 +71,12 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.TableName == "" {
 		return c, fmt.Errorf("TABLE_NAME is not set")
+	}
+	if v, ok := lookup("CHECKOUT_TOKEN_KEY"); ok && v != "" {
+		if len(v) < 32 { // payment.MinTokenKey (not imported: every function links this package)
+			return c, fmt.Errorf("CHECKOUT_TOKEN_KEY must be at least 32 bytes")
+		}
+		c.CheckoutTokenKey = []byte(v)
 	}
 	switch v := get("ALLOW_LOCALHOST_URLS"); v {
 	case "", "false":

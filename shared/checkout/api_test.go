@@ -1,10 +1,14 @@
 package checkout_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -319,14 +323,19 @@ func TestSandboxActionsRefusedForLive(t *testing.T) {
 	t.Parallel()
 	a := start(t, nil)
 	now := time.Now().UTC()
-	live := &payment.Payment{InvoiceID: "0190a8d2-0000-7000-8000-00000000aaaa", WorkspaceID: a.Creds.WorkspaceID,
+	const id = "0190a8d2-0000-7000-8000-00000000aaaa"
+	token, hash, err := payment.TokenKey(strings.Repeat("k", 32)).CheckoutToken(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := &payment.Payment{InvoiceID: id, WorkspaceID: a.Creds.WorkspaceID,
 		Environment: auth.Live, Status: payment.Pending, AmountMinor: 100, Currency: "BDT", Reference: "live-1",
-		CheckoutToken: strings.Repeat("L", 43), PaymentURL: "x", RequestHash: "h", CreatedAt: now, UpdatedAt: now,
+		CheckoutHash: hash, RequestHash: "h", CreatedAt: now, UpdatedAt: now,
 		ExpiresAt: now.Add(time.Hour), LockRoute: "bkash", LockPayer: "01712345678"}
 	if _, err := a.Store.CreatePayment(context.Background(), live); err != nil {
 		t.Fatal(err)
 	}
-	page := "/v1/public/checkout/" + live.CheckoutToken
+	page := payment.CheckoutPath(token)
 	for _, action := range []string{"approve", "decline"} {
 		apitest.Envelope(t, a.Do(t, "POST", page+"/notices/"+action, "", ""), 403, "SCOPE_OR_ENVIRONMENT_DENIED")
 	}
@@ -423,5 +432,101 @@ func TestBrowserFormsAndHeaders(t *testing.T) {
 	}
 	if res := do("GET", "/v1/public/checkout/"+strings.Repeat("Z", 43), "", "Accept", "text/html"); res.StatusCode != 404 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("unknown token for a browser: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}
+
+// The checkout token is a bearer credential: after a whole journey (create, a replayed create,
+// the page, lock, approve, verify) neither the log output nor any item of the table holds the
+// token, its secret half or the payment_url — the payment keeps only the hash of the secret —
+// and the page still opens with one GetItem.
+func TestNoCheckoutTokenAtRestOrInLogs(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	body := `{"amount": 321, "reference": "no-token-at-rest", "redirect_url": "https://shop.com.bd/thanks"}`
+	first := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, body, "Idempotency-Key", "token-at-rest-000001")
+	replay := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, body, "Idempotency-Key", "token-at-rest-000001")
+	if first.Status != 201 || replay.Status != 201 || string(first.Body) != string(replay.Body) {
+		t.Fatalf("create and its replay: %d %s / %d %s", first.Status, first.Body, replay.Status, replay.Body)
+	}
+	var c struct {
+		InvoiceID  string `json:"invoice_id"`
+		PaymentURL string `json:"payment_url"`
+	}
+	if err := json.Unmarshal(first.Body, &c); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(c.PaymentURL)
+	token := u.Path[strings.LastIndexByte(u.Path, '/')+1:]
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(raw) != 32 {
+		t.Fatalf("token %q", token)
+	}
+	secret := raw[16:]
+
+	view := a.Do(t, "GET", u.Path, "", "")
+	if view.Status != 200 {
+		t.Fatalf("page: %d %s", view.Status, view.Body)
+	}
+	if line := a.Logs.Request(view.Header.Get("X-Correlation-Id")); line["ddb_requests"] != float64(1) {
+		t.Errorf("page view made %v DynamoDB requests, want 1 GetItem", line["ddb_requests"])
+	}
+	// A token whose secret half is wrong names the same payment but opens nothing.
+	forged := []byte(token)
+	forged[30] ^= 1
+	if r := a.Do(t, "GET", "/v1/public/checkout/"+string(forged), "", ""); r.Status != 404 {
+		t.Errorf("forged token: %d %s", r.Status, r.Body)
+	}
+	for _, step := range []struct{ path, body string }{{u.Path + "/lock", `{"route":"bkash","payer":"01712345678"}`}, {u.Path + "/notices/approve", ""}} {
+		if r := a.Do(t, "POST", step.path, "", step.body); r.Status != 200 {
+			t.Fatalf("%s: %d %s", step.path, r.Status, r.Body)
+		}
+	}
+	if got := verifyStatus(t, a, c.InvoiceID); got != "COMPLETED" {
+		t.Fatalf("verify: %s", got)
+	}
+
+	tokenPath := regexp.MustCompile(`/v1/public/checkout/[A-Za-z0-9_-]`) // a route key has {token}
+	for line := range strings.Lines(a.Logs.String()) {
+		if strings.Contains(line, token) || tokenPath.MatchString(line) {
+			t.Errorf("a log line carries the checkout token or a checkout path: %s", line)
+		}
+	}
+	out, err := a.Stack.DDB.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(a.Store.Table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check func(name string, v types.AttributeValue)
+	check = func(name string, v types.AttributeValue) {
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			if strings.Contains(x.Value, token) || tokenPath.MatchString(x.Value) ||
+				strings.Contains(x.Value, base64.StdEncoding.EncodeToString(secret)) || strings.Contains(x.Value, hex.EncodeToString(secret)) {
+				t.Errorf("attribute %s holds the token, its secret or a payment_url: %q", name, x.Value)
+			}
+		case *types.AttributeValueMemberB:
+			if bytes.Contains(x.Value, secret) || bytes.Contains(x.Value, raw) {
+				t.Errorf("attribute %s holds the token's secret bytes", name)
+			}
+		case *types.AttributeValueMemberM:
+			for k, e := range x.Value {
+				check(name+"."+k, e)
+			}
+		case *types.AttributeValueMemberL:
+			for _, e := range x.Value {
+				check(name+"[]", e)
+			}
+		}
+	}
+	payments := 0
+	for _, item := range out.Items {
+		if pk, _ := item["pk"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "PAY#") {
+			payments++
+		}
+		for name, v := range item {
+			check(name, v)
+		}
+	}
+	if payments != 1 {
+		t.Fatalf("the scan found %d payment items, want 1 (the replay made none)", payments)
 	}
 }

@@ -7,6 +7,7 @@ package checkout
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -25,8 +26,8 @@ import (
 
 // Store is the storage the checkout needs.
 type Store interface {
-	// GetPaymentByToken returns nil when no payment has this token.
-	GetPaymentByToken(ctx context.Context, token string) (*payment.Payment, error)
+	// GetPayment reads a payment (strongly consistent); nil when there is none.
+	GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error)
 	// LockPayment, FinishPayment and ExpirePayment return payment.ErrStateChanged with the
 	// current payment when the payment was no longer in the state the write required.
 	LockPayment(ctx context.Context, invoiceID, route, payer string, now time.Time) (*payment.Payment, error)
@@ -89,8 +90,6 @@ func (s *Service) now() time.Time {
 	return time.Now().UTC()
 }
 
-var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
-
 // mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON).
 type mode struct{ html bool }
 
@@ -152,14 +151,18 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 	if err := s.Limiter.Allow(token, r.SourceIP, s.now()); err != nil {
 		return nil, m, "", err
 	}
-	if !tokenPattern.MatchString(token) {
+	// The token names the payment and proves the payer holds its link: one strongly
+	// consistent GetItem (a page opened right after create finds it), then the hash of the
+	// token's secret compared in constant time. A malformed token costs no read.
+	invoiceID, secretHash, ok := payment.ParseCheckoutToken(token)
+	if !ok {
 		return nil, m, "", notFound()
 	}
-	p, err := s.Store.GetPaymentByToken(ctx, token)
+	p, err := s.Store.GetPayment(ctx, invoiceID)
 	if err != nil {
 		return nil, m, "", err
 	}
-	if p == nil {
+	if p == nil || subtle.ConstantTimeCompare(p.CheckoutHash, secretHash[:]) != 1 {
 		return nil, m, "", notFound()
 	}
 	if p.EffectiveStatus(s.now()) == payment.Expired && p.Status == payment.Pending {
@@ -177,7 +180,7 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 			p = q
 		}
 	}
-	return p, m, "/v1/public/checkout/" + token, nil
+	return p, m, payment.CheckoutPath(token), nil
 }
 
 func (s *Service) stateChanged(err error) bool { return errors.Is(err, payment.ErrStateChanged) }

@@ -2,8 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"time"
@@ -21,8 +19,6 @@ import (
 type paymentItem struct {
 	PK              string            `dynamodbav:"pk"`
 	SK              string            `dynamodbav:"sk"`
-	GSI1PK          string            `dynamodbav:"gsi1pk"`
-	GSI1SK          string            `dynamodbav:"gsi1sk"`
 	GSI2PK          string            `dynamodbav:"gsi2pk,omitempty"`
 	GSI2SK          string            `dynamodbav:"gsi2sk,omitempty"`
 	InvoiceID       string            `dynamodbav:"invoice_id"`
@@ -39,8 +35,7 @@ type paymentItem struct {
 	CustomerEmail   string            `dynamodbav:"customer_email,omitempty"`
 	CustomerPhone   string            `dynamodbav:"customer_phone,omitempty"`
 	Metadata        string            `dynamodbav:"metadata,omitempty"`
-	CheckoutToken   string            `dynamodbav:"checkout_token"`
-	PaymentURL      string            `dynamodbav:"payment_url"`
+	CheckoutHash    []byte            `dynamodbav:"checkout_hash"`
 	IdempotencyKey  string            `dynamodbav:"idempotency_key,omitempty"`
 	RequestHash     string            `dynamodbav:"request_hash"`
 	CreatedAt       time.Time         `dynamodbav:"created_at"`
@@ -67,24 +62,17 @@ const (
 // GSI2 is the name of the table's second global secondary index.
 const GSI2 = "gsi2"
 
-// checkoutKey is the GSI1 key of a payment's checkout token: its SHA-256, so the index never
-// holds the token itself as a key.
-func checkoutKey(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return "CHK#" + hex.EncodeToString(sum[:])
-}
-
 func paymentPK(invoiceID string) string { return "PAY#" + invoiceID }
 
 func toPaymentItem(p *payment.Payment) paymentItem {
 	return paymentItem{
-		PK: paymentPK(p.InvoiceID), SK: "PAY", GSI1PK: checkoutKey(p.CheckoutToken), GSI1SK: "PAY",
+		PK: paymentPK(p.InvoiceID), SK: "PAY",
 		GSI2PK: expiryPK(p), GSI2SK: expirySK(p),
 		InvoiceID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: string(p.Environment),
 		Status: string(p.Status), AmountMinor: int64(p.AmountMinor), Currency: p.Currency, Reference: p.Reference,
 		RedirectURL: p.RedirectURL, CancelURL: p.CancelURL, WebhookURL: p.WebhookURL,
 		CustomerName: p.CustomerName, CustomerEmail: p.CustomerEmail, CustomerPhone: p.CustomerPhone,
-		Metadata: p.Metadata, CheckoutToken: p.CheckoutToken, PaymentURL: p.PaymentURL,
+		Metadata: p.Metadata, CheckoutHash: p.CheckoutHash,
 		IdempotencyKey: p.IdempotencyKey, RequestHash: p.RequestHash,
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
 		ExpiresAt: p.ExpiresAt.UTC(), MerchantName: p.MerchantName, LockRoute: p.LockRoute, LockPayer: p.LockPayer,
@@ -98,7 +86,7 @@ func (it *paymentItem) payment() *payment.Payment {
 		Status: payment.Status(it.Status), AmountMinor: money.Paisa(it.AmountMinor), Currency: it.Currency,
 		Reference: it.Reference, RedirectURL: it.RedirectURL, CancelURL: it.CancelURL, WebhookURL: it.WebhookURL,
 		CustomerName: it.CustomerName, CustomerEmail: it.CustomerEmail, CustomerPhone: it.CustomerPhone,
-		Metadata: it.Metadata, CheckoutToken: it.CheckoutToken, PaymentURL: it.PaymentURL,
+		Metadata: it.Metadata, CheckoutHash: it.CheckoutHash,
 		IdempotencyKey: it.IdempotencyKey, RequestHash: it.RequestHash,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
 		ExpiresAt: it.ExpiresAt, MerchantName: it.MerchantName, LockRoute: it.LockRoute, LockPayer: it.LockPayer,
@@ -193,28 +181,6 @@ func (s *Store) MarkFirstVerified(ctx context.Context, invoiceID string, at time
 		return time.Time{}, false, fmt.Errorf("first_verified_at condition failed but is unset")
 	}
 	return *p.FirstVerifiedAt, false, nil
-}
-
-// GetPaymentByToken finds a payment by its checkout token with one GSI1 Query; nil when none.
-func (s *Store) GetPaymentByToken(ctx context.Context, token string) (*payment.Payment, error) {
-	out, err := s.DB.Query(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.Table),
-		IndexName:              aws.String(GSI1),
-		KeyConditionExpression: aws.String("gsi1pk = :pk AND gsi1sk = :sk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: checkoutKey(token)},
-			":sk": &types.AttributeValueMemberS{Value: "PAY"},
-		},
-		Limit: aws.Int32(1),
-	})
-	if err != nil || len(out.Items) == 0 {
-		return nil, err
-	}
-	p, err := decodePayment(out.Items[0])
-	if err != nil || p.CheckoutToken != token { // belt and braces against a hash collision
-		return nil, err
-	}
-	return p, nil
 }
 
 // updatePayment runs one conditional UpdateItem on a payment and returns the new state; when

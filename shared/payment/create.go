@@ -206,7 +206,9 @@ type Creator struct {
 	Auth  *auth.Authenticator
 	Store Store
 	URLs  urlcheck.Policy
-	Now   func() time.Time
+	// Tokens derives each payment's checkout token (payment_url).
+	Tokens TokenKey
+	Now    func() time.Time
 }
 
 // Handle authenticates, validates and creates (or idempotently replays) a payment.
@@ -227,23 +229,23 @@ func (c *Creator) Handle(ctx context.Context, r *web.Request) (*web.Response, er
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.newPayment(r, id, env, key, req)
+	p, token, err := c.newPayment(id, env, key, req)
 	if err != nil {
 		return nil, err
 	}
 	existing, err := c.Store.CreatePayment(ctx, p)
 	switch {
 	case errors.Is(err, ErrExists):
-		return replay(existing, id, env, p)
+		return c.replay(r, existing, id, env, p)
 	case err != nil:
 		return nil, err
 	}
-	return web.JSON(http.StatusCreated, CreateResponse{p.InvoiceID, p.Status, p.PaymentURL}), nil
+	return web.JSON(http.StatusCreated, CreateResponse{p.InvoiceID, p.Status, r.BaseURL + CheckoutPath(token)}), nil
 }
 
 // replay answers a create whose Idempotency-Key already made a payment: the same 201 for
 // the same request, 409 for a different one.
-func replay(existing *Payment, id *auth.Identity, env auth.Environment, attempt *Payment) (*web.Response, error) {
+func (c *Creator) replay(r *web.Request, existing *Payment, id *auth.Identity, env auth.Environment, attempt *Payment) (*web.Response, error) {
 	if existing == nil || existing.WorkspaceID != id.WorkspaceID || existing.Environment != env ||
 		existing.IdempotencyKey != attempt.IdempotencyKey {
 		// Only a SHA-256 collision could land here; refuse rather than reveal anything.
@@ -253,12 +255,16 @@ func replay(existing *Payment, id *auth.Identity, env auth.Environment, attempt 
 		return nil, apierr.New(apierr.IdempotencyKeyReused,
 			"this Idempotency-Key was already used with a different request body; use a new key for a new payment")
 	}
-	resp := web.JSON(http.StatusCreated, CreateResponse{existing.InvoiceID, Pending, existing.PaymentURL})
+	token, _, err := c.Tokens.CheckoutToken(existing.InvoiceID)
+	if err != nil {
+		return nil, err
+	}
+	resp := web.JSON(http.StatusCreated, CreateResponse{existing.InvoiceID, Pending, r.BaseURL + CheckoutPath(token)})
 	resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
 	return resp, nil
 }
 
-func (c *Creator) newPayment(r *web.Request, id *auth.Identity, env auth.Environment, key string, req *CreateRequest) (*Payment, error) {
+func (c *Creator) newPayment(id *auth.Identity, env auth.Environment, key string, req *CreateRequest) (*Payment, string, error) {
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
@@ -269,16 +275,16 @@ func (c *Creator) newPayment(r *web.Request, id *auth.Identity, env auth.Environ
 	if key != "" {
 		invoiceID = InvoiceIDForKey(id.WorkspaceID, env, key)
 	} else if invoiceID, err = NewInvoiceID(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	token, err := NewCheckoutToken()
+	token, hash, err := c.Tokens.CheckoutToken(invoiceID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ref := req.Reference
 	if ref == "" {
 		if ref, err = NewReference(); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	return &Payment{
@@ -296,15 +302,14 @@ func (c *Creator) newPayment(r *web.Request, id *auth.Identity, env auth.Environ
 		CustomerEmail:  req.CustomerEmail,
 		CustomerPhone:  req.CustomerPhone,
 		Metadata:       req.Metadata,
-		CheckoutToken:  token,
-		PaymentURL:     r.BaseURL + "/v1/public/checkout/" + token,
+		CheckoutHash:   hash,
 		IdempotencyKey: key,
 		RequestHash:    req.Hash(),
 		CreatedAt:      t,
 		UpdatedAt:      t,
 		ExpiresAt:      t.Add(req.ExpiresIn),
 		MerchantName:   id.WorkspaceName,
-	}, nil
+	}, token, nil
 }
 
 // sandboxOnly authorises scope for the credential's environment and refuses live: this

@@ -1,7 +1,8 @@
 package payment
 
 import (
-	"encoding/base64"
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
@@ -684,25 +685,59 @@ func TestParseInvoiceID(t *testing.T) {
 	}
 }
 
-func TestNewCheckoutToken(t *testing.T) {
+func TestCheckoutToken(t *testing.T) {
 	tokenRE := regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+	key := TokenKey("0123456789abcdef0123456789abcdef")
+	other := TokenKey("fedcba9876543210fedcba9876543210")
 	seen := map[string]bool{}
 	for range 1000 {
-		tok, err := NewCheckoutToken()
+		id, err := NewInvoiceID()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !tokenRE.MatchString(tok) {
-			t.Fatalf("token %q is not 43 base64url characters", tok)
+		tok, hash, err := key.CheckoutToken(id)
+		if err != nil {
+			t.Fatal(err)
 		}
-		raw, err := base64.RawURLEncoding.DecodeString(tok)
-		if err != nil || len(raw) != 32 {
-			t.Fatalf("token %q decodes to %d bytes (%v), want 32", tok, len(raw), err)
-		}
-		if seen[tok] {
-			t.Fatalf("token %q repeated", tok)
+		if !tokenRE.MatchString(tok) || seen[tok] {
+			t.Fatalf("token %q is not 43 base64url characters, or repeated", tok)
 		}
 		seen[tok] = true
+		// Derived: the same id and key give the same token (an idempotent replay's
+		// payment_url); another key gives another.
+		again, hash2, _ := key.CheckoutToken(id)
+		if again != tok || !bytes.Equal(hash, hash2) {
+			t.Fatal("the token is not deterministic")
+		}
+		if elsewhere, _, _ := other.CheckoutToken(id); elsewhere == tok {
+			t.Fatal("two keys derive the same token")
+		}
+		gotID, gotHash, ok := ParseCheckoutToken(tok)
+		if !ok || gotID != id || !bytes.Equal(gotHash[:], hash) {
+			t.Fatalf("ParseCheckoutToken(%q) = %q, %x, %v; want %q, %x", tok, gotID, gotHash, ok, id, hash)
+		}
+		// The stored hash is of the secret only; the token never appears in it.
+		if bytes.Contains([]byte(tok), hash) || strings.Contains(tok, hex.EncodeToString(hash)) {
+			t.Fatal("hash leaks the token")
+		}
+	}
+	// Tampering with the secret half keeps the id but changes the hash: the page refuses it.
+	tok, hash, _ := key.CheckoutToken("0190a8d2-0000-7000-8000-00000000aaaa")
+	c := byte('A')
+	if tok[30] == 'A' {
+		c = 'B'
+	}
+	flipped := tok[:30] + string(c) + tok[31:]
+	if id, h, ok := ParseCheckoutToken(flipped); !ok || id != "0190a8d2-0000-7000-8000-00000000aaaa" || bytes.Equal(h[:], hash) {
+		t.Fatalf("a token with a changed secret parsed to %q, %v, same hash %v", id, ok, bytes.Equal(h[:], hash))
+	}
+	for _, bad := range []string{"", strings.Repeat("A", 42), strings.Repeat("A", 44), strings.Repeat("=", 43), tok[:42] + "*"} {
+		if _, _, ok := ParseCheckoutToken(bad); ok {
+			t.Errorf("ParseCheckoutToken(%q) accepted", bad)
+		}
+	}
+	if _, _, err := TokenKey("short").CheckoutToken("0190a8d2-0000-7000-8000-00000000aaaa"); err == nil {
+		t.Error("a short key derived a token")
 	}
 }
 

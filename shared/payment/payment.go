@@ -5,6 +5,7 @@ package payment
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -49,22 +50,23 @@ const Currency = "BDT"
 
 // Payment is the stored hosted payment (the "invoice" of payment create and verify).
 type Payment struct {
-	InvoiceID       string
-	WorkspaceID     string
-	Environment     auth.Environment
-	Status          Status
-	AmountMinor     money.Paisa
-	Currency        string
-	Reference       string
-	RedirectURL     string
-	CancelURL       string
-	WebhookURL      string
-	CustomerName    string
-	CustomerEmail   string
-	CustomerPhone   string
-	Metadata        string // compact JSON object, or ""
-	CheckoutToken   string
-	PaymentURL      string
+	InvoiceID     string
+	WorkspaceID   string
+	Environment   auth.Environment
+	Status        Status
+	AmountMinor   money.Paisa
+	Currency      string
+	Reference     string
+	RedirectURL   string
+	CancelURL     string
+	WebhookURL    string
+	CustomerName  string
+	CustomerEmail string
+	CustomerPhone string
+	Metadata      string // compact JSON object, or ""
+	// CheckoutHash is the SHA-256 of the checkout token's secret: the page compares it in
+	// constant time. The token itself is never stored (TokenKey derives it again).
+	CheckoutHash    []byte
 	IdempotencyKey  string
 	RequestHash     string
 	CreatedAt       time.Time
@@ -187,14 +189,62 @@ func NewInvoiceID() (string, error) {
 	return id.String(), nil
 }
 
-// NewCheckoutToken returns the opaque payment_url token: 256 random bits, 43 base64url characters.
-func NewCheckoutToken() (string, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
+// TokenKey derives each payment's checkout token (CHECKOUT_TOKEN_KEY, at least MinTokenKey
+// bytes). Only payment create holds it; the page needs no key, only the stored hash.
+type TokenKey []byte
+
+// MinTokenKey is the shortest acceptable token key.
+const MinTokenKey = 32
+
+// tokenIDSize and tokenSecretSize make a token: 32 bytes, 43 base64url characters.
+const (
+	tokenIDSize     = 16
+	tokenSecretSize = 16
+)
+
+// CheckoutToken returns the capability payment_url carries for a payment: the invoice id's 16
+// bytes and a 128-bit secret, HMAC-SHA256(key, invoice id) truncated, as 43 base64url
+// characters. It is derived, not random, so an idempotent replay of create returns the same
+// payment_url without the token being stored anywhere; the payment keeps only secretHash
+// (SHA-256 of the secret), and the page finds the payment by the id in the token with one
+// strongly consistent GetItem.
+func (k TokenKey) CheckoutToken(invoiceID string) (token string, secretHash []byte, err error) {
+	if len(k) < MinTokenKey {
+		return "", nil, errors.New("checkout token key is not configured (CHECKOUT_TOKEN_KEY, at least 32 bytes)")
 	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+	id, err := uuid.Parse(invoiceID)
+	if err != nil {
+		return "", nil, err
+	}
+	mac := hmac.New(sha256.New, k)
+	mac.Write([]byte("takapay/checkout-token/v1\x00"))
+	mac.Write(id[:])
+	secret := mac.Sum(nil)[:tokenSecretSize]
+	raw := append(id[:], secret...)
+	sum := sha256.Sum256(secret)
+	return base64.RawURLEncoding.EncodeToString(raw), sum[:], nil
 }
+
+// ParseCheckoutToken splits a token into the invoice id it names and the SHA-256 of its
+// secret; ok is false for anything that is not a well-formed token (no read is needed to
+// refuse it).
+func ParseCheckoutToken(token string) (invoiceID string, secretHash [32]byte, ok bool) {
+	if len(token) != 43 {
+		return "", secretHash, false
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
+	if err != nil || len(raw) != tokenIDSize+tokenSecretSize {
+		return "", secretHash, false
+	}
+	id, err := uuid.FromBytes(raw[:tokenIDSize])
+	if err != nil {
+		return "", secretHash, false
+	}
+	return id.String(), sha256.Sum256(raw[tokenIDSize:]), true
+}
+
+// CheckoutPath is the hosted page's path for a token.
+func CheckoutPath(token string) string { return "/v1/public/checkout/" + token }
 
 // NewReference returns a generated merchant reference ("ref_" + 20 base32 characters).
 func NewReference() (string, error) {

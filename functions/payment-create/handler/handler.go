@@ -12,7 +12,7 @@ var Function = app.HTTPFunction{LogicalID: "PaymentCreateFunction", Name: "payme
 
 // Build wires the function's routes.
 func Build(d *app.Deps) app.API {
-	c := &payment.Creator{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
+	c := &payment.Creator{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey}
 	return app.API{Routes: web.Routes{
 		"POST /v1/payment/create": c.Handle,
 	}}

@@ -2,6 +2,8 @@ package devstack
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -55,6 +58,8 @@ type Resources struct {
 
 	template *samtemplate.Template
 	names    map[string]string // queue logical id -> physical name
+	secrets  map[string]string // secret (NoEcho) parameter -> the value this stack made up
+	mu       sync.Mutex
 }
 
 // Provision creates every table and queue tpl declares, idempotently: tables
@@ -411,10 +416,13 @@ func (r *Resources) resolveRef(name string) (string, error) {
 	}
 	if r.template != nil {
 		if p, ok := r.template.Parameters[name]; ok {
-			if !p.HasDefault {
-				return "", fmt.Errorf("parameter %s has no Default", name)
+			if p.HasDefault {
+				return p.Default, nil
 			}
-			return p.Default, nil
+			if p.NoEcho {
+				return r.secret(name), nil
+			}
+			return "", fmt.Errorf("parameter %s has no Default", name)
 		}
 	}
 	return "", fmt.Errorf("!Ref %s names no table, queue or parameter of the local stack", name)
@@ -467,4 +475,21 @@ func (r *Resources) resolveSub(tmpl string) (string, error) {
 		return "", fmt.Errorf("!Sub %q: %w", tmpl, firstErr)
 	}
 	return out, nil
+}
+
+// secret returns the value this stack made up for a secret parameter without a default (the
+// operator supplies one on AWS): 48 random bytes, base64url, the same for every function.
+func (r *Resources) secret(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v, ok := r.secrets[name]; ok {
+		return v
+	}
+	var b [48]byte
+	_, _ = rand.Read(b[:])
+	if r.secrets == nil {
+		r.secrets = map[string]string{}
+	}
+	r.secrets[name] = base64.RawURLEncoding.EncodeToString(b[:])
+	return r.secrets[name]
 }

@@ -56,6 +56,8 @@ type Parameter struct {
 	Default string
 	// HasDefault reports whether the template declares a Default (it may be "").
 	HasDefault bool
+	// NoEcho marks a secret parameter.
+	NoEcho bool
 }
 
 // Ref is a CloudFormation intrinsic function call such as !Ref Table or !GetAtt Queue.Arn.
@@ -350,7 +352,7 @@ func (t *Template) parseParameters(n *yaml.Node) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name := n.Content[i].Value
 		def := deref(get(n.Content[i+1], "Default"))
-		p := Parameter{Name: name, Type: scalar(get(n.Content[i+1], "Type"))}
+		p := Parameter{Name: name, Type: scalar(get(n.Content[i+1], "Type")), NoEcho: scalar(get(n.Content[i+1], "NoEcho")) == "true"}
 		if def != nil {
 			if def.Kind == yaml.SequenceNode { // CommaDelimitedList defaults may be lists
 				parts := make([]string, 0, len(def.Content))
