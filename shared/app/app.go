@@ -59,6 +59,9 @@ type Config struct {
 	// (DEADLINE_MARGIN_MS, default httpapi.DefaultDeadlineMargin), so that a hung dependency
 	// still gets the 503 envelope, not the gateway's bare timeout.
 	DeadlineMargin time.Duration
+	// KeyCacheTTL is how long an instance trusts an API key it has read (KEY_CACHE_TTL_MS,
+	// default auth.DefaultKeyCacheTTL; 0 reads the key on every request): the revocation delay.
+	KeyCacheTTL time.Duration
 }
 
 // ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
@@ -106,6 +109,14 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 			}
 			*v.dst = n
 		}
+	}
+	c.KeyCacheTTL = auth.DefaultKeyCacheTTL
+	if text := get("KEY_CACHE_TTL_MS"); text != "" {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 0 || n > 60_000 {
+			return c, fmt.Errorf("KEY_CACHE_TTL_MS must be 0 to 60000, not %q", text)
+		}
+		c.KeyCacheTTL = time.Duration(n) * time.Millisecond
 	}
 	c.AttemptTimeout = time.Duration(attemptMS) * time.Millisecond
 	c.DeadlineMargin = time.Duration(marginMS) * time.Millisecond
@@ -178,13 +189,17 @@ type Deps struct {
 // New wires Deps from a configuration and AWS clients.
 func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *Deps {
 	store := &dynamo.Store{DB: db, Table: cfg.TableName}
+	var keys auth.KeyStore = store
+	if cfg.KeyCacheTTL > 0 {
+		keys = &auth.KeyCache{Store: store, TTL: cfg.KeyCacheTTL}
+	}
 	return &Deps{
 		Config:  cfg,
 		Logger:  logger,
 		DB:      db,
 		SQS:     q,
 		Store:   store,
-		Auth:    &auth.Authenticator{Keys: store, Sessions: store, AllowedOrigins: cfg.DashboardOrigins},
+		Auth:    &auth.Authenticator{Keys: keys, Sessions: store, AllowedOrigins: cfg.DashboardOrigins},
 		URLs:    urlcheck.Policy{AllowLocalhost: cfg.AllowLocalhostURLs},
 		Adapter: httpapi.Adapter{Logger: logger, PublicBaseURL: cfg.PublicBaseURL, DeadlineMargin: cfg.DeadlineMargin},
 	}

@@ -493,3 +493,39 @@ func TestConcurrentFirstVerifications(t *testing.T) {
 		t.Fatalf("%d responses claim to be the first verification, want exactly 1", firsts)
 	}
 }
+
+// With the per-instance key cache (production's default), a warm instance serves a merchant's
+// create with one PutItem and verify with one GetItem: the key is read once per TTL.
+func TestWarmInstanceOneRequestPerCall(t *testing.T) {
+	t.Parallel()
+	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"KEY_CACHE_TTL_MS": "60000"}})
+	key := a.Creds.SandboxKey
+	var id string
+	for i := range 3 {
+		res := a.Do(t, "POST", "/v1/payment/create", key, fmt.Sprintf(`{"amount": 10, "reference": "warm-%d"}`, i))
+		if res.Status != 201 {
+			t.Fatalf("create: %d %s", res.Status, res.Body)
+		}
+		want := 1
+		if i == 0 {
+			want = 2 // cold: the key, then the payment
+		}
+		if n := apitest.DDBRequests(t, a, res); n != want {
+			t.Errorf("create %d made %d DynamoDB requests, want %d", i, n, want)
+		}
+		id = decode[createResp](t, res).InvoiceID
+	}
+	for i := range 2 {
+		res := a.Do(t, "POST", "/v1/payment/verify", key, `{"invoice_id": "`+id+`"}`)
+		if res.Status != 200 {
+			t.Fatalf("verify: %d %s", res.Status, res.Body)
+		}
+		want := 1
+		if i == 0 {
+			want = 2 // another function, another instance: its own cold cache
+		}
+		if n := apitest.DDBRequests(t, a, res); n != want {
+			t.Errorf("verify %d made %d DynamoDB requests, want %d", i, n, want)
+		}
+	}
+}

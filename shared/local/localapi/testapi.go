@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,6 +42,15 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 		opts.BaseURL = base
 	}
 	opts.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	// The tests count each request's DynamoDB requests as a cold instance makes them: the
+	// per-instance key cache is off unless a test turns it on.
+	if _, set := opts.Env["KEY_CACHE_TTL_MS"]; !set {
+		opts.Env = maps.Clone(opts.Env)
+		if opts.Env == nil {
+			opts.Env = map[string]string{}
+		}
+		opts.Env["KEY_CACHE_TTL_MS"] = "0"
+	}
 	gw, deps, err := New(stack, opts)
 	if err != nil {
 		tb.Fatal(err)
