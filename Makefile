@@ -35,8 +35,9 @@ test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./shared/checkout/
 
 .PHONY: bench
-bench: deps ## DynamoDB requests per call and p50 latency: create and verify vs raw PutItem/GetItem
-	$(GO) test -run '^$$' -bench . -benchtime 300x -count 1 ./shared/local/bench/
+bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
+	$(GO) test -run '^$$' -bench . -benchtime 300x -count 1 ./shared/local/bench/ | grep -Ev '^(goos|goarch|pkg|cpu):'
+	TAKAPAY_BENCH=1 $(GO) test -run '^TestHotPartition$$' -count 1 -v -timeout 20m ./shared/local/bench/ | grep -E '^(hot partition|--- |ok|FAIL)'
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)

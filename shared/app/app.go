@@ -62,6 +62,9 @@ type Config struct {
 	// KeyCacheTTL is how long an instance trusts an API key it has read (KEY_CACHE_TTL_MS,
 	// default auth.DefaultKeyCacheTTL; 0 reads the key on every request): the revocation delay.
 	KeyCacheTTL time.Duration
+	// GSI2Shards is how many partition key values GSI2 spreads pending expiries and events over
+	// (GSI2_SHARDS, default dynamo.DefaultGSI2Shards; may grow, never shrink).
+	GSI2Shards int
 }
 
 // ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
@@ -100,7 +103,8 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		def  int
 	}{{"CHECKOUT_RATE_PER_TOKEN", &c.CheckoutRatePerToken, 60}, {"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300},
 		{"ATTEMPT_TIMEOUT_MS", &attemptMS, int(awsx.DefaultAttemptTimeout / time.Millisecond)},
-		{"DEADLINE_MARGIN_MS", &marginMS, int(httpapi.DefaultDeadlineMargin / time.Millisecond)}} {
+		{"DEADLINE_MARGIN_MS", &marginMS, int(httpapi.DefaultDeadlineMargin / time.Millisecond)},
+		{"GSI2_SHARDS", &c.GSI2Shards, dynamo.DefaultGSI2Shards}} {
 		*v.dst = v.def
 		if text := get(v.name); text != "" {
 			n, err := strconv.Atoi(text)
@@ -188,7 +192,7 @@ type Deps struct {
 
 // New wires Deps from a configuration and AWS clients.
 func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *Deps {
-	store := &dynamo.Store{DB: db, Table: cfg.TableName}
+	store := &dynamo.Store{DB: db, Table: cfg.TableName, GSI2Shards: cfg.GSI2Shards}
 	var keys auth.KeyStore = store
 	if cfg.KeyCacheTTL > 0 {
 		keys = &auth.KeyCache{Store: store, TTL: cfg.KeyCacheTTL}

@@ -4,10 +4,11 @@
 //
 //	workspace   WS#<workspace_id>     / WS
 //	API key     APIKEY#<sha256 hex>   / APIKEY    gsi1: WS#<workspace_id> / APIKEY#<created_at>#<key_id>
-//	payment     PAY#<invoice_id>      / PAY       gsi1: CHK#<sha256 of the checkout token> / PAY
-//	                                              gsi2 (sparse, with a webhook_url): EXPIRY#PENDING / <expires_at>
-//	                                              while PENDING, then OUTBOX#PENDING / <event created_at>
-//	                                              until the event is delivered or failed
+//	payment     PAY#<invoice_id>      / PAY
+//	                                              gsi2 (sparse, keys only, with a webhook_url):
+//	                                              EXPIRY#<shard> / <expires_at> while PENDING, then
+//	                                              OUTBOX#<shard> / <next attempt due>#<event id> until
+//	                                              the event is delivered or failed
 //	user        USER#<user_id>        / USER
 //	user email  EMAIL#<case-folded email> / EMAIL      user_id (makes emails unique; useremails.go)
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
@@ -44,6 +45,9 @@ const GSI1 = "gsi1"
 type Store struct {
 	DB    *dynamodb.Client
 	Table string
+	// GSI2Shards spreads GSI2's pending expiries and events over this many partition key
+	// values (DefaultGSI2Shards when 0; may grow, never shrink).
+	GSI2Shards int
 }
 
 var (

@@ -2,8 +2,12 @@ package dynamo
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,7 +25,6 @@ type paymentItem struct {
 	SK              string            `dynamodbav:"sk"`
 	GSI2PK          string            `dynamodbav:"gsi2pk,omitempty"`
 	GSI2SK          string            `dynamodbav:"gsi2sk,omitempty"`
-	InvoiceID       string            `dynamodbav:"invoice_id"`
 	WorkspaceID     string            `dynamodbav:"workspace_id"`
 	Environment     string            `dynamodbav:"environment"`
 	Status          string            `dynamodbav:"status"`
@@ -36,8 +39,7 @@ type paymentItem struct {
 	CustomerPhone   string            `dynamodbav:"customer_phone,omitempty"`
 	Metadata        string            `dynamodbav:"metadata,omitempty"`
 	CheckoutHash    []byte            `dynamodbav:"checkout_hash"`
-	IdempotencyKey  string            `dynamodbav:"idempotency_key,omitempty"`
-	RequestHash     string            `dynamodbav:"request_hash"`
+	RequestHash     []byte            `dynamodbav:"request_hash"`
 	CreatedAt       time.Time         `dynamodbav:"created_at"`
 	UpdatedAt       time.Time         `dynamodbav:"updated_at"`
 	FirstVerifiedAt *time.Time        `dynamodbav:"first_verified_at,omitempty"`
@@ -50,48 +52,88 @@ type paymentItem struct {
 	Outbox          *payment.Delivery `dynamodbav:"outbox,omitempty"`
 }
 
-// GSI2 is sparse and follows a payment with a webhook_url through its life: while PENDING it
-// sits in ExpiryPending (sort key: expires_at), so the scheduled sweep can expire it and emit
-// payment.expired even if nobody looks at it again; once terminal, in OutboxPending (sort key:
-// when the event's next attempt is due) until its event is delivered or failed; then nowhere.
+// GSI2 is sparse, KEYS_ONLY, and follows a payment with a webhook_url through its life: while
+// PENDING it sits under EXPIRY#<shard> (sort key: expires_at), so the scheduled sweep can
+// expire it and emit payment.expired even if nobody looks at it again; once terminal, under
+// OUTBOX#<shard> (sort key: when the event's next attempt is due, then "#" and the event id)
+// until its event is delivered or failed; then nowhere. The shard (FNV-1a of the invoice id,
+// modulo GSI2Shards) spreads the writes over many partition key values: no hot partition.
+// Projecting keys only means a change that keeps the index keys (a lock, an attempt that keeps
+// its due time) writes nothing to the index; the keys carry all the sweep needs.
 const (
-	ExpiryPending = "EXPIRY#PENDING"
-	OutboxPending = "OUTBOX#PENDING"
+	expiryPrefix = "EXPIRY#"
+	outboxPrefix = "OUTBOX#"
 )
+
+// DefaultGSI2Shards is how many partition key values the pending events and expiries are
+// spread over (Store.GSI2Shards overrides it). It may grow, never shrink: the sweep reads
+// shards 0..GSI2Shards-1.
+const DefaultGSI2Shards = 128
+
+func (s *Store) shards() uint32 {
+	if s.GSI2Shards > 0 {
+		return uint32(s.GSI2Shards)
+	}
+	return DefaultGSI2Shards
+}
+
+// shard is the GSI2 shard of a payment.
+func (s *Store) shard(invoiceID string) string {
+	h := fnv.New32a()
+	h.Write([]byte(invoiceID))
+	return strconv.FormatUint(uint64(h.Sum32()%s.shards()), 10)
+}
+
+func (s *Store) expiryPK(invoiceID string) string { return expiryPrefix + s.shard(invoiceID) }
+func (s *Store) outboxPK(invoiceID string) string { return outboxPrefix + s.shard(invoiceID) }
+
+// outboxSK orders pending events by due time and carries the event id for the keys-only sweep.
+func outboxSK(next time.Time, eventID string) string { return formatTime(next) + "#" + eventID }
 
 // GSI2 is the name of the table's second global secondary index.
 const GSI2 = "gsi2"
 
 func paymentPK(invoiceID string) string { return "PAY#" + invoiceID }
 
-func toPaymentItem(p *payment.Payment) paymentItem {
-	return paymentItem{
+func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
+	it := paymentItem{
 		PK: paymentPK(p.InvoiceID), SK: "PAY",
-		GSI2PK: expiryPK(p), GSI2SK: expirySK(p),
-		InvoiceID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: string(p.Environment),
+		WorkspaceID: p.WorkspaceID, Environment: string(p.Environment),
 		Status: string(p.Status), AmountMinor: int64(p.AmountMinor), Currency: p.Currency, Reference: p.Reference,
 		RedirectURL: p.RedirectURL, CancelURL: p.CancelURL, WebhookURL: p.WebhookURL,
 		CustomerName: p.CustomerName, CustomerEmail: p.CustomerEmail, CustomerPhone: p.CustomerPhone,
 		Metadata: p.Metadata, CheckoutHash: p.CheckoutHash,
-		IdempotencyKey: p.IdempotencyKey, RequestHash: p.RequestHash,
-		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
+		RequestHash: hexBytes(p.RequestHash),
+		CreatedAt:   p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
 		ExpiresAt: p.ExpiresAt.UTC(), MerchantName: p.MerchantName, LockRoute: p.LockRoute, LockPayer: p.LockPayer,
 		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox,
 	}
+	if p.WebhookURL != "" && p.Status == payment.Pending {
+		it.GSI2PK, it.GSI2SK = s.expiryPK(p.InvoiceID), formatTime(p.ExpiresAt)
+	}
+	return it
 }
 
 func (it *paymentItem) payment() *payment.Payment {
 	return &payment.Payment{
-		InvoiceID: it.InvoiceID, WorkspaceID: it.WorkspaceID, Environment: auth.Environment(it.Environment),
+		InvoiceID: strings.TrimPrefix(it.PK, "PAY#"), WorkspaceID: it.WorkspaceID, Environment: auth.Environment(it.Environment),
 		Status: payment.Status(it.Status), AmountMinor: money.Paisa(it.AmountMinor), Currency: it.Currency,
 		Reference: it.Reference, RedirectURL: it.RedirectURL, CancelURL: it.CancelURL, WebhookURL: it.WebhookURL,
 		CustomerName: it.CustomerName, CustomerEmail: it.CustomerEmail, CustomerPhone: it.CustomerPhone,
 		Metadata: it.Metadata, CheckoutHash: it.CheckoutHash,
-		IdempotencyKey: it.IdempotencyKey, RequestHash: it.RequestHash,
-		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
+		RequestHash: hex.EncodeToString(it.RequestHash),
+		CreatedAt:   it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
 		ExpiresAt: it.ExpiresAt, MerchantName: it.MerchantName, LockRoute: it.LockRoute, LockPayer: it.LockPayer,
 		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox,
 	}
+}
+
+// hexBytes stores a hex digest as bytes (half the size); anything else is kept as its text.
+func hexBytes(s string) []byte {
+	if b, err := hex.DecodeString(s); err == nil {
+		return b
+	}
+	return []byte(s)
 }
 
 func decodePayment(item map[string]types.AttributeValue) (*payment.Payment, error) {
@@ -106,7 +148,7 @@ func decodePayment(item map[string]types.AttributeValue) (*payment.Payment, erro
 // it returns payment.ErrExists and the stored payment: from the failed write itself on
 // DynamoDB (ALL_OLD), or from one consistent GetItem where the server does not return it.
 func (s *Store) CreatePayment(ctx context.Context, p *payment.Payment) (*payment.Payment, error) {
-	av, err := marshalItem(toPaymentItem(p))
+	av, err := marshalItem(s.toPaymentItem(p))
 	if err != nil {
 		return nil, err
 	}
@@ -235,21 +277,7 @@ func (s *Store) LockPayment(ctx context.Context, invoiceID, route, payer string,
 
 // outboxSet adds the pending delivery to an update: set in the same conditional write as the
 // state change, so an event is recorded if and only if the change happened.
-func expiryPK(p *payment.Payment) string {
-	if p.WebhookURL == "" || p.Status != payment.Pending {
-		return ""
-	}
-	return ExpiryPending
-}
-
-func expirySK(p *payment.Payment) string {
-	if expiryPK(p) == "" {
-		return ""
-	}
-	return formatTime(p.ExpiresAt)
-}
-
-func outboxSet(update string, vals map[string]types.AttributeValue, d *payment.Delivery) (string, error) {
+func (s *Store) outboxSet(invoiceID, update string, vals map[string]types.AttributeValue, d *payment.Delivery) (string, error) {
 	if d == nil {
 		return update + " REMOVE gsi2pk, gsi2sk", nil
 	}
@@ -262,8 +290,8 @@ func outboxSet(update string, vals map[string]types.AttributeValue, d *payment.D
 		return "", err
 	}
 	vals[":outbox"] = av
-	vals[":g2pk"] = &types.AttributeValueMemberS{Value: OutboxPending}
-	vals[":g2sk"] = &types.AttributeValueMemberS{Value: formatTime(d.NextAttemptAt)}
+	vals[":g2pk"] = &types.AttributeValueMemberS{Value: s.outboxPK(invoiceID)}
+	vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(d.NextAttemptAt, d.EventID)}
 	return update + ", outbox = :outbox, gsi2pk = :g2pk, gsi2sk = :g2sk", nil
 }
 
@@ -281,7 +309,7 @@ func (s *Store) FinishPayment(ctx context.Context, invoiceID string, to payment.
 		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
 		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
 	}
-	update, err := outboxSet("SET #status = :to, finished_at = :now, updated_at = :now", vals, d)
+	update, err := s.outboxSet(invoiceID, "SET #status = :to, finished_at = :now, updated_at = :now", vals, d)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +324,7 @@ func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, d *payment.
 		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
 		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
 	}
-	update, err := outboxSet("SET #status = :expired, finished_at = expires_at, updated_at = :now", vals, d)
+	update, err := s.outboxSet(invoiceID, "SET #status = :expired, finished_at = expires_at, updated_at = :now", vals, d)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +348,8 @@ func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, at
 	update := "SET outbox.attempts = :n, outbox.last_attempt_at = :now, outbox.#st = :st, outbox.last_http_status = :code, outbox.detail = :detail"
 	if status == payment.DeliveryPending {
 		vals[":next"] = &types.AttributeValueMemberS{Value: formatTime(next)}
-		update += ", outbox.next_attempt_at = :next, gsi2sk = :next"
+		vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(next, eventID)}
+		update += ", outbox.next_attempt_at = :next, gsi2sk = :g2sk"
 	} else {
 		update += " REMOVE gsi2pk, gsi2sk"
 	}
@@ -333,28 +362,94 @@ func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, at
 // re-enqueued the event, so the next run does not enqueue it again while that message is on
 // its way). One conditional UpdateItem: ErrStateChanged when the event is no longer pending.
 func (s *Store) RescheduleDelivery(ctx context.Context, invoiceID, eventID string, next time.Time) error {
-	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.next_attempt_at = :next, gsi2sk = :next",
+	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.next_attempt_at = :next, gsi2sk = :g2sk",
 		"outbox.event_id = :eid AND outbox.#st = :pending", map[string]string{"#st": "status"},
 		map[string]types.AttributeValue{
 			":next":    &types.AttributeValueMemberS{Value: formatTime(next)},
+			":g2sk":    &types.AttributeValueMemberS{Value: outboxSK(next, eventID)},
 			":eid":     &types.AttributeValueMemberS{Value: eventID},
 			":pending": &types.AttributeValueMemberS{Value: payment.DeliveryPending},
 		})
 	return err
 }
 
-// PendingDeliveries lists pending events whose next attempt was due before dueBefore (GSI2,
-// most overdue first, at most limit) — what the re-drive re-enqueues.
+// PendingDeliveries lists pending events whose next attempt was due before dueBefore (every
+// GSI2 outbox shard, keys only; at most limit) — what the re-drive re-enqueues.
 func (s *Store) PendingDeliveries(ctx context.Context, dueBefore time.Time, limit int) ([]payment.EventRef, error) {
-	var out []payment.EventRef
+	keys, err := s.sweep(ctx, outboxPrefix, formatTime(dueBefore), limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]payment.EventRef, 0, len(keys))
+	for _, k := range keys {
+		_, eventID, ok := strings.Cut(k.sk, "#")
+		if !ok {
+			return nil, fmt.Errorf("gsi2 outbox key %q has no event id", k.sk)
+		}
+		out = append(out, payment.EventRef{InvoiceID: k.invoiceID, EventID: eventID})
+	}
+	return out, nil
+}
+
+// ExpiredPending lists PENDING payments with a webhook_url whose expiry has passed (every GSI2
+// expiry shard, keys only; at most limit): the sweep expires them so their payment.expired
+// event is sent.
+func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	keys, err := s.sweep(ctx, expiryPrefix, formatTime(now)+"~", limit) // "~" sorts after any fraction
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(keys))
+	for _, k := range keys {
+		ids = append(ids, k.invoiceID)
+	}
+	return ids, nil
+}
+
+type sweptKey struct{ invoiceID, sk string }
+
+// sweep reads, from every shard of one GSI2 prefix, the keys whose sort key is below before, at
+// most limit in all; shards are read eight at a time.
+func (s *Store) sweep(ctx context.Context, prefix, before string, limit int) ([]sweptKey, error) {
+	n := int(s.shards())
+	results := make([][]sweptKey, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i], errs[i] = s.sweepShard(ctx, prefix+strconv.Itoa(i), before, limit)
+		}()
+	}
+	wg.Wait()
+	var out []sweptKey
+	for i := range n {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, k := range results[i] {
+			if len(out) < limit {
+				out = append(out, k)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) sweepShard(ctx context.Context, pk, before string, limit int) ([]sweptKey, error) {
+	var out []sweptKey
 	in := &dynamodb.QueryInput{
 		TableName:              aws.String(s.Table),
 		IndexName:              aws.String(GSI2),
 		KeyConditionExpression: aws.String("gsi2pk = :pk AND gsi2sk < :before"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":     &types.AttributeValueMemberS{Value: OutboxPending},
-			":before": &types.AttributeValueMemberS{Value: formatTime(dueBefore)},
+			":pk":     &types.AttributeValueMemberS{Value: pk},
+			":before": &types.AttributeValueMemberS{Value: before},
 		},
+		Limit: aws.Int32(int32(min(limit, 1000))),
 	}
 	for len(out) < limit {
 		res, err := s.DB.Query(ctx, in)
@@ -362,13 +457,12 @@ func (s *Store) PendingDeliveries(ctx context.Context, dueBefore time.Time, limi
 			return nil, err
 		}
 		for _, item := range res.Items {
-			p, err := decodePayment(item)
-			if err != nil {
-				return nil, err
+			pkv, _ := item["pk"].(*types.AttributeValueMemberS)
+			skv, _ := item["gsi2sk"].(*types.AttributeValueMemberS)
+			if pkv == nil || skv == nil || !strings.HasPrefix(pkv.Value, "PAY#") {
+				continue
 			}
-			if p.Outbox != nil && p.Outbox.Status == payment.DeliveryPending && len(out) < limit {
-				out = append(out, payment.EventRef{InvoiceID: p.InvoiceID, EventID: p.Outbox.EventID})
-			}
+			out = append(out, sweptKey{invoiceID: strings.TrimPrefix(pkv.Value, "PAY#"), sk: skv.Value})
 		}
 		if len(res.LastEvaluatedKey) == 0 {
 			break
@@ -376,31 +470,4 @@ func (s *Store) PendingDeliveries(ctx context.Context, dueBefore time.Time, limi
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}
 	return out, nil
-}
-
-// ExpiredPending lists PENDING payments with a webhook_url whose expiry has passed (GSI2, at
-// most limit): the sweep expires them so their payment.expired event is sent.
-func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([]*payment.Payment, error) {
-	out, err := s.DB.Query(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.Table),
-		IndexName:              aws.String(GSI2),
-		KeyConditionExpression: aws.String("gsi2pk = :pk AND gsi2sk <= :now"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":  &types.AttributeValueMemberS{Value: ExpiryPending},
-			":now": &types.AttributeValueMemberS{Value: formatTime(now)},
-		},
-		Limit: aws.Int32(int32(limit)),
-	})
-	if err != nil {
-		return nil, err
-	}
-	var ps []*payment.Payment
-	for _, item := range out.Items {
-		p, err := decodePayment(item)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
-	}
-	return ps, nil
 }

@@ -67,7 +67,7 @@ func FuzzParseCreateRequest(f *testing.F) {
 			if len(req.Metadata) > MaxMetadataBytes {
 				t.Fatalf("accepted metadata of %d bytes", len(req.Metadata))
 			}
-			if len(req.Hash()) != 64 {
+			if len(req.Hash()) != 32 {
 				t.Fatalf("Hash() = %q", req.Hash())
 			}
 		}

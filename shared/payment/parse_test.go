@@ -428,8 +428,8 @@ func TestCreateRequestHashCanonical(t *testing.T) {
 		return req.Hash()
 	}
 	base := mustHash(`{"amount":150.5,"reference":"r1","redirect_url":"https://shop.com.bd/ok","metadata":{"a":1,"b":"two"}}`)
-	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(base) {
-		t.Fatalf("Hash() = %q, want 64 hex characters", base)
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(base) {
+		t.Fatalf("Hash() = %q, want 32 hex characters (128 bits)", base)
 	}
 	same := []string{
 		`{"amount":150.50,"reference":"r1","redirect_url":"https://shop.com.bd/ok","metadata":{"a":1,"b":"two"}}`,

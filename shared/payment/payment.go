@@ -66,8 +66,10 @@ type Payment struct {
 	Metadata      string // compact JSON object, or ""
 	// CheckoutHash is the SHA-256 of the checkout token's secret: the page compares it in
 	// constant time. The token itself is never stored (TokenKey derives it again).
-	CheckoutHash    []byte
-	IdempotencyKey  string
+	CheckoutHash []byte
+	// IdempotencyKey is the create's key (not stored: the invoice id is derived from it).
+	IdempotencyKey string
+	// RequestHash identifies the create's request body (32 hex digits, 128 bits).
 	RequestHash     string
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
@@ -125,6 +127,11 @@ func (p *Payment) NewDelivery(to Status, now time.Time) (*Delivery, error) {
 	if p.WebhookURL == "" || !to.Terminal() {
 		return nil, nil
 	}
+	return NewEvent(to, now)
+}
+
+// NewEvent returns the pending delivery of a new event of terminal status to, with a new id.
+func NewEvent(to Status, now time.Time) (*Delivery, error) {
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err

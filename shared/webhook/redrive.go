@@ -13,7 +13,9 @@ import (
 type PendingStore interface {
 	PendingDeliveries(ctx context.Context, dueBefore time.Time, limit int) ([]payment.EventRef, error)
 	RescheduleDelivery(ctx context.Context, invoiceID, eventID string, next time.Time) error
-	ExpiredPending(ctx context.Context, now time.Time, limit int) ([]*payment.Payment, error)
+	// ExpiredPending lists the invoice ids of PENDING payments with a webhook_url whose expiry
+	// has passed.
+	ExpiredPending(ctx context.Context, now time.Time, limit int) ([]string, error)
 	ExpirePayment(ctx context.Context, invoiceID string, d *payment.Delivery, now time.Time) (*payment.Payment, error)
 }
 
@@ -50,28 +52,27 @@ func (r *Redrive) now() time.Time {
 // failure does not stop the others: the errors come back joined.
 func (r *Redrive) Expire(ctx context.Context) (int, error) {
 	now := r.now()
-	ps, err := r.Store.ExpiredPending(ctx, now, 100)
+	ids, err := r.Store.ExpiredPending(ctx, now, 100)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	var errs []error
-	for _, p := range ps {
-		d, err := p.NewDelivery(payment.Expired, now)
+	for _, id := range ids {
+		// Only payments with a webhook_url are in the sweep's index: each expiry emits an event.
+		d, err := payment.NewEvent(payment.Expired, now)
 		if err != nil {
 			return n, err
 		}
-		if _, err := r.Store.ExpirePayment(ctx, p.InvoiceID, d, now); err != nil {
+		if _, err := r.Store.ExpirePayment(ctx, id, d, now); err != nil {
 			if !errors.Is(err, payment.ErrStateChanged) { // finished or expired meanwhile: nothing to do
-				errs = append(errs, fmt.Errorf("expire %s: %w", p.InvoiceID, err))
+				errs = append(errs, fmt.Errorf("expire %s: %w", id, err))
 			}
 			continue
 		}
 		n++
-		if d != nil {
-			if err := r.Queue.Enqueue(ctx, p.InvoiceID, d.EventID); err != nil {
-				errs = append(errs, fmt.Errorf("enqueue %s: %w", d.EventID, err)) // recorded: a later run sends it
-			}
+		if err := r.Queue.Enqueue(ctx, id, d.EventID); err != nil {
+			errs = append(errs, fmt.Errorf("enqueue %s: %w", d.EventID, err)) // recorded: a later run sends it
 		}
 	}
 	return n, errors.Join(errs...)

@@ -15,7 +15,7 @@ import (
 // pendingStub is the re-drive's view of the store, scripted per test.
 type pendingStub struct {
 	refs        []payment.EventRef
-	expired     []*payment.Payment
+	expired     []string
 	expireErr   map[string]error
 	dueBefore   time.Time
 	rescheduled map[string]time.Time
@@ -26,7 +26,7 @@ func (s *pendingStub) PendingDeliveries(_ context.Context, dueBefore time.Time, 
 	return s.refs, nil
 }
 
-func (s *pendingStub) ExpiredPending(context.Context, time.Time, int) ([]*payment.Payment, error) {
+func (s *pendingStub) ExpiredPending(context.Context, time.Time, int) ([]string, error) {
 	return s.expired, nil
 }
 
@@ -59,11 +59,8 @@ func (q *queueStub) Enqueue(_ context.Context, invoiceID, eventID string) error 
 func TestRedriveContinuesPastFailures(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	store := &pendingStub{
-		refs: []payment.EventRef{{InvoiceID: "a", EventID: "evt_a"}, {InvoiceID: "b", EventID: "evt_b"}, {InvoiceID: "c", EventID: "evt_c"}},
-		expired: []*payment.Payment{
-			{InvoiceID: "x", Status: payment.Pending, WebhookURL: "https://m.example/h"},
-			{InvoiceID: "y", Status: payment.Pending, WebhookURL: "https://m.example/h"},
-		},
+		refs:      []payment.EventRef{{InvoiceID: "a", EventID: "evt_a"}, {InvoiceID: "b", EventID: "evt_b"}, {InvoiceID: "c", EventID: "evt_c"}},
+		expired:   []string{"x", "y"},
 		expireErr: map[string]error{"x": errors.New("throttled")},
 	}
 	q := &queueStub{fail: map[string]bool{"evt_b": true}}

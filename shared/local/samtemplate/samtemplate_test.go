@@ -93,7 +93,7 @@ func TestRepoTemplateTable(t *testing.T) {
 		t.Errorf("attributes = %v, want %v", tb.AttributeDefinitions, wantAttrs)
 	}
 	wantGSI := []Index{{Name: "gsi1", KeySchema: []KeyElement{{"gsi1pk", "HASH"}, {"gsi1sk", "RANGE"}}, ProjectionType: "ALL"},
-		{Name: "gsi2", KeySchema: []KeyElement{{"gsi2pk", "HASH"}, {"gsi2sk", "RANGE"}}, ProjectionType: "ALL"}}
+		{Name: "gsi2", KeySchema: []KeyElement{{"gsi2pk", "HASH"}, {"gsi2sk", "RANGE"}}, ProjectionType: "KEYS_ONLY"}}
 	if !reflect.DeepEqual(tb.GSIs, wantGSI) {
 		t.Errorf("GSIs = %+v, want %+v", tb.GSIs, wantGSI)
 	}
