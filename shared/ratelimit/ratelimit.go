@@ -104,7 +104,8 @@ func (l *Limiter) now() time.Time {
 }
 
 // interval is the time one token stands for, 1/Rate, rounded up to a whole microsecond (the
-// resolution of the stored TAT) so that rounding never grants extra tokens.
+// resolution of the stored TAT) so that rounding never grants extra tokens (a Rate above
+// 1,000,000 a second acts as 1,000,000).
 func (l *Limiter) interval() time.Duration {
 	us := (int64(time.Second/time.Microsecond) + int64(l.Rate) - 1) / int64(l.Rate)
 	return time.Duration(us) * time.Microsecond
