@@ -127,6 +127,9 @@ func TestWorkspaceLimitOverHTTP(t *testing.T) {
 	var merchant []*localapi.Result
 	var first429 *localapi.Result
 	for range 3 * burst {
+		if first429 != nil && len(merchant) >= admitted+6 {
+			break // the first refusal and five answered locally
+		}
 		res := a.Do(t, "POST", "/v1/payment/verify", a.Creds.SandboxKey, verifyBody())
 		merchant = append(merchant, res)
 		switch res.Status {
@@ -157,14 +160,20 @@ func TestWorkspaceLimitOverHTTP(t *testing.T) {
 	// 3. The budget is the workspace's, not the instance's: payment create and documents run in
 	// other function instances, which have leased nothing yet, and are refused too. (Two
 	// leases of 10 at one request a second fill the bucket until 10 s after the merchant's
-	// first request; all of this runs within a second or two of it.)
-	res := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, `{"amount": 10}`)
-	apitest.Envelope(t, res, http.StatusTooManyRequests, "RATE_LIMITED")
-	if res.Header.Get("Retry-After") != "10" {
-		t.Errorf("create: Retry-After %q", res.Header.Get("Retry-After"))
-	}
+	// first request; this normally runs within a second of it, and is only asserted while the
+	// bucket is sure to be full.)
+	create := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, `{"amount": 10}`)
 	docs := "/v1/workspaces/" + a.Creds.WorkspaceID + "/documents/customers?environment="
-	apitest.Envelope(t, a.Do(t, "GET", docs+"sandbox", a.Creds.SandboxKey, ""), http.StatusTooManyRequests, "RATE_LIMITED")
+	list := a.Do(t, "GET", docs+"sandbox", a.Creds.SandboxKey, "")
+	if since := time.Since(start); since < 9*time.Second {
+		apitest.Envelope(t, create, http.StatusTooManyRequests, "RATE_LIMITED")
+		if create.Header.Get("Retry-After") != "10" {
+			t.Errorf("create: Retry-After %q", create.Header.Get("Retry-After"))
+		}
+		apitest.Envelope(t, list, http.StatusTooManyRequests, "RATE_LIMITED")
+	} else {
+		t.Logf("other instances not checked: %v after the first request the bucket may have room again", since)
+	}
 
 	// 4. Unaffected: another workspace (its whole burst), the same workspace's live environment
 	// and its dashboard session.
