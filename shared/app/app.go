@@ -22,6 +22,7 @@ import (
 	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/web"
 )
@@ -65,6 +66,20 @@ type Config struct {
 	// GSI2Shards is how many partition key values GSI2 spreads pending expiries and events over
 	// (GSI2_SHARDS, default dynamo.DefaultGSI2Shards; may grow, never shrink).
 	GSI2Shards int
+	// WorkspaceRateLimit is the sustained requests per second each workspace may make per
+	// environment (and its dashboard sessions together), shared by every instance
+	// (WORKSPACE_RATE_LIMIT, default 100; 0 disables). WorkspaceRateBurst is how many it may
+	// make at once after a pause (WORKSPACE_RATE_BURST, default 200). WorkspaceRateLease is
+	// how many tokens an instance takes per DynamoDB write (WORKSPACE_RATE_LEASE, default 20,
+	// at most the burst). See package ratelimit.
+	WorkspaceRateLimit int
+	WorkspaceRateBurst int
+	WorkspaceRateLease int
+	// AuthFailuresPerClient is how many failed authentications (an unknown, revoked or expired
+	// key or session) a client address may cause per minute in one instance before its
+	// credentialed requests are refused without a lookup (AUTH_FAILURES_PER_CLIENT, default
+	// 120; 0 disables).
+	AuthFailuresPerClient int
 }
 
 // ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
@@ -98,18 +113,29 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	c.DashboardOrigins = origins
 	var attemptMS, marginMS int
 	for _, v := range []struct {
-		name string
-		dst  *int
-		def  int
-	}{{"CHECKOUT_RATE_PER_TOKEN", &c.CheckoutRatePerToken, 60}, {"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300},
-		{"ATTEMPT_TIMEOUT_MS", &attemptMS, int(awsx.DefaultAttemptTimeout / time.Millisecond)},
-		{"DEADLINE_MARGIN_MS", &marginMS, int(httpapi.DefaultDeadlineMargin / time.Millisecond)},
-		{"GSI2_SHARDS", &c.GSI2Shards, dynamo.DefaultGSI2Shards}} {
+		name     string
+		dst      *int
+		def, min int
+	}{
+		{"CHECKOUT_RATE_PER_TOKEN", &c.CheckoutRatePerToken, 60, 1},
+		{"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300, 1},
+		{"WORKSPACE_RATE_LIMIT", &c.WorkspaceRateLimit, 100, 0},
+		{"WORKSPACE_RATE_BURST", &c.WorkspaceRateBurst, 200, 1},
+		{"WORKSPACE_RATE_LEASE", &c.WorkspaceRateLease, 20, 1},
+		{"AUTH_FAILURES_PER_CLIENT", &c.AuthFailuresPerClient, 120, 0},
+		{"ATTEMPT_TIMEOUT_MS", &attemptMS, int(awsx.DefaultAttemptTimeout / time.Millisecond), 1},
+		{"DEADLINE_MARGIN_MS", &marginMS, int(httpapi.DefaultDeadlineMargin / time.Millisecond), 1},
+		{"GSI2_SHARDS", &c.GSI2Shards, dynamo.DefaultGSI2Shards, 1},
+	} {
 		*v.dst = v.def
 		if text := get(v.name); text != "" {
 			n, err := strconv.Atoi(text)
-			if err != nil || n < 1 {
-				return c, fmt.Errorf("%s must be a positive integer, not %q", v.name, text)
+			if err != nil || n < v.min {
+				what := "a positive integer"
+				if v.min == 0 {
+					what = "0 or a positive integer"
+				}
+				return c, fmt.Errorf("%s must be %s, not %q", v.name, what, text)
 			}
 			*v.dst = n
 		}
@@ -180,12 +206,15 @@ func checkOrigin(o string) error {
 
 // Deps is everything a handler may use. Handlers take what they need from it.
 type Deps struct {
-	Config  Config
-	Logger  *slog.Logger
-	DB      *dynamodb.Client
-	SQS     *sqs.Client
-	Store   *dynamo.Store
-	Auth    *auth.Authenticator
+	Config Config
+	Logger *slog.Logger
+	DB     *dynamodb.Client
+	SQS    *sqs.Client
+	Store  *dynamo.Store
+	Auth   *auth.Authenticator
+	// Limiter is this instance's share of the per-workspace limits (nil when disabled); the
+	// authenticator consults it, so every credentialed operation is limited.
+	Limiter *ratelimit.Limiter
 	URLs    urlcheck.Policy
 	Adapter httpapi.Adapter
 }
@@ -197,13 +226,24 @@ func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *D
 	if cfg.KeyCacheTTL > 0 {
 		keys = &auth.KeyCache{Store: store, TTL: cfg.KeyCacheTTL}
 	}
+	authn := &auth.Authenticator{Keys: keys, Sessions: store, AllowedOrigins: cfg.DashboardOrigins}
+	var limiter *ratelimit.Limiter
+	if cfg.WorkspaceRateLimit > 0 {
+		limiter = &ratelimit.Limiter{Store: store, Rate: cfg.WorkspaceRateLimit,
+			Burst: max(1, cfg.WorkspaceRateBurst), Lease: cfg.WorkspaceRateLease}
+		authn.Limiter = limiter
+	}
+	if cfg.AuthFailuresPerClient > 0 {
+		authn.FailuresPerClient = &ratelimit.Window{Limit: cfg.AuthFailuresPerClient, Period: time.Minute}
+	}
 	return &Deps{
 		Config:  cfg,
 		Logger:  logger,
 		DB:      db,
 		SQS:     q,
 		Store:   store,
-		Auth:    &auth.Authenticator{Keys: keys, Sessions: store, AllowedOrigins: cfg.DashboardOrigins},
+		Auth:    authn,
+		Limiter: limiter,
 		URLs:    urlcheck.Policy{AllowLocalhost: cfg.AllowLocalhostURLs},
 		Adapter: httpapi.Adapter{Logger: logger, PublicBaseURL: cfg.PublicBaseURL, DeadlineMargin: cfg.DeadlineMargin},
 	}

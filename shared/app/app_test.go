@@ -73,3 +73,43 @@ func TestNewWiresSessions(t *testing.T) {
 		t.Errorf("AllowedOrigins = %q, want %q", d.Auth.AllowedOrigins, cfg.DashboardOrigins)
 	}
 }
+
+func TestConfigRateLimits(t *testing.T) {
+	c, err := ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WorkspaceRateLimit != 100 || c.WorkspaceRateBurst != 200 || c.WorkspaceRateLease != 20 || c.AuthFailuresPerClient != 120 {
+		t.Errorf("defaults: rate %d burst %d lease %d auth failures %d", c.WorkspaceRateLimit, c.WorkspaceRateBurst,
+			c.WorkspaceRateLease, c.AuthFailuresPerClient)
+	}
+	c, err = ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t", "WORKSPACE_RATE_LIMIT": "0", "AUTH_FAILURES_PER_CLIENT": "0",
+		"WORKSPACE_RATE_BURST": "5", "WORKSPACE_RATE_LEASE": "2"}))
+	if err != nil || c.WorkspaceRateLimit != 0 || c.AuthFailuresPerClient != 0 || c.WorkspaceRateBurst != 5 || c.WorkspaceRateLease != 2 {
+		t.Errorf("explicit values: %+v, %v", c, err)
+	}
+	for _, bad := range []map[string]string{
+		{"WORKSPACE_RATE_LIMIT": "-1"}, {"WORKSPACE_RATE_LIMIT": "ten"}, {"WORKSPACE_RATE_BURST": "0"},
+		{"WORKSPACE_RATE_LEASE": "0"}, {"AUTH_FAILURES_PER_CLIENT": "-5"},
+	} {
+		bad["TABLE_NAME"] = "t"
+		if _, err := ConfigFromEnv(lookup(bad)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestNewWiresLimits(t *testing.T) {
+	d := New(Config{TableName: "t", WorkspaceRateLimit: 100, WorkspaceRateBurst: 200, WorkspaceRateLease: 20, AuthFailuresPerClient: 120}, nil, nil, nil)
+	if d.Limiter == nil || d.Auth.Limiter != d.Limiter || d.Limiter.Store != d.Store || d.Limiter.Rate != 100 ||
+		d.Limiter.Burst != 200 || d.Limiter.LeaseSize() != 20 {
+		t.Errorf("limiter %+v, authenticator's %v", d.Limiter, d.Auth.Limiter)
+	}
+	if d.Auth.FailuresPerClient == nil || d.Auth.FailuresPerClient.Limit != 120 {
+		t.Errorf("FailuresPerClient = %+v", d.Auth.FailuresPerClient)
+	}
+	d = New(Config{TableName: "t"}, nil, nil, nil)
+	if d.Limiter != nil || d.Auth.Limiter != nil || d.Auth.FailuresPerClient != nil {
+		t.Error("zero configuration must leave the limits off")
+	}
+}

@@ -9,11 +9,13 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/obs"
+	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -127,6 +129,17 @@ type KeyStore interface {
 	GetKey(ctx context.Context, hash string) (*KeyRecord, error)
 }
 
+// Limiter spends one request of a budget named by key (package ratelimit implements it across
+// instances); it returns false and how long to wait when that budget is spent.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration)
+}
+
+// DashboardBudget is the environment part of the rate-limit key of session requests: a
+// session addresses both environments, so a workspace's dashboard users share one budget, apart
+// from its integrations' per-environment budgets.
+const DashboardBudget = "dashboard"
+
 // Authenticator turns request credentials into an Identity.
 type Authenticator struct {
 	// Keys finds merchant API keys by hash.
@@ -136,8 +149,60 @@ type Authenticator struct {
 	// AllowedOrigins are the exact Origin values ("https://dashboard.example.com.bd") from
 	// which a session-cookie request may use an unsafe method; empty allows none.
 	AllowedOrigins []string
+	// Limiter, when set, is consulted after every successful authentication, with the key
+	// "<workspace>#<environment>" for an API key and "<workspace>#dashboard" for a session:
+	// 429 RATE_LIMITED with Retry-After when that budget is spent. A request that fails
+	// authentication never reaches it, so unknown keys cannot spend a merchant's budget.
+	Limiter Limiter
+	// FailuresPerClient, when set, counts failed authentications that cost a lookup (an
+	// unknown, revoked or expired key or session) per client address in this instance; once an
+	// address reaches its limit, its credentialed requests are answered 429 RATE_LIMITED before
+	// any lookup until its window ends.
+	FailuresPerClient *ratelimit.Window
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+}
+
+// limit spends one request of an authenticated caller's budget.
+func (a *Authenticator) limit(ctx context.Context, workspaceID, budget string) error {
+	if a.Limiter == nil {
+		return nil
+	}
+	ok, wait := a.Limiter.Allow(ctx, workspaceID+"#"+budget)
+	if ok {
+		return nil
+	}
+	what := "from this workspace in " + budget
+	if budget == DashboardBudget {
+		what = "from this workspace's dashboard sessions"
+	}
+	return rateLimited(wait, "too many requests %s; retry after %d s", what, int(wait/time.Second))
+}
+
+// checkClient refuses, before any lookup, a client address that has failed authentication too
+// often in this instance.
+func (a *Authenticator) checkClient(r *web.Request) error {
+	if a.FailuresPerClient == nil || r.SourceIP == "" {
+		return nil
+	}
+	if blocked, wait := a.FailuresPerClient.Blocked(r.SourceIP, a.now()); blocked {
+		return rateLimited(wait, "too many failed authentications from this address; retry after %d s", int(wait/time.Second))
+	}
+	return nil
+}
+
+// failed counts a failed authentication of the request's client address and returns err.
+func (a *Authenticator) failed(r *web.Request, err error) error {
+	if a.FailuresPerClient != nil && r.SourceIP != "" {
+		a.FailuresPerClient.Add(r.SourceIP, a.now())
+	}
+	return err
+}
+
+func rateLimited(wait time.Duration, format string, args ...any) *apierr.Error {
+	e := apierr.New(apierr.RateLimited, format, args...)
+	e.Headers = map[string]string{"Retry-After": strconv.Itoa(int(wait / time.Second))}
+	return e
 }
 
 func (a *Authenticator) now() time.Time {
@@ -148,7 +213,9 @@ func (a *Authenticator) now() time.Time {
 }
 
 // Authenticate reads the bearer key from the request: 401 INVALID_API_KEY when it is missing,
-// malformed, unknown, revoked or expired; 503 AUTH_SERVICE_UNAVAILABLE when the store fails.
+// malformed, unknown, revoked or expired; 503 AUTH_SERVICE_UNAVAILABLE when the store fails;
+// 429 RATE_LIMITED when the key's workspace and environment have spent their budget (Limiter)
+// or the client address has failed too often (FailuresPerClient).
 func (a *Authenticator) Authenticate(ctx context.Context, r *web.Request) (*Identity, error) {
 	header := r.Header("Authorization")
 	if header == "" {
@@ -163,6 +230,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *web.Request) (*Iden
 	if err != nil {
 		return nil, apierr.New(apierr.InvalidAPIKey, "invalid API key")
 	}
+	if err := a.checkClient(r); err != nil {
+		return nil, err
+	}
 	rec, err := a.Keys.GetKey(ctx, hash)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.AuthServiceUnavailable, err, "the key store is unavailable; retry shortly")
@@ -170,16 +240,19 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *web.Request) (*Iden
 	// The lookup is by hash; the comparison of the stored hash is constant-time anyway so no
 	// code path compares secret-derived bytes with early exit.
 	if rec == nil || subtle.ConstantTimeCompare([]byte(rec.Hash), []byte(hash)) != 1 || rec.Environment != env {
-		return nil, apierr.New(apierr.InvalidAPIKey, "invalid API key")
+		return nil, a.failed(r, apierr.New(apierr.InvalidAPIKey, "invalid API key"))
 	}
 	if !rec.Active(a.now()) {
 		if rec.RevokedAt != nil {
-			return nil, apierr.New(apierr.InvalidAPIKey, "this API key has been revoked")
+			return nil, a.failed(r, apierr.New(apierr.InvalidAPIKey, "this API key has been revoked"))
 		}
-		return nil, apierr.New(apierr.InvalidAPIKey, "this API key has expired (rotated)")
+		return nil, a.failed(r, apierr.New(apierr.InvalidAPIKey, "this API key has expired (rotated)"))
 	}
 	obs.Annotate(ctx, slog.String("workspace_id", rec.WorkspaceID), slog.String("key_id", rec.KeyID),
 		slog.String("environment", string(rec.Environment)))
+	if err := a.limit(ctx, rec.WorkspaceID, string(rec.Environment)); err != nil {
+		return nil, err
+	}
 	return &Identity{
 		Kind:          KindAPIKey,
 		WorkspaceID:   rec.WorkspaceID,

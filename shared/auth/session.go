@@ -152,7 +152,10 @@ const (
 //     message as above). Methods other than GET, HEAD and OPTIONS then need an Origin header
 //     equal to one of AllowedOrigins, else 403 SCOPE_OR_ENVIRONMENT_DENIED (cross-site request
 //     forgery defence). The identity has both environments and the role's document scopes.
+//     Its requests spend the workspace's dashboard budget (DashboardBudget).
 //   - Neither is 401 INVALID_API_KEY.
+//
+// Either way 429 RATE_LIMITED comes as Authenticate describes.
 //
 // workspaceID is compared exactly: callers pass the canonical (lower-case) UUID.
 func (a *Authenticator) AuthenticateWorkspace(ctx context.Context, r *web.Request, workspaceID string) (*Identity, error) {
@@ -178,6 +181,9 @@ func (a *Authenticator) authenticateSession(ctx context.Context, r *web.Request,
 	if err != nil {
 		return nil, apierr.New(apierr.InvalidAPIKey, msgBadSession)
 	}
+	if err := a.checkClient(r); err != nil {
+		return nil, err
+	}
 	if a.Sessions == nil {
 		return nil, apierr.Wrap(apierr.AuthServiceUnavailable, errors.New("auth: no session store configured"),
 			"the session store is unavailable; retry shortly")
@@ -188,7 +194,7 @@ func (a *Authenticator) authenticateSession(ctx context.Context, r *web.Request,
 	}
 	if sess == nil || subtle.ConstantTimeCompare([]byte(sess.Hash), []byte(hash)) != 1 ||
 		sess.UserID == "" || !sess.Active(a.now()) {
-		return nil, apierr.New(apierr.InvalidAPIKey, msgBadSession)
+		return nil, a.failed(r, apierr.New(apierr.InvalidAPIKey, msgBadSession))
 	}
 	obs.Annotate(ctx, slog.String("user_id", sess.UserID))
 	m, err := a.Sessions.GetMembership(ctx, sess.UserID, workspaceID)
@@ -207,6 +213,9 @@ func (a *Authenticator) authenticateSession(ctx context.Context, r *web.Request,
 		if !slices.Contains(a.AllowedOrigins, origin) {
 			return nil, apierr.New(apierr.ScopeOrEnvironmentDenied, msgCrossOrigin)
 		}
+	}
+	if err := a.limit(ctx, workspaceID, DashboardBudget); err != nil {
+		return nil, err
 	}
 	return &Identity{
 		Kind:         KindSession,

@@ -16,6 +16,7 @@
 //	document    DOC#<ws>#<env>#<kind> / <id, uuid v7>           gsi1 (invoices with a customer): CUSTINV#<ws>#<env>#<customer_id> / <id>
 //	create key  IDEM#<ws>#<env>#<kind>#<Idempotency-Key> / IDEM  ttl (24 h)
 //	webhook secrets WHSEC#<workspace_id>#<env> / WHSEC   version (optimistic lock); secret text (KMS in production)
+//	rate bucket RATE#<workspace_id>#<env or "dashboard"> / RATE  tat (µs), ttl: see package ratelimit
 //	probe       PROBE                 / PROBE     (never written; readiness reads it)
 //
 // Every state change is one single-item conditional write: no transactions (they cost double

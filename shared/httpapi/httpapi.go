@@ -202,6 +202,8 @@ func logLine(ctx context.Context, logger *slog.Logger, name string, req *web.Req
 		slog.Int("status", status),
 		slog.Float64("duration_ms", float64(time.Since(req.Received).Microseconds())/1000),
 		slog.Int("ddb_requests", stats.Total("dynamodb")),
+		// Of those, the rate limiter's lease writes (about one per lease of tokens).
+		slog.Int("ddb_lease_requests", stats.Total("ratelimit")),
 		slog.String("request_id", requestID),
 	}
 	if code != "" {

@@ -290,7 +290,7 @@ func TestCrashBeforeSendRecoveredByRedrive(t *testing.T) {
 // no event arrives that a payment did not record.
 func TestManyPaymentsFlakyReceiver(t *testing.T) {
 	t.Parallel()
-	h := setup(t, map[string]string{"CHECKOUT_RATE_PER_CLIENT": "100000"})
+	h := setup(t, map[string]string{"CHECKOUT_RATE_PER_CLIENT": "100000", "WORKSPACE_RATE_LIMIT": "100000"})
 	rng := rand.New(rand.NewSource(7))
 	var rngMu sync.Mutex
 	rc := newReceiver(t, h.secret, func(string, int) bool { rngMu.Lock(); defer rngMu.Unlock(); return rng.Float64() < 0.3 })

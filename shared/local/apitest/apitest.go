@@ -91,12 +91,27 @@ func LogLine(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) map[str
 	return line
 }
 
-// DDBRequests returns how many DynamoDB requests the request's log line reports.
+// DDBRequests returns how many DynamoDB requests the operation made: the log line's
+// ddb_requests less its ddb_lease_requests, the rate limiter's lease writes, which fall on
+// whichever request finds its instance's tokens spent (about one in WORKSPACE_RATE_LEASE; see
+// LeaseRequests).
 func DDBRequests(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) int {
 	tb.Helper()
-	n, ok := LogLine(tb, api, res)["ddb_requests"].(float64)
+	line := LogLine(tb, api, res)
+	n, ok := line["ddb_requests"].(float64)
 	if !ok {
 		tb.Fatalf("log line has no ddb_requests")
+	}
+	return int(n) - LeaseRequests(tb, api, res)
+}
+
+// LeaseRequests returns how many of the request's DynamoDB requests were rate-limit lease
+// writes (the log line's ddb_lease_requests).
+func LeaseRequests(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) int {
+	tb.Helper()
+	n, ok := LogLine(tb, api, res)["ddb_lease_requests"].(float64)
+	if !ok {
+		tb.Fatalf("log line has no ddb_lease_requests")
 	}
 	return int(n)
 }

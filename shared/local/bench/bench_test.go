@@ -61,6 +61,9 @@ func setup(tb testing.TB) *env {
 		"TABLE_NAME": table, "WEBHOOK_QUEUE_URL": stack.QueueURL("WebhookQueue"), "PUBLIC_BASE_URL": "https://pay.example.com.bd",
 		"CHECKOUT_TOKEN_KEY": strings.Repeat("bench-key-", 4), "ALLOW_LOCALHOST_URLS": "true",
 		"CHECKOUT_RATE_PER_TOKEN": "1000000000", "CHECKOUT_RATE_PER_CLIENT": "1000000000",
+		// The workspace limit leases tokens as in production (its writes are in the figures),
+		// high enough that the benchmarks' bursts are never refused.
+		"WORKSPACE_RATE_LIMIT": "1000000", "WORKSPACE_RATE_BURST": "1000000",
 	}
 	conf, err := app.ConfigFromEnv(func(k string) (string, bool) { v, ok := envVars[k]; return v, ok })
 	if err != nil {
