@@ -21,7 +21,10 @@
 // --table defaults to $TABLE_NAME; --endpoint to $AWS_ENDPOINT_URL_DYNAMODB or AWS itself.
 // A new key or session token is printed once, on standard output; it is stored only as a
 // SHA-256 hash. A session token is the value of the takapay_session cookie. A webhook secret
-// (whsec_...) is printed once; listings show its id only.
+// (whsec_...) is printed once and stored sealed: issue and rotate encrypt it with the KMS key
+// of --kms-key (default $WEBHOOK_SECRETS_KEY_ID; the stack output WebhookSecretsKeyArn), which
+// needs kms:Encrypt and never kms:Decrypt, or, against the local stack, with the key in
+// $LOCAL_SEALING_KEY (.dev/stack.env). Listings show ids only and need no key.
 package main
 
 import (
@@ -36,12 +39,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 func main() {
@@ -52,7 +59,7 @@ func main() {
 }
 
 var errUsage = errors.New(`usage:
-  paymentsctl [--table NAME] [--endpoint URL] [--json] workspace create --name NAME [--id UUID]
+  paymentsctl [--table NAME] [--endpoint URL] [--kms-key KEY] [--json] workspace create --name NAME [--id UUID]
   paymentsctl [...] workspace list
   paymentsctl [...] key issue  --workspace ID --env sandbox|live --scopes payments:write,payments:read [--name N]
   paymentsctl [...] key list   --workspace ID
@@ -67,12 +74,14 @@ var errUsage = errors.New(`usage:
   paymentsctl [...] webhook secret rotate --workspace ID --env sandbox|live [--grace 24h]
   paymentsctl [...] webhook secret list   --workspace ID --env sandbox|live`)
 
-// run executes one command; store, when non-nil, replaces the configured one (tests).
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dynamo.Store) error {
+// run executes one command; op, when non-nil, replaces the configured store and sealer (tests).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, op *operator.Operator) error {
 	global := flag.NewFlagSet("paymentsctl", flag.ContinueOnError)
 	global.SetOutput(stderr)
 	table := global.String("table", os.Getenv("TABLE_NAME"), "DynamoDB table name")
 	endpoint := global.String("endpoint", "", "DynamoDB endpoint URL (default: $AWS_ENDPOINT_URL_DYNAMODB or AWS)")
+	kmsKey := global.String("kms-key", os.Getenv(app.EnvWebhookSecretsKeyID),
+		"KMS key (ARN, id or alias) that seals webhook secrets (default: $"+app.EnvWebhookSecretsKeyID+")")
 	asJSON := global.Bool("json", false, "print JSON")
 	if err := global.Parse(args); err != nil {
 		return errUsage
@@ -81,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 	if len(rest) < 2 {
 		return errUsage
 	}
-	if store == nil {
+	if op == nil {
 		if *table == "" {
 			return errors.New("no table: pass --table or set TABLE_NAME")
 		}
@@ -93,9 +102,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 		if *endpoint != "" {
 			opts = append(opts, func(o *dynamodb.Options) { o.BaseEndpoint = endpoint })
 		}
-		store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: *table}
+		sealer, err := newSealer(cfg, *kmsKey, os.Getenv(app.EnvLocalSealingKey))
+		if err != nil {
+			return err
+		}
+		op = &operator.Operator{Store: &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: *table}, Sealer: sealer}
 	}
-	op := &operator.Operator{Store: store}
+	store := op.Store
 	out := printer{w: stdout, json: *asJSON}
 	// "webhook secret <verb>" has three words; every other command two.
 	command, flagArgs := rest[0]+" "+rest[1], rest[2:]
@@ -278,7 +291,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 		}
 		sec, err := op.IssueWebhookSecret(ctx, *ws, e)
 		if err != nil {
-			return err
+			return sealingHint(err)
 		}
 		return out.webhookSecret(sec)
 	case "webhook secret rotate":
@@ -292,7 +305,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 		}
 		sec, err := op.RotateWebhookSecret(ctx, *ws, e, g)
 		if err != nil {
-			return err
+			return sealingHint(err)
 		}
 		if len(sec.Previous) == 0 {
 			fmt.Fprintln(stderr, "previous webhook secrets stopped signing now")
@@ -318,6 +331,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dy
 		})
 	}
 	return errUsage
+}
+
+// newSealer is the sealer of new webhook secrets: KMS with --kms-key, else the local
+// stack's key from LOCAL_SEALING_KEY, else none (issue and rotate then explain what to pass).
+func newSealer(cfg aws.Config, kmsKey, localKey string) (webhook.Sealer, error) {
+	key, err := app.ParseLocalSealingKey(strings.TrimSpace(localKey))
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := kmsseal.New(cfg, strings.TrimSpace(kmsKey), key)
+	if errors.Is(err, webhook.ErrNoSealer) {
+		return nil, nil
+	}
+	if errors.Is(err, kmsseal.ErrBothConfigured) {
+		return nil, errors.New("--kms-key (or $" + app.EnvWebhookSecretsKeyID + ") and $" + app.EnvLocalSealingKey +
+			" are both set: unset " + app.EnvLocalSealingKey + " to use KMS")
+	}
+	return sealer, err
+}
+
+func sealingHint(err error) error {
+	if errors.Is(err, webhook.ErrNoSealer) {
+		return errors.New("no key to seal the webhook secret with: pass --kms-key <stack output WebhookSecretsKeyArn> (or set " +
+			app.EnvWebhookSecretsKeyID + "); against the local stack, source .dev/stack.env")
+	}
+	return err
 }
 
 func roleList() string {
@@ -398,7 +437,8 @@ type webhookSecretView struct {
 	ID        string `json:"secret_id"`
 	CreatedAt string `json:"created_at"`
 	ExpiresAt string `json:"expires_at,omitempty"`
-	// State is "current" or "expires <RFC 3339 time>" (listings show active secrets only).
+	// State is "current" or "expires <RFC 3339 time>" (listings show active secrets only),
+	// followed by "; unsealed: rotate --grace 0" for a secret an older release stored as text.
 	State string `json:"state"`
 }
 
@@ -409,6 +449,9 @@ func webhookSecretViews(list []operator.WebhookSecretInfo) []webhookSecretView {
 		if s.ExpiresAt != nil {
 			v.ExpiresAt = s.ExpiresAt.Format(time.RFC3339)
 			v.State = "expires " + v.ExpiresAt
+		}
+		if s.Unsealed {
+			v.State += "; unsealed: rotate --grace 0"
 		}
 		out = append(out, v)
 	}

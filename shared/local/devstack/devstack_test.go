@@ -163,7 +163,15 @@ func TestStack(t *testing.T) {
 		if err != nil || fenv["TABLE_NAME"] != table {
 			t.Errorf("FunctionEnv = %v, %v", fenv, err)
 		}
-		// The stack holds a random local sealing key (the stand-in for KMS).
+		// The sender's KMS key has no local counterpart: its id is empty, and the stack holds a
+		// random local sealing key instead.
+		senv, err := s.Resources.FunctionEnv("WebhookSenderFunction")
+		if v, ok := senv["WEBHOOK_SECRETS_KEY_ID"]; err != nil || !ok || v != "" {
+			t.Errorf("sender WEBHOOK_SECRETS_KEY_ID = %q (present %v), %v; want present and empty", v, ok, err)
+		}
+		if _, ok := fenv["WEBHOOK_SECRETS_KEY_ID"]; ok {
+			t.Error("PaymentCreateFunction has a KMS key id")
+		}
 		if len(s.SealingKey) != SealingKeySize || bytes.Equal(s.SealingKey, make([]byte, SealingKeySize)) {
 			t.Errorf("sealing key = %d bytes", len(s.SealingKey))
 		}
