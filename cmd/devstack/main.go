@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -79,9 +81,13 @@ func run() error {
 		return err
 	}
 	defer logFile.Close()
+	sealingKey, err := readOrCreateSealingKey(filepath.Join(devDir, "sealing.key"))
+	if err != nil {
+		return err
+	}
 	stack, err := devstack.StartStack(startCtx, devstack.StackOptions{
 		DataDir: filepath.Join(devDir, "dynalite"), Prefix: "local-", LogWriter: logFile,
-		DynamoPort: dynPort, SQSPort: sqsPort,
+		DynamoPort: dynPort, SQSPort: sqsPort, SealingKey: sealingKey,
 	})
 	if err != nil {
 		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT if those ports are taken)", err)
@@ -116,11 +122,11 @@ func run() error {
 
 	// What Lambda's SQS event source and the schedule do in AWS: poll the webhook queue into the
 	// sender, and re-drive pending events every minute.
-	workerDeps := deps["PaymentCreateFunction"]
-	consumer := registry.WebhookConsumer(workerDeps)
-	poller := &sqspoll.Poller{SQS: workerDeps.SQS, QueueURL: workerDeps.Config.WebhookQueueURL, Handler: consumer.Handle, Wait: 1}
+	senderDeps := deps["WebhookSenderFunction"]
+	consumer := registry.WebhookConsumer(senderDeps)
+	poller := &sqspoll.Poller{SQS: senderDeps.SQS, QueueURL: senderDeps.Config.WebhookQueueURL, Handler: consumer.Handle, Wait: 1}
 	go poller.Run(ctx)
-	redrive := registry.WebhookRedrive(workerDeps)
+	redrive := registry.WebhookRedrive(deps["WebhookRedriveFunction"])
 	go func() {
 		t := time.NewTicker(time.Minute)
 		defer t.Stop()
@@ -161,6 +167,7 @@ func mkdir(dir string) string {
 }
 
 // writeEnv writes shell exports that point the operator CLI and the AWS CLI at the local stack.
+// LOCAL_SEALING_KEY lets paymentsctl seal webhook secrets the way the local sender opens them.
 func writeEnv(path string, s *devstack.Stack) error {
 	text := fmt.Sprintf(`# source this file to point paymentsctl (and any AWS SDK) at the local stack
 export TABLE_NAME=%s
@@ -170,7 +177,31 @@ export AWS_ENDPOINT_URL_SQS=%s
 export AWS_REGION=%s
 export AWS_ACCESS_KEY_ID=%s
 export AWS_SECRET_ACCESS_KEY=%s
+unset WEBHOOK_SECRETS_KEY_ID
+export %s=%s
 `, s.TableName("Table"), s.QueueURL("WebhookQueue"), s.Dynamo.Endpoint, s.SQS.Endpoint,
-		devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey)
+		devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey,
+		app.EnvLocalSealingKey, base64.StdEncoding.EncodeToString(s.SealingKey))
 	return os.WriteFile(path, []byte(text), 0o600)
+}
+
+// readOrCreateSealingKey returns the local stack's sealing key, kept next to the dynalite
+// data so that webhook secrets sealed in one run open in the next (delete .dev/ for both).
+func readOrCreateSealingKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		key, derr := base64.StdEncoding.Strict().DecodeString(strings.TrimSpace(string(b)))
+		if derr != nil || len(key) != devstack.SealingKeySize {
+			return nil, fmt.Errorf("%s is not base64 of %d bytes: delete .dev/ for a fresh stack", path, devstack.SealingKeySize)
+		}
+		return key, nil
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, err
+	}
+	key := devstack.NewSealingKey()
+	if err := os.WriteFile(path, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return key, nil
 }

@@ -32,8 +32,11 @@
 //
 // A new key or session token is printed once, on standard output; it is stored only as a
 // SHA-256 hash. A session token is the value of the takapay_session cookie. A webhook secret
-// (whsec_...) is printed once; listings show its id only. A user's email is unique, compared
-// case-insensitively.
+// (whsec_...) is printed once and stored sealed: issue and rotate encrypt it with the KMS key
+// of --kms-key (default $WEBHOOK_SECRETS_KEY_ID; the stack output WebhookSecretsKeyArn), which
+// needs kms:Encrypt and never kms:Decrypt, or, against the local stack, with the key in
+// $LOCAL_SEALING_KEY (.dev/stack.env). Listings show ids only and need no key. A user's email
+// is unique, compared case-insensitively.
 package main
 
 import (
@@ -49,13 +52,17 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 func main() {
@@ -133,6 +140,7 @@ var commands = []*command{
 const globalUsage = `global flags, before or after the command:
   --table NAME     DynamoDB table (default $TABLE_NAME)
   --endpoint URL   DynamoDB endpoint (default $AWS_ENDPOINT_URL_DYNAMODB or AWS)
+  --kms-key KEY    KMS key that seals webhook secrets (default $WEBHOOK_SECRETS_KEY_ID)
   --json           print JSON
 `
 
@@ -151,16 +159,17 @@ func usage(cmds []*command) string {
 type ctl struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
-	store          *dynamo.Store // nil until a command needs it (tests set it)
+	op             *operator.Operator // nil until a command needs it (tests set it)
 	cmd            *command
 	// Global flags.
-	table, endpoint string
-	json            bool
+	table, endpoint, kmsKey string
+	json                    bool
 }
 
-// run executes one command; store, when non-nil, replaces the configured one (tests).
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, store *dynamo.Store) error {
-	c := &ctl{ctx: ctx, stdout: stdout, stderr: stderr, store: store, table: os.Getenv("TABLE_NAME")}
+// run executes one command; op, when non-nil, replaces the configured store and sealer (tests).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, op *operator.Operator) error {
+	c := &ctl{ctx: ctx, stdout: stdout, stderr: stderr, op: op, table: os.Getenv("TABLE_NAME"),
+		kmsKey: os.Getenv(app.EnvWebhookSecretsKeyID)}
 	global := newFlagSet("paymentsctl")
 	c.globalFlags(global)
 	if err := global.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -219,13 +228,14 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
-var globalNames = []string{"table", "endpoint", "json"}
+var globalNames = []string{"table", "endpoint", "kms-key", "json"}
 
 // globalFlags defines the global flags on fs, bound to c, so that every command accepts them
 // after its name too.
 func (c *ctl) globalFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.table, "table", c.table, "DynamoDB table `NAME`")
 	fs.StringVar(&c.endpoint, "endpoint", c.endpoint, "DynamoDB endpoint `URL`")
+	fs.StringVar(&c.kmsKey, "kms-key", c.kmsKey, "KMS `KEY` (ARN, id or alias) that seals webhook secrets (default $"+app.EnvWebhookSecretsKeyID+")")
 	fs.BoolVar(&c.json, "json", c.json, "print JSON")
 }
 
@@ -312,7 +322,7 @@ func (c *ctl) envFlag(fs *flag.FlagSet) (auth.Environment, error) {
 
 // operator returns the operator on the store (opened on first use).
 func (c *ctl) operator() (*operator.Operator, error) {
-	if c.store == nil {
+	if c.op == nil {
 		if c.table == "" {
 			return nil, &usageError{msg: "no table: pass --table or set TABLE_NAME"}
 		}
@@ -324,9 +334,40 @@ func (c *ctl) operator() (*operator.Operator, error) {
 		if endpoint := c.endpoint; endpoint != "" {
 			opts = append(opts, func(o *dynamodb.Options) { o.BaseEndpoint = &endpoint })
 		}
-		c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: c.table}
+		sealer, err := newSealer(cfg, c.kmsKey, os.Getenv(app.EnvLocalSealingKey))
+		if err != nil {
+			return nil, err
+		}
+		c.op = &operator.Operator{Store: &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: c.table}, Sealer: sealer}
 	}
-	return &operator.Operator{Store: c.store}, nil
+	return c.op, nil
+}
+
+// newSealer is the sealer of new webhook secrets: KMS with --kms-key, else the local
+// stack's key from LOCAL_SEALING_KEY, else none (issue and rotate then explain what to pass).
+func newSealer(cfg aws.Config, kmsKey, localKey string) (webhook.Sealer, error) {
+	key, err := app.ParseLocalSealingKey(strings.TrimSpace(localKey))
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := kmsseal.New(cfg, strings.TrimSpace(kmsKey), key)
+	if errors.Is(err, webhook.ErrNoSealer) {
+		return nil, nil
+	}
+	if errors.Is(err, kmsseal.ErrBothConfigured) {
+		return nil, &usageError{msg: "--kms-key (or $" + app.EnvWebhookSecretsKeyID + ") and $" + app.EnvLocalSealingKey +
+			" are both set: unset " + app.EnvLocalSealingKey + " to use KMS"}
+	}
+	return sealer, err
+}
+
+// sealingHint explains a missing sealing key.
+func sealingHint(err error) error {
+	if errors.Is(err, webhook.ErrNoSealer) {
+		return errors.New("no key to seal the webhook secret with: pass --kms-key <stack output WebhookSecretsKeyArn> (or set " +
+			app.EnvWebhookSecretsKeyID + "); against the local stack, source .dev/stack.env")
+	}
+	return err
 }
 
 // out is the printer for the command's output (--json may follow the command).
@@ -659,7 +700,7 @@ func webhookSecretIssue(c *ctl, fs *flag.FlagSet, args []string) error {
 	}
 	sec, err := op.IssueWebhookSecret(c.ctx, ws, e)
 	if err != nil {
-		return err
+		return sealingHint(err)
 	}
 	return c.out().webhookSecret(sec)
 }
@@ -684,7 +725,7 @@ func webhookSecretRotate(c *ctl, fs *flag.FlagSet, args []string) error {
 	}
 	sec, err := op.RotateWebhookSecret(c.ctx, ws, e, *grace)
 	if err != nil {
-		return err
+		return sealingHint(err)
 	}
 	if len(sec.Previous) == 0 {
 		fmt.Fprintln(c.stderr, "previous webhook secrets stopped signing now")
@@ -824,10 +865,16 @@ type webhookSecretView struct {
 	// Current is true for the secret without an expiry (the newest); the others sign only
 	// until expires_at (a rotation's grace period).
 	Current bool `json:"current"`
+	// Unsealed marks a secret an older release stored as text: it never signs; rotate it
+	// with --grace 0.
+	Unsealed bool `json:"unsealed,omitempty"`
 }
 
 // text is the secret's state for people: current, or when it expires.
 func (v webhookSecretView) text() string {
+	if v.Unsealed {
+		return "unsealed: rotate --grace 0"
+	}
 	switch {
 	case v.State != stateActive:
 		return v.State
@@ -849,6 +896,7 @@ func webhookSecretViews(list []operator.WebhookSecretInfo) []webhookSecretView {
 				v.State = stateExpired
 			}
 		}
+		v.Unsealed = s.Unsealed
 		out = append(out, v)
 	}
 	return out

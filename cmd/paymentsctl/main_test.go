@@ -16,14 +16,18 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/samtemplate"
+	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 type cli struct {
-	stack *devstack.Stack
-	store *dynamo.Store
-	ctx   context.Context
+	stack  *devstack.Stack
+	store  *dynamo.Store
+	sealer webhook.Sealer
+	ctx    context.Context
 }
 
 func newCLI(t *testing.T) *cli {
@@ -31,13 +35,17 @@ func newCLI(t *testing.T) *cli {
 	stack := devstack.StartTestStack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	return &cli{stack: stack, store: &dynamo.Store{DB: stack.DDB, Table: stack.TableName("Table")}, ctx: ctx}
+	sealer, err := kmsseal.NewLocal(stack.SealingKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cli{stack: stack, store: &dynamo.Store{DB: stack.DDB, Table: stack.TableName("Table")}, sealer: sealer, ctx: ctx}
 }
 
-// run runs the CLI in-process against the test store.
+// run runs the CLI in-process against the test store, sealing with the stack's local key.
 func (c *cli) run(args ...string) (stdout, stderr string, err error) {
 	var out, errw bytes.Buffer
-	err = run(c.ctx, args, &out, &errw, c.store)
+	err = run(c.ctx, args, &out, &errw, &operator.Operator{Store: c.store, Sealer: c.sealer})
 	return out.String(), errw.String(), err
 }
 
@@ -525,7 +533,8 @@ func TestNoTable(t *testing.T) {
 func processEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "AWS_") || strings.HasPrefix(kv, "TABLE_NAME=") {
+		if strings.HasPrefix(kv, "AWS_") || strings.HasPrefix(kv, "TABLE_NAME=") ||
+			strings.HasPrefix(kv, "WEBHOOK_SECRETS_KEY_ID=") || strings.HasPrefix(kv, "LOCAL_SEALING_KEY=") {
 			continue
 		}
 		env = append(env, kv)

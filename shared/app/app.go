@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -80,6 +82,34 @@ type Config struct {
 	// credentialed requests are refused without a lookup (AUTH_FAILURES_PER_CLIENT, default
 	// 120; 0 disables).
 	AuthFailuresPerClient int
+	// WebhookSecretsKeyID is the KMS key (id, ARN or alias) that seals webhook signing secrets
+	// (WEBHOOK_SECRETS_KEY_ID). template.yaml gives it to WebhookSenderFunction only, the one
+	// function allowed to decrypt with it.
+	WebhookSecretsKeyID string
+	// LocalSealingKey stands in for the KMS key where there is none: the local stack's
+	// 32-byte key (LOCAL_SEALING_KEY, standard base64), set by `make dev` and the tests for
+	// the functions whose KMS key id resolves to "" locally. template.yaml never sets it;
+	// setting both is a configuration error.
+	LocalSealingKey []byte
+}
+
+// Environment variables of the webhook secret sealing key.
+const (
+	EnvWebhookSecretsKeyID = "WEBHOOK_SECRETS_KEY_ID"
+	EnvLocalSealingKey     = "LOCAL_SEALING_KEY"
+)
+
+// ParseLocalSealingKey decodes LOCAL_SEALING_KEY: standard base64 of 32 bytes ("" is none).
+// Errors never echo the value.
+func ParseLocalSealingKey(text string) ([]byte, error) {
+	if text == "" {
+		return nil, nil
+	}
+	key, err := base64.StdEncoding.Strict().DecodeString(text)
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("%s must be standard base64 of 32 bytes", EnvLocalSealingKey)
+	}
+	return key, nil
 }
 
 // ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
@@ -150,6 +180,14 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	c.AttemptTimeout = time.Duration(attemptMS) * time.Millisecond
 	c.DeadlineMargin = time.Duration(marginMS) * time.Millisecond
+	c.WebhookSecretsKeyID = get(EnvWebhookSecretsKeyID)
+	if c.LocalSealingKey, err = ParseLocalSealingKey(get(EnvLocalSealingKey)); err != nil {
+		return c, err
+	}
+	if c.WebhookSecretsKeyID != "" && c.LocalSealingKey != nil {
+		return c, fmt.Errorf("%s and %s are both set: the local key is for the local stack only, never next to KMS",
+			EnvWebhookSecretsKeyID, EnvLocalSealingKey)
+	}
 	if v := get("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL: %w", err)
@@ -208,6 +246,9 @@ func checkOrigin(o string) error {
 type Deps struct {
 	Config Config
 	Logger *slog.Logger
+	// AWS is the configuration the clients were built from; a handler that needs another
+	// client (the webhook sender's KMS client) builds it from this, so only its binary links it.
+	AWS    aws.Config
 	DB     *dynamodb.Client
 	SQS    *sqs.Client
 	Store  *dynamo.Store
@@ -316,5 +357,7 @@ func load(name string, nameInLogs bool) *Deps {
 		logger.Error("aws configuration", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
-	return New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)
+	d := New(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger)
+	d.AWS = awsCfg
+	return d
 }

@@ -113,3 +113,28 @@ func TestNewWiresLimits(t *testing.T) {
 		t.Error("zero configuration must leave the limits off")
 	}
 }
+
+func TestConfigSealingKeys(t *testing.T) {
+	key := strings.Repeat("A", 43) + "=" // base64 of 32 zero bytes
+	c, err := ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t", "WEBHOOK_SECRETS_KEY_ID": " arn:aws:kms:ap-south-1:111122223333:key/k "}))
+	if err != nil || c.WebhookSecretsKeyID != "arn:aws:kms:ap-south-1:111122223333:key/k" || c.LocalSealingKey != nil {
+		t.Errorf("KMS key: %+v, %v", c, err)
+	}
+	c, err = ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t", "LOCAL_SEALING_KEY": key}))
+	if err != nil || len(c.LocalSealingKey) != 32 || c.WebhookSecretsKeyID != "" {
+		t.Errorf("local key: %+v, %v", c, err)
+	}
+	if c, err := ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t"})); err != nil || c.LocalSealingKey != nil || c.WebhookSecretsKeyID != "" {
+		t.Errorf("neither: %+v, %v", c, err)
+	}
+	_, err = ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t", "WEBHOOK_SECRETS_KEY_ID": "alias/x", "LOCAL_SEALING_KEY": key}))
+	if err == nil || !strings.Contains(err.Error(), "both") {
+		t.Errorf("both set: %v", err)
+	}
+	for _, bad := range []string{"c2hvcnQ=", strings.Repeat("A", 44), "not base64!"} {
+		_, err := ConfigFromEnv(lookup(map[string]string{"TABLE_NAME": "t", "LOCAL_SEALING_KEY": bad}))
+		if err == nil || !strings.Contains(err.Error(), "LOCAL_SEALING_KEY") || strings.Contains(err.Error(), bad) {
+			t.Errorf("LOCAL_SEALING_KEY=%q: %v (must refuse without echoing the value)", bad, err)
+		}
+	}
+}

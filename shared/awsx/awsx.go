@@ -85,6 +85,8 @@ func serviceName(id string) string {
 		return "dynamodb"
 	case "SQS":
 		return "sqs"
+	case "KMS":
+		return "kms"
 	}
 	return id
 }

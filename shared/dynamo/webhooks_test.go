@@ -1,13 +1,20 @@
 package dynamo
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
@@ -15,13 +22,15 @@ import (
 	"github.com/takapay/payments/shared/webhook"
 )
 
+// testWebhookSecret is a secret as the operator stores it: sealed. The store keeps the
+// ciphertext as it is, so random bytes stand in for a sealer's output here.
 func testWebhookSecret(t *testing.T, id string, created time.Time, expires *time.Time) webhook.Secret {
 	t.Helper()
-	s, err := webhook.NewSecret()
-	if err != nil {
+	ct := make([]byte, 60)
+	if _, err := rand.Read(ct); err != nil {
 		t.Fatal(err)
 	}
-	return webhook.Secret{ID: id, Secret: s, CreatedAt: created, ExpiresAt: expires}
+	return webhook.Secret{ID: id, Sealed: webhook.Sealed{KeyRef: "local:0011223344556677", Ciphertext: ct}, CreatedAt: created, ExpiresAt: expires}
 }
 
 func TestWebhookSecretsRoundTripAndVersion(t *testing.T) {
@@ -43,7 +52,7 @@ func TestWebhookSecretsRoundTripAndVersion(t *testing.T) {
 		t.Errorf("create over an existing item = %v, want ErrVersionConflict", err)
 	}
 	list, v, err = s.GetWebhookSecrets(ctx, ws, auth.Sandbox)
-	if err != nil || v != 1 || len(list) != 1 || list[0].ID != "whs_a" || list[0].Secret != cur.Secret ||
+	if err != nil || v != 1 || len(list) != 1 || list[0].ID != "whs_a" || !reflect.DeepEqual(list[0].Sealed, cur.Sealed) || list[0].Unsealed ||
 		!list[0].CreatedAt.Equal(now) || list[0].ExpiresAt != nil {
 		t.Fatalf("after put: %+v, %d, %v", list, v, err)
 	}
@@ -87,6 +96,15 @@ func TestWebhookSecretsRoundTripAndVersion(t *testing.T) {
 		first := item["secrets"].(*types.AttributeValueMemberL).Value[1].(*types.AttributeValueMemberM).Value
 		if got := first["expires_at"].(*types.AttributeValueMemberS).Value; got != formatTime(exp) || !strings.HasSuffix(got, "Z") {
 			t.Errorf("stored expires_at = %q, want %q", got, formatTime(exp))
+		}
+		// Each secret is its ciphertext (binary) and the key that sealed it; no text attribute.
+		for i, av := range item["secrets"].(*types.AttributeValueMemberL).Value {
+			m := av.(*types.AttributeValueMemberM).Value
+			ct, ok1 := m["sealed"].(*types.AttributeValueMemberB)
+			ref, ok2 := m["sealed_with"].(*types.AttributeValueMemberS)
+			if _, text := m["secret"]; text || !ok1 || !ok2 || !bytes.Equal(ct.Value, next[i].Sealed.Ciphertext) || ref.Value != next[i].Sealed.KeyRef {
+				t.Errorf("stored secret %d = %v", i, m)
+			}
 		}
 	}
 	if !found {
@@ -143,7 +161,10 @@ func TestPutWebhookSecretsRejects(t *testing.T) {
 		"two current":     {ws, auth.Sandbox, []webhook.Secret{a, testWebhookSecret(t, "whs_b", now, nil)}, 0},
 		"repeated id":     {ws, auth.Sandbox, []webhook.Secret{a, testWebhookSecret(t, "whs_a", now, &exp)}, 0},
 		"no id":           {ws, auth.Sandbox, []webhook.Secret{testWebhookSecret(t, "", now, nil)}, 0},
-		"bad secret":      {ws, auth.Sandbox, []webhook.Secret{{ID: "whs_x", Secret: "whsec_short", CreatedAt: now}}, 0},
+		"unsealed":        {ws, auth.Sandbox, []webhook.Secret{{ID: "whs_x", Unsealed: true, Sealed: a.Sealed, CreatedAt: now}}, 0},
+		"no ciphertext":   {ws, auth.Sandbox, []webhook.Secret{{ID: "whs_x", Sealed: webhook.Sealed{KeyRef: "local:x"}, CreatedAt: now}}, 0},
+		"no key ref":      {ws, auth.Sandbox, []webhook.Secret{{ID: "whs_x", Sealed: webhook.Sealed{Ciphertext: a.Sealed.Ciphertext}, CreatedAt: now}}, 0},
+		"huge ciphertext": {ws, auth.Sandbox, []webhook.Secret{{ID: "whs_x", Sealed: webhook.Sealed{KeyRef: "local:x", Ciphertext: make([]byte, MaxSealedSize+1)}, CreatedAt: now}}, 0},
 		"too many": {ws, auth.Sandbox, func() []webhook.Secret {
 			var l []webhook.Secret
 			for i := range MaxWebhookSecrets + 1 {
@@ -179,9 +200,45 @@ func TestActiveSecrets(t *testing.T) {
 	}
 }
 
-func TestWebhookSecretJSONOmitsSecret(t *testing.T) {
-	b, err := json.Marshal(webhook.Secret{ID: "whs_a", Secret: "whsec_SECRETTEXT", CreatedAt: time.Now()})
-	if err != nil || strings.Contains(string(b), "SECRETTEXT") {
+func TestWebhookSecretJSONOmitsSealed(t *testing.T) {
+	sec := webhook.Secret{ID: "whs_a", Sealed: webhook.Sealed{KeyRef: "kms:KEYREF", Ciphertext: []byte("CIPHERTEXT")}, CreatedAt: time.Now()}
+	b, err := json.Marshal(sec)
+	if err != nil || strings.Contains(string(b), "KEYREF") || strings.Contains(string(b), base64.StdEncoding.EncodeToString([]byte("CIPHERTEXT"))) {
 		t.Errorf("json = %s, %v", b, err)
+	}
+}
+
+// An item an older release wrote holds the secret as text: it reads as Unsealed, with
+// nothing of the text in the result, and cannot be written back.
+func TestLegacyUnsealedWebhookSecret(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	ws := uuid.NewString()
+	text, err := webhook.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "WHSEC#" + ws + "#live"}, "sk": &types.AttributeValueMemberS{Value: "WHSEC"},
+		"workspace_id": &types.AttributeValueMemberS{Value: ws}, "environment": &types.AttributeValueMemberS{Value: "live"},
+		"version": &types.AttributeValueMemberN{Value: "1"},
+		"secrets": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"id": &types.AttributeValueMemberS{Value: "whk_legacy"}, "secret": &types.AttributeValueMemberS{Value: text},
+			"created_at": &types.AttributeValueMemberS{Value: formatTime(time.Now())},
+		}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, v, err := s.GetWebhookSecrets(ctx, ws, auth.Live)
+	if err != nil || v != 1 || len(list) != 1 || list[0].ID != "whk_legacy" || !list[0].Unsealed || list[0].Sealed.KeyRef != "" ||
+		len(list[0].Sealed.Ciphertext) != 0 {
+		t.Fatalf("legacy item read as %+v, %d, %v", list, v, err)
+	}
+	if strings.Contains(fmt.Sprintf("%#v", list), strings.TrimPrefix(text, "whsec_")) {
+		t.Fatal("the legacy text reached the result")
+	}
+	if err := s.PutWebhookSecrets(ctx, ws, auth.Live, list, 1); err == nil || errors.Is(err, ErrVersionConflict) {
+		t.Errorf("writing the unsealed secret back = %v, want a refusal", err)
 	}
 }

@@ -16,12 +16,16 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Operator performs operator actions on a store.
 type Operator struct {
 	Store *dynamo.Store
-	Now   func() time.Time
+	// Sealer seals new webhook signing secrets before they are stored (KMS Encrypt on AWS);
+	// only issuing and rotating them need it, and nothing here ever opens one.
+	Sealer webhook.Sealer
+	Now    func() time.Time
 }
 
 func (o *Operator) now() time.Time {

@@ -16,6 +16,7 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/web"
 )
@@ -34,7 +35,11 @@ func setup(t *testing.T) *env {
 	store := &dynamo.Store{DB: stack.DDB, Table: stack.TableName("Table")}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	return &env{stack: stack, store: store, op: &Operator{Store: store}, ctx: ctx}
+	sealer, err := kmsseal.NewLocal(stack.SealingKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{stack: stack, store: store, op: &Operator{Store: store, Sealer: sealer}, ctx: ctx}
 }
 
 func (e *env) workspace(t *testing.T, name string) *auth.Workspace {

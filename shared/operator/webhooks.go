@@ -31,13 +31,16 @@ type WebhookSecretInfo struct {
 	ID        string     `json:"secret_id"`
 	CreatedAt time.Time  `json:"created_at"`
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// Unsealed marks a secret an older release stored as text: it no longer signs; rotate
+	// with grace 0 to replace it.
+	Unsealed bool `json:"unsealed,omitempty"`
 }
 
 // Current reports whether the secret is the current one (it has no expiry).
 func (i WebhookSecretInfo) Current() bool { return i.ExpiresAt == nil }
 
 func secretInfo(s webhook.Secret) WebhookSecretInfo {
-	return WebhookSecretInfo{ID: s.ID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt}
+	return WebhookSecretInfo{ID: s.ID, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, Unsealed: s.Unsealed}
 }
 
 // IssuedWebhookSecret is a newly issued webhook secret: the operator hands Secret to the
@@ -61,16 +64,29 @@ func newWebhookSecretID() (string, error) {
 	return "whk_" + hex.EncodeToString(b), nil
 }
 
-func (o *Operator) newWebhookSecret(now time.Time) (webhook.Secret, error) {
+// newWebhookSecret makes a secret and seals it for the workspace environment (one KMS
+// Encrypt on AWS). It returns the text, to be shown once, and the sealed secret to store.
+func (o *Operator) newWebhookSecret(ctx context.Context, ws string, env auth.Environment, now time.Time) (string, webhook.Secret, error) {
+	if o.Sealer == nil {
+		return "", webhook.Secret{}, webhook.ErrNoSealer
+	}
 	text, err := webhook.NewSecret()
 	if err != nil {
-		return webhook.Secret{}, err
+		return "", webhook.Secret{}, err
+	}
+	key, err := webhook.ParseSecret(text)
+	if err != nil {
+		return "", webhook.Secret{}, err
+	}
+	sealed, err := o.Sealer.Seal(ctx, webhook.Scope{WorkspaceID: ws, Environment: env}, key)
+	if err != nil {
+		return "", webhook.Secret{}, fmt.Errorf("seal webhook secret: %w", err)
 	}
 	id, err := newWebhookSecretID()
 	if err != nil {
-		return webhook.Secret{}, err
+		return "", webhook.Secret{}, err
 	}
-	return webhook.Secret{ID: id, Secret: text, CreatedAt: now}, nil
+	return text, webhook.Secret{ID: id, Sealed: sealed, CreatedAt: now}, nil
 }
 
 // webhookScope checks the environment and that the workspace exists; it returns the
@@ -94,8 +110,9 @@ func (o *Operator) putWebhookSecrets(ctx context.Context, ws string, env auth.En
 }
 
 // IssueWebhookSecret creates the first signing secret of a workspace (which must exist)
-// environment. It fails with ErrWebhookSecretExists while any secret is active (current or
-// in a rotation grace period): use RotateWebhookSecret.
+// environment, sealed with o.Sealer (webhook.ErrNoSealer without one). It fails with
+// ErrWebhookSecretExists while any secret is active (current or in a rotation grace period, or
+// an unsealed one): use RotateWebhookSecret.
 func (o *Operator) IssueWebhookSecret(ctx context.Context, workspaceID string, env auth.Environment) (*IssuedWebhookSecret, error) {
 	ws, err := o.webhookScope(ctx, workspaceID, env)
 	if err != nil {
@@ -109,7 +126,7 @@ func (o *Operator) IssueWebhookSecret(ctx context.Context, workspaceID string, e
 	if len(stored.ActiveSecrets(now)) > 0 {
 		return nil, ErrWebhookSecretExists
 	}
-	sec, err := o.newWebhookSecret(now)
+	text, sec, err := o.newWebhookSecret(ctx, ws, env, now)
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +134,13 @@ func (o *Operator) IssueWebhookSecret(ctx context.Context, workspaceID string, e
 	if err := o.putWebhookSecrets(ctx, ws, env, []webhook.Secret{sec}, version); err != nil {
 		return nil, err
 	}
-	return &IssuedWebhookSecret{Secret: sec.Secret, WorkspaceID: ws, Environment: env, Info: secretInfo(sec)}, nil
+	return &IssuedWebhookSecret{Secret: text, WorkspaceID: ws, Environment: env, Info: secretInfo(sec)}, nil
 }
 
 // RotateWebhookSecret makes a new secret current. Every secret that was active keeps signing
 // until now+grace (or its earlier expiry), so receivers can switch without dropping messages;
-// grace 0 stops them at once (a leaked secret). grace must be 0 to MaxWebhookGrace; the CLI
+// grace 0 stops them at once (a leaked secret). Unsealed secrets (stored as text by an older
+// release) are dropped whatever the grace: they no longer sign anyway. grace must be 0 to MaxWebhookGrace; the CLI
 // defaults to DefaultWebhookGrace. It fails with ErrNoWebhookSecret when none is current.
 func (o *Operator) RotateWebhookSecret(ctx context.Context, workspaceID string, env auth.Environment, grace time.Duration) (*IssuedWebhookSecret, error) {
 	if grace < 0 || grace > MaxWebhookGrace {
@@ -145,7 +163,7 @@ func (o *Operator) RotateWebhookSecret(ctx context.Context, workspaceID string, 
 	if !hasCurrent {
 		return nil, ErrNoWebhookSecret
 	}
-	sec, err := o.newWebhookSecret(now)
+	text, sec, err := o.newWebhookSecret(ctx, ws, env, now)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +171,10 @@ func (o *Operator) RotateWebhookSecret(ctx context.Context, workspaceID string, 
 	list := []webhook.Secret{sec}
 	var previous []WebhookSecretInfo
 	for _, s := range active {
+		if s.Unsealed {
+			continue // stored as text by an older release: treated as leaked, dropped now
+		}
+		// The older secrets are copied sealed as they are: nothing here decrypts.
 		if s.ExpiresAt == nil || until.Before(*s.ExpiresAt) {
 			t := until
 			s.ExpiresAt = &t
@@ -169,11 +191,12 @@ func (o *Operator) RotateWebhookSecret(ctx context.Context, workspaceID string, 
 	if err := o.putWebhookSecrets(ctx, ws, env, list, version); err != nil {
 		return nil, err
 	}
-	return &IssuedWebhookSecret{Secret: sec.Secret, WorkspaceID: ws, Environment: env, Info: secretInfo(sec), Previous: previous}, nil
+	return &IssuedWebhookSecret{Secret: text, WorkspaceID: ws, Environment: env, Info: secretInfo(sec), Previous: previous}, nil
 }
 
 // ListWebhookSecrets lists a workspace (which must exist) environment's active secrets, the
-// current one first: ids and times only, never the secret text. Expired secrets are absent.
+// current one first: ids and times only, never the secret or its ciphertext. Expired secrets
+// are absent. Nothing is opened, so listing needs no KMS permission.
 func (o *Operator) ListWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment) ([]WebhookSecretInfo, error) {
 	ws, err := o.webhookScope(ctx, workspaceID, env)
 	if err != nil {

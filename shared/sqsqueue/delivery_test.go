@@ -29,7 +29,6 @@ import (
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/sqspoll"
-	"github.com/takapay/payments/shared/operator"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/sqsqueue"
 	"github.com/takapay/payments/shared/webhook"
@@ -83,14 +82,20 @@ type harness struct {
 
 func setup(t *testing.T, env map[string]string) *harness {
 	t.Helper()
-	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true, Env: env})
-	op := &operator.Operator{Store: a.Store}
-	issued, err := op.IssueWebhookSecret(t.Context(), a.Creds.WorkspaceID, auth.Sandbox)
+	return setupWith(t, localapi.Options{AllowLocalhostURLs: true, Env: env})
+}
+
+// setupWith starts the API with opts, issues a sandbox webhook secret through the operator
+// (sealed as the stack's sender opens it) and builds WebhookSenderFunction's consumer.
+func setupWith(t *testing.T, opts localapi.Options) *harness {
+	t.Helper()
+	a := localapi.StartTestAPI(t, opts)
+	issued, err := a.Operator(t).IssueWebhookSecret(t.Context(), a.Creds.WorkspaceID, auth.Sandbox)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := a.Deps["PaymentCreateFunction"]
-	d.Config.WebhookQueueURL = a.Stack.QueueURL("WebhookQueue")
+	d := a.Deps["WebhookSenderFunction"]
+	d.Config.WebhookQueueURL = a.Stack.QueueURL("WebhookQueue") // even where a test breaks the senders' queue URL
 	c := registry.WebhookConsumer(d)
 	c.Sender.Schedule = make([]time.Duration, len(webhook.DefaultSchedule)) // retry at once in tests
 	return &harness{a: a, consumer: c, secret: issued.Secret,
@@ -269,7 +274,7 @@ func TestCrashBeforeSendRecoveredByRedrive(t *testing.T) {
 	if n, _ := h.poller.RunOnce(context.Background()); n != 0 {
 		t.Fatal("the failed send reached the queue after all")
 	}
-	redrive := registry.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive := registry.WebhookRedrive(h.a.Deps["WebhookRedriveFunction"])
 	redrive.Queue.(*sqsqueue.Queue).URL = h.poller.QueueURL
 	// Not yet: the message may still be on its way until the visibility timeout has passed.
 	if n, err := redrive.Run(context.Background()); err != nil || n != 0 {
@@ -378,7 +383,7 @@ func TestUnattendedExpiryEmitsEvent(t *testing.T) {
 	if err := json.Unmarshal(res.Body, &c); err != nil || res.Status != 201 {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}
-	redrive := registry.WebhookRedrive(h.a.Deps["PaymentCreateFunction"])
+	redrive := registry.WebhookRedrive(h.a.Deps["WebhookRedriveFunction"])
 	redrive.Queue.(*sqsqueue.Queue).URL = h.poller.QueueURL
 	if n, err := redrive.Expire(context.Background()); err != nil || n != 0 {
 		t.Fatalf("a payment within its expiry was expired: %d %v", n, err)

@@ -181,6 +181,11 @@ func statusOf(kind string) payment.Status {
 func (s *Sender) post(ctx context.Context, p *payment.Payment) (int, string) {
 	secrets, err := s.Secrets(ctx, p.WorkspaceID, p.Environment, s.now())
 	if err != nil {
+		s.log(ctx, slog.LevelError, "webhook secrets unavailable", slog.String("workspace_id", p.WorkspaceID),
+			slog.String("environment", string(p.Environment)), slog.String("error", err.Error()))
+		if errors.Is(err, ErrSecretUnsealed) || errors.Is(err, ErrNoSealer) {
+			return 0, err.Error() // the operator's action is named in the message
+		}
 		return 0, "webhook secrets unavailable"
 	}
 	if len(secrets) == 0 {

@@ -7,7 +7,8 @@
 //
 // A secret is "whsec_" + standard base64 of 24 to 64 random bytes; the HMAC key is the
 // decoded bytes. During a rotation every active secret signs, so a receiver holding either the
-// old or the new secret accepts the message.
+// old or the new secret accepts the message. Secrets are stored sealed (sealing.go): the
+// table holds ciphertext bound to the workspace and environment, and only the sender opens it.
 //
 // Message ids must not contain "." (the signed content is "." separated); ours never do.
 package webhook
@@ -99,15 +100,19 @@ func Headers(secrets [][]byte, msgID string, ts time.Time, body []byte) map[stri
 	}
 }
 
-// Secret is one signing secret of a workspace environment.
+// Secret is one signing secret of a workspace environment, as stored: sealed (see Sealer),
+// never as text.
 type Secret struct {
-	ID string `dynamodbav:"id" json:"id"`
-	// Secret is the whsec_ text. It is never encoded to JSON, so it cannot leak into a
-	// listing or a log by accident.
-	Secret    string    `dynamodbav:"secret" json:"-"`
-	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
+	ID string `json:"id"`
+	// Sealed is the secret encrypted for its workspace environment. It is never encoded to
+	// JSON, so it cannot leak into a listing or a log by accident.
+	Sealed    Sealed    `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
 	// ExpiresAt is nil for the current secret; a rotated-out secret signs until it.
-	ExpiresAt *time.Time `dynamodbav:"expires_at,omitempty" json:"expires_at,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// Unsealed marks a secret an older release stored as text: it never signs (treat it as
+	// leaked) and the next rotation drops it. The text itself is never read into this type.
+	Unsealed bool `json:"unsealed,omitempty"`
 }
 
 // Active reports whether the secret still signs at now.

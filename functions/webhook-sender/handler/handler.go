@@ -2,11 +2,10 @@
 package handler
 
 import (
-	"context"
-	"time"
+	"log/slog"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/sqsqueue"
 	"github.com/takapay/payments/shared/webhook"
 )
@@ -20,25 +19,21 @@ func Consumer(d *app.Deps) *sqsqueue.Consumer {
 	return &sqsqueue.Consumer{Sender: Sender(d), SQS: d.SQS, QueueURL: d.Config.WebhookQueueURL, Logger: d.Logger}
 }
 
-// Sender builds the delivery attempts' sender.
+// Sender builds the delivery attempts' sender. Its signing keys come from a Keyring: the
+// stored secrets are read on every attempt and opened with KMS (WEBHOOK_SECRETS_KEY_ID; the
+// local stack's key in `make dev`), each opened key kept for webhook.DefaultKeyTTL in this
+// instance.
 func Sender(d *app.Deps) *webhook.Sender {
+	sealer, err := kmsseal.New(d.AWS, d.Config.WebhookSecretsKeyID, d.Config.LocalSealingKey)
+	if err != nil && d.Logger != nil {
+		// Every attempt fails with this error (and is retried) until the configuration is fixed.
+		d.Logger.Error("webhook secrets cannot be opened", slog.String("error", err.Error()))
+	}
 	return &webhook.Sender{
-		Store: d.Store,
-		Secrets: func(ctx context.Context, ws string, env auth.Environment, now time.Time) ([][]byte, error) {
-			all, _, err := d.Store.GetWebhookSecrets(ctx, ws, env)
-			if err != nil {
-				return nil, err
-			}
-			var out [][]byte
-			for _, s := range all.ActiveSecrets(now) {
-				if b, err := webhook.ParseSecret(s.Secret); err == nil {
-					out = append(out, b)
-				}
-			}
-			return out, nil
-		},
-		Client: webhook.NewClient(webhook.ClientOptions{AllowLocalhost: d.Config.AllowLocalhostURLs}),
-		URLs:   d.URLs,
-		Logger: d.Logger,
+		Store:   d.Store,
+		Secrets: (&webhook.Keyring{Store: d.Store, Sealer: sealer, Logger: d.Logger}).Secrets,
+		Client:  webhook.NewClient(webhook.ClientOptions{AllowLocalhost: d.Config.AllowLocalhostURLs}),
+		URLs:    d.URLs,
+		Logger:  d.Logger,
 	}
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/awsx"
 	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
@@ -64,6 +66,7 @@ func setup(tb testing.TB) *env {
 		// The workspace limit leases tokens as in production (its writes are in the figures),
 		// high enough that the benchmarks' bursts are never refused.
 		"WORKSPACE_RATE_LIMIT": "1000000", "WORKSPACE_RATE_BURST": "1000000",
+		"LOCAL_SEALING_KEY": base64.StdEncoding.EncodeToString(make([]byte, 32)), // the local stand-in for KMS
 	}
 	conf, err := app.ConfigFromEnv(func(k string) (string, bool) { v, ok := envVars[k]; return v, ok })
 	if err != nil {
@@ -82,7 +85,12 @@ func setup(tb testing.TB) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := (&operator.Operator{Store: d.Store}).IssueWebhookSecret(context.Background(), creds.WorkspaceID, auth.Sandbox); err != nil {
+	d.AWS = cfg
+	sealer, err := kmsseal.New(cfg, "", conf.LocalSealingKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := (&operator.Operator{Store: d.Store, Sealer: sealer}).IssueWebhookSecret(context.Background(), creds.WorkspaceID, auth.Sandbox); err != nil {
 		tb.Fatal(err)
 	}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))

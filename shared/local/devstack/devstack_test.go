@@ -1,6 +1,7 @@
 package devstack
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,6 +163,18 @@ func TestStack(t *testing.T) {
 		if err != nil || fenv["TABLE_NAME"] != table {
 			t.Errorf("FunctionEnv = %v, %v", fenv, err)
 		}
+		// The sender's KMS key has no local counterpart: its id is empty, and the stack holds a
+		// random local sealing key instead.
+		senv, err := s.Resources.FunctionEnv("WebhookSenderFunction")
+		if v, ok := senv["WEBHOOK_SECRETS_KEY_ID"]; err != nil || !ok || v != "" {
+			t.Errorf("sender WEBHOOK_SECRETS_KEY_ID = %q (present %v), %v; want present and empty", v, ok, err)
+		}
+		if _, ok := fenv["WEBHOOK_SECRETS_KEY_ID"]; ok {
+			t.Error("PaymentCreateFunction has a KMS key id")
+		}
+		if len(s.SealingKey) != SealingKeySize || bytes.Equal(s.SealingKey, make([]byte, SealingKeySize)) {
+			t.Errorf("sealing key = %d bytes", len(s.SealingKey))
+		}
 	})
 
 	t.Run("provision is idempotent", func(t *testing.T) {
@@ -175,6 +188,13 @@ func TestStack(t *testing.T) {
 			t.Errorf("second Provision = %+v, first %+v", again, s.Resources)
 		}
 	})
+}
+
+func TestSealingKeySize(t *testing.T) {
+	_, err := StartStack(context.Background(), StackOptions{SealingKey: make([]byte, 16)})
+	if err == nil || !strings.Contains(err.Error(), "32 bytes") {
+		t.Errorf("StartStack with a 16-byte sealing key = %v", err)
+	}
 }
 
 func TestStopKillsServers(t *testing.T) {
@@ -289,6 +309,7 @@ Parameters:
   NoDefault: {Type: String}
 Resources:
   Q: {Type: AWS::SQS::Queue}
+  K: {Type: AWS::KMS::Key}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -310,6 +331,9 @@ Resources:
 		refTo("GetAtt", "Q.Arn"):                     "arn:aws:sqs:us-east-1:000000000000:p-Q",
 		refTo("GetAtt", "Q.QueueName"):               "p-Q",
 		refTo("Sub", "${Stage}/${T}/${Q.Arn}/${!X}"): "dev/p-T/arn:aws:sqs:us-east-1:000000000000:p-Q/${X}",
+		// No KMS locally: a key's id and ARN are empty (the functions use the stack's local key).
+		refTo("Ref", "K"):        "",
+		refTo("GetAtt", "K.Arn"): "",
 	}
 	for v, want := range ok {
 		if got, err := r.Resolve(v); err != nil || got != want {
@@ -320,6 +344,7 @@ Resources:
 		refTo("Ref", "Nope"),
 		refTo("Ref", "NoDefault"),
 		refTo("GetAtt", "T.StreamArn"),
+		refTo("GetAtt", "K.Nope"),
 		refTo("Sub", "${Nope}"),
 		refTo("Join", ""),
 	} {

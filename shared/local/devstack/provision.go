@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -377,7 +378,10 @@ func (r *Resources) FunctionEnv(logicalID string) (map[string]string, error) {
 // Resolve turns a template value into its local value: literals stay, !Ref of
 // a table gives its name, of a queue its URL, of a parameter its Default, of a
 // pseudo parameter (AWS::Region, ...) the local stack's value; !GetAtt X.Arn
-// gives the ARN and !Sub substitutes ${...} with the same rules.
+// gives the ARN and !Sub substitutes ${...} with the same rules. !Ref and
+// !GetAtt of a KMS key give "": there is no KMS locally, and a function
+// configured with an empty key id uses the stack's local sealing key instead
+// (Stack.SealingKey, handed over by package localapi).
 func (r *Resources) Resolve(v samtemplate.Value) (string, error) {
 	if v.Ref == nil {
 		return v.Literal, nil
@@ -393,7 +397,14 @@ func (r *Resources) Resolve(v samtemplate.Value) (string, error) {
 	return "", fmt.Errorf("cannot resolve %s locally", v.Ref)
 }
 
+func (r *Resources) isKMSKey(logicalID string) bool {
+	return r.template != nil && slices.Contains(r.template.KMSKeys, logicalID)
+}
+
 func (r *Resources) resolveRef(name string) (string, error) {
+	if r.isKMSKey(name) {
+		return "", nil
+	}
 	if t, ok := r.Tables[name]; ok {
 		return t, nil
 	}
@@ -430,6 +441,9 @@ func (r *Resources) resolveRef(name string) (string, error) {
 
 func (r *Resources) resolveGetAtt(arg string) (string, error) {
 	id, attr, _ := strings.Cut(arg, ".")
+	if r.isKMSKey(id) && (attr == "Arn" || attr == "KeyId") {
+		return "", nil
+	}
 	switch attr {
 	case "Arn":
 		if a, ok := r.TableARNs[id]; ok {

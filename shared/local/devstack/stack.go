@@ -33,7 +33,13 @@ type StackOptions struct {
 	TemplatePath string
 	// DynamoPort and SQSPort fix the listening ports; 0 picks free ones.
 	DynamoPort, SQSPort int
+	// SealingKey is the local stand-in for the template's KMS key (32 bytes; see
+	// Stack.SealingKey); nil makes a random one, good for one run.
+	SealingKey []byte
 }
+
+// SealingKeySize is the size of the local sealing key (AES-256).
+const SealingKeySize = 32
 
 // Stack is a running, provisioned local stack.
 type Stack struct {
@@ -51,6 +57,19 @@ type Stack struct {
 	Template *samtemplate.Template
 	// Resources are the provisioned tables and queues.
 	Resources *Resources
+	// SealingKey stands in for the template's KMS key: the functions whose KMS key id
+	// resolves to "" locally seal and open webhook secrets with it (LOCAL_SEALING_KEY).
+	// make dev keeps it in .dev/sealing.key so sealed secrets survive restarts.
+	SealingKey []byte
+}
+
+// NewSealingKey returns a random local sealing key.
+func NewSealingKey() []byte {
+	b := make([]byte, SealingKeySize)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return b
 }
 
 // StartStack starts dynalite and fauxqs, builds clients for them and
@@ -69,7 +88,13 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 		return nil, err
 	}
 
-	s := &Stack{Template: tpl}
+	s := &Stack{Template: tpl, SealingKey: opts.SealingKey}
+	if s.SealingKey == nil {
+		s.SealingKey = NewSealingKey()
+	}
+	if len(s.SealingKey) != SealingKeySize {
+		return nil, fmt.Errorf("devstack: the sealing key must be %d bytes, not %d", SealingKeySize, len(s.SealingKey))
+	}
 	var wg sync.WaitGroup
 	var dynErr, sqsErr error
 	wg.Add(2)

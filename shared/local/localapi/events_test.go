@@ -49,7 +49,7 @@ func TestSampleEvents(t *testing.T) {
 			}
 			// The sample names an event that was never recorded: the sender drops it (never
 			// invents an event) and reports no failure.
-			resp, err := registry.WebhookConsumer(a.Deps["PaymentCreateFunction"]).Handle(context.Background(), sqsEv)
+			resp, err := registry.WebhookConsumer(a.Deps["WebhookSenderFunction"]).Handle(context.Background(), sqsEv)
 			if err != nil || len(resp.BatchItemFailures) != 0 {
 				t.Errorf("%s: %+v %v", name, resp, err)
 			}
@@ -60,7 +60,7 @@ func TestSampleEvents(t *testing.T) {
 			if err := json.Unmarshal(raw, &sched); err != nil || sched.DetailType != "Scheduled Event" {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if n, err := registry.WebhookRedrive(a.Deps["PaymentCreateFunction"]).Run(context.Background()); err != nil || n != 0 {
+			if n, err := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Run(context.Background()); err != nil || n != 0 {
 				t.Errorf("%s: re-enqueued %d, %v", name, n, err)
 			}
 			covered["WebhookRedriveFunction"] = true

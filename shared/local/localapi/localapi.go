@@ -5,11 +5,14 @@
 package localapi
 
 import (
+	"encoding/base64"
 	"fmt"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"log/slog"
 	"maps"
 	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/awsx"
@@ -31,9 +34,13 @@ type Options struct {
 	// ConfigureAWS, when set, adjusts each function's AWS configuration after the production
 	// bounds are applied (tests use it to observe the requests a function sends).
 	ConfigureAWS func(logicalID string, cfg *aws.Config)
+	// KMSEndpoint points the functions' KMS clients at a KMS stand-in (package fakekms), for
+	// tests that set WEBHOOK_SECRETS_KEY_ID in Env. Without it there is no KMS locally.
+	KMSEndpoint string
 }
 
-// New builds the gateway for every function in the stack's template.
+// New builds the gateway for every function in the stack's template, and the Deps of every
+// function (the workers' too: cmd/devstack and the tests run them from these).
 func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app.Deps, error) {
 	logger := opts.Logger
 	if logger == nil {
@@ -43,9 +50,6 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 	deps := map[string]*app.Deps{}
 	var routes []localgw.Route
 	for _, f := range stack.Template.Functions {
-		if len(f.Routes) == 0 {
-			continue // not behind the HTTP API: registry.Workers, run by cmd/devstack
-		}
 		env, err := stack.Resources.FunctionEnv(f.LogicalID)
 		if err != nil {
 			return nil, nil, err
@@ -58,6 +62,10 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 			env["ALLOW_LOCALHOST_URLS"] = "true"
 		}
 		maps.Copy(env, opts.Env)
+		// A function the template gives a KMS key (empty locally) gets the stack's local key.
+		if v, ok := env[app.EnvWebhookSecretsKeyID]; ok && v == "" {
+			env[app.EnvLocalSealingKey] = base64.StdEncoding.EncodeToString(stack.SealingKey)
+		}
 		c, err := app.ConfigFromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.LogicalID, err)
@@ -65,16 +73,27 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		// Each function gets its own clients with its own bounds, as on Lambda.
 		cfg := stack.Config.Copy()
 		awsx.Configure(&cfg, c.AttemptTimeout)
+		if opts.KMSEndpoint != "" {
+			cfg.ServiceOptions = append(cfg.ServiceOptions, func(_ string, o any) {
+				if k, ok := o.(*kms.Options); ok {
+					k.BaseEndpoint = aws.String(opts.KMSEndpoint)
+				}
+			})
+		}
 		if opts.ConfigureAWS != nil {
 			opts.ConfigureAWS(f.LogicalID, &cfg)
 		}
 		d := app.New(c, devstack.DynamoClient(cfg, stack.Dynamo.Endpoint), devstack.SQSClient(cfg, stack.SQS.Endpoint), logger)
+		d.AWS = cfg
+		deps[f.LogicalID] = d
+		if len(f.Routes) == 0 {
+			continue // not behind the HTTP API: registry.Workers, run by cmd/devstack
+		}
 		h, err := registry.Lambda(f.LogicalID, d)
 		if err != nil {
 			return nil, nil, fmt.Errorf("template function %s: %w", f.LogicalID, err)
 		}
 		handlers[f.LogicalID] = localgw.Handler(h)
-		deps[f.LogicalID] = d
 		for _, r := range f.Routes {
 			routes = append(routes, localgw.Route{Method: r.Method, Path: r.Path, Function: f.LogicalID, Timeout: f.Timeout})
 		}

@@ -16,7 +16,9 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/operator"
 )
 
 // TestAPI is a running local API over a fresh in-memory stack, for integration tests: real
@@ -75,6 +77,19 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	}
 	creds.BaseURL = base
 	return &TestAPI{URL: base, Stack: stack, Store: store, Creds: creds, Logs: logs, Deps: deps}
+}
+
+// Operator returns an operator on the test table that seals webhook secrets the way the
+// stack's WebhookSenderFunction opens them: with the stack's local key, or with KMS when the
+// test configured WEBHOOK_SECRETS_KEY_ID (and Options.KMSEndpoint).
+func (a *TestAPI) Operator(tb testing.TB) *operator.Operator {
+	tb.Helper()
+	d := a.Deps["WebhookSenderFunction"]
+	sealer, err := kmsseal.New(d.AWS, d.Config.WebhookSecretsKeyID, d.Config.LocalSealingKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &operator.Operator{Store: a.Store, Sealer: sealer}
 }
 
 // Result is a response read whole.

@@ -31,7 +31,6 @@ import (
 	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
-	"github.com/takapay/payments/shared/operator"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -238,17 +237,19 @@ func TestPaymentUpdatesStayWithinTheirPolicies(t *testing.T) {
 	rec := &recorder{attrs: map[string]map[string]bool{}}
 	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true, ConfigureAWS: rec.configure})
 	ctx := context.Background()
-	if _, err := (&operator.Operator{Store: a.Store}).IssueWebhookSecret(ctx, a.Creds.WorkspaceID, auth.Sandbox); err != nil {
+	if _, err := a.Operator(t).IssueWebhookSecret(ctx, a.Creds.WorkspaceID, auth.Sandbox); err != nil {
 		t.Fatal(err)
 	}
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
 	t.Cleanup(hook.Close)
 	workers := func(logicalID string) *app.Deps {
-		d := a.Deps["PaymentCreateFunction"]
+		d := a.Deps[logicalID]
 		cfg := a.Stack.Config.Copy()
 		awsx.Configure(&cfg, 0)
 		rec.configure(logicalID, &cfg)
-		return app.New(d.Config, devstack.DynamoClient(cfg, a.Stack.Dynamo.Endpoint), devstack.SQSClient(cfg, a.Stack.SQS.Endpoint), d.Logger)
+		w := app.New(d.Config, devstack.DynamoClient(cfg, a.Stack.Dynamo.Endpoint), devstack.SQSClient(cfg, a.Stack.SQS.Endpoint), d.Logger)
+		w.AWS = cfg
+		return w
 	}
 	create := func(ref string) (string, string) {
 		res := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, `{"amount": 99.5, "reference": "`+ref+`", "webhook_url": "`+hook.URL+`/h"}`)

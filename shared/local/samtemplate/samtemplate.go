@@ -4,8 +4,8 @@
 //
 // Only the parts of the template the local tooling needs are modelled:
 // AWS::Serverless::Function (HttpApi events and environment variables),
-// AWS::DynamoDB::Table, AWS::SQS::Queue, Parameters and
-// Globals.Function.Environment. CloudFormation intrinsic functions (!Ref,
+// AWS::DynamoDB::Table, AWS::SQS::Queue, the logical ids of AWS::KMS::Key
+// resources, Parameters and Globals.Function.Environment. CloudFormation intrinsic functions (!Ref,
 // !GetAtt, !Sub, ... and their long Fn:: forms) are tolerated everywhere and
 // represented as Ref values where the model needs them.
 package samtemplate
@@ -29,6 +29,7 @@ const (
 	TypeFunction = "AWS::Serverless::Function"
 	TypeTable    = "AWS::DynamoDB::Table"
 	TypeQueue    = "AWS::SQS::Queue"
+	TypeKMSKey   = "AWS::KMS::Key"
 )
 
 // Template is the parsed subset of a SAM template; every slice is sorted by logical id.
@@ -39,6 +40,8 @@ type Template struct {
 	Tables []Table
 	// Queues are the AWS::SQS::Queue resources.
 	Queues []Queue
+	// KMSKeys are the logical ids of the AWS::KMS::Key resources (the local stack has no KMS).
+	KMSKeys []string
 	// GlobalEnvironment is Globals.Function.Environment.Variables.
 	GlobalEnvironment map[string]Value
 	globalTimeout     time.Duration
@@ -327,6 +330,8 @@ func Parse(data []byte) (*Template, error) {
 			err = t.parseTable(id, props)
 		case TypeQueue:
 			err = t.parseQueue(id, props)
+		case TypeKMSKey:
+			t.KMSKeys = append(t.KMSKeys, id)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("samtemplate: resource %s (line %d): %w", id, resources.Content[i].Line, err)
@@ -335,6 +340,7 @@ func Parse(data []byte) (*Template, error) {
 	sort.Slice(t.Functions, func(i, j int) bool { return t.Functions[i].LogicalID < t.Functions[j].LogicalID })
 	sort.Slice(t.Tables, func(i, j int) bool { return t.Tables[i].LogicalID < t.Tables[j].LogicalID })
 	sort.Slice(t.Queues, func(i, j int) bool { return t.Queues[i].LogicalID < t.Queues[j].LogicalID })
+	sort.Strings(t.KMSKeys)
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
