@@ -175,7 +175,7 @@ func TestViewETag(t *testing.T) {
 	notModified(get(tag), tag)
 	notModified(get(`"AAAAAAAAAAAAAAAAAAAAAA", `+tag), tag) // a list
 	notModified(get("W/"+tag), tag)                         // weak comparison
-	full(get(`"AAAAAAAAAAAAAAAAAAAAAA"`), "PENDING")         // another tag: the whole view
+	full(get(`"AAAAAAAAAAAAAAAAAAAAAA"`), "PENDING")        // another tag: the whole view
 	// The page itself (a browser) is not conditional.
 	page := a.Do(t, "GET", p.Page, "", "", "Accept", "text/html", "If-None-Match", tag)
 	if page.Status != 200 || page.Header.Get("ETag") != "" || !strings.Contains(string(page.Body), "<!doctype html>") {

@@ -593,7 +593,8 @@ func TestAssets(t *testing.T) {
 			t.Errorf("checkout.js lacks %s: %q", status, title)
 		}
 	}
-	mustContain(t, scriptSource, `Accept: "application/json"`, `cache: "no-store"`, "POLL_MS = 3000", "REDIRECT_MS = 1500")
+	mustContain(t, scriptSource, `Accept: "application/json"`, `cache: "no-store"`, "POLL_FIRST_MS = 3000", "POLL_MAX_MS = 30000",
+		"POLL_BUDGET_MS = 600000", "POLL_MAX_COUNT = 30", `"If-None-Match"`, "REDIRECT_MS = 1500")
 	for _, banned := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", ".style."} {
 		if strings.Contains(scriptSource, banned) {
 			t.Errorf("checkout.js uses %s", banned)
