@@ -57,6 +57,7 @@ func setup(b *testing.B) *env {
 	db := devstack.DynamoClient(cfg, stack.Dynamo.Endpoint)
 	conf := app.Config{TableName: stack.TableName("Table"), WebhookQueueURL: stack.QueueURL("WebhookQueue"), PublicBaseURL: "https://pay.example.com.bd"}
 	conf.CheckoutRatePerToken, conf.CheckoutRatePerClient = 1<<30, 1<<30
+	conf.CheckoutTokenKey = []byte("bench-checkout-token-key-0123456789abcdef") // create derives payment_url with it
 	d := app.New(conf, db, devstack.SQSClient(stack.Config, stack.SQS.Endpoint), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	create, err := registry.Lambda("PaymentCreateFunction", d)
 	if err != nil {
@@ -196,9 +197,30 @@ func BenchmarkCreateReplay(b *testing.B) {
 	}, http.StatusCreated, e.rawPut)
 }
 
-// BenchmarkCheckoutView: GET /v1/public/checkout/{token} as JSON (one GSI Query by the token's
-// hash), next to a raw strongly consistent GetItem.
+// BenchmarkCheckoutView: GET /v1/public/checkout/{token} as JSON (one strongly consistent
+// GetItem of the payment the token names), next to a raw strongly consistent GetItem.
 func BenchmarkCheckoutView(b *testing.B) {
+	e, ev := checkoutViewEvent(b)
+	e.run(b, func(int) (int, string) {
+		resp, _ := e.checkout(context.Background(), ev)
+		return resp.StatusCode, resp.Body
+	}, http.StatusOK, e.rawGet)
+}
+
+// BenchmarkCheckoutViewNotModified: the page's poll of an unchanged payment, the same GET with
+// If-None-Match naming the view's ETag: the same GetItem, a 304 with no body.
+func BenchmarkCheckoutViewNotModified(b *testing.B) {
+	e, ev := checkoutViewEvent(b)
+	first, _ := e.checkout(context.Background(), ev)
+	ev.Headers["if-none-match"] = first.Headers["ETag"]
+	e.run(b, func(int) (int, string) {
+		resp, _ := e.checkout(context.Background(), ev)
+		return resp.StatusCode, resp.Body
+	}, http.StatusNotModified, e.rawGet)
+}
+
+// checkoutViewEvent creates a payment and returns the event of its JSON view.
+func checkoutViewEvent(b *testing.B) (*env, events.APIGatewayV2HTTPRequest) {
 	e := setup(b)
 	resp, _ := e.create(context.Background(), e.event("POST /v1/payment/create", fmt.Sprintf(createBody, 0)))
 	url := resp.Body[strings.Index(resp.Body, `"payment_url":"`)+15:]
@@ -209,8 +231,5 @@ func BenchmarkCheckoutView(b *testing.B) {
 	ev := e.event("GET /v1/public/checkout/{token}", "")
 	ev.PathParameters = map[string]string{"token": token}
 	ev.Headers["accept"] = "application/json"
-	e.run(b, func(int) (int, string) {
-		resp, _ := e.checkout(context.Background(), ev)
-		return resp.StatusCode, resp.Body
-	}, http.StatusOK, e.rawGet)
+	return e, ev
 }
