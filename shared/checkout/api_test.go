@@ -129,6 +129,91 @@ func TestViewShowsNothingSecret(t *testing.T) {
 	apitest.Envelope(t, a.Do(t, "POST", p.Page+"/notices/refund", "", ""), 404, "NOT_FOUND")
 }
 
+// The JSON view carries an ETag, and the same view asked for with If-None-Match is a 304 with
+// no body (still one GetItem); every state change (lock, approve, expiry) gives a new ETag and
+// the full view again. The answer stays no-store: the URL is a bearer credential.
+func TestViewETag(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	p := newPayment(t, a, merchantBody)
+	etagPattern := regexp.MustCompile(`^"[A-Za-z0-9_-]{22}"$`)
+	get := func(ifNoneMatch string) *localapi.Result {
+		t.Helper()
+		if ifNoneMatch == "" {
+			return a.Do(t, "GET", p.Page, "", "")
+		}
+		return a.Do(t, "GET", p.Page, "", "", "If-None-Match", ifNoneMatch)
+	}
+	full := func(res *localapi.Result, wantStatus string) string {
+		t.Helper()
+		tag := res.Header.Get("ETag")
+		if res.Status != 200 || !etagPattern.MatchString(tag) || res.Header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("view: %d ETag %q Cache-Control %q %s", res.Status, tag, res.Header.Get("Cache-Control"), res.Body)
+		}
+		if v := decodeView(t, res); v.Status != wantStatus {
+			t.Fatalf("view status %s, want %s", v.Status, wantStatus)
+		}
+		return tag
+	}
+	notModified := func(res *localapi.Result, tag string) {
+		t.Helper()
+		if res.Status != http.StatusNotModified || len(res.Body) != 0 || res.Header.Get("ETag") != tag ||
+			res.Header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("want 304 with no body and ETag %s: %d ETag %q Cache-Control %q body %q",
+				tag, res.Status, res.Header.Get("ETag"), res.Header.Get("Cache-Control"), res.Body)
+		}
+		if n := apitest.DDBRequests(t, a, res); n != 1 {
+			t.Errorf("a 304 made %d DynamoDB requests, want 1 (the GetItem)", n)
+		}
+	}
+
+	first := get("")
+	tag := full(first, "PENDING")
+	if again := get(""); again.Header.Get("ETag") != tag || string(again.Body) != string(first.Body) {
+		t.Fatalf("the same view twice: ETag %q then %q", tag, again.Header.Get("ETag"))
+	}
+	notModified(get(tag), tag)
+	notModified(get(`"AAAAAAAAAAAAAAAAAAAAAA", `+tag), tag) // a list
+	notModified(get("W/"+tag), tag)                         // weak comparison
+	full(get(`"AAAAAAAAAAAAAAAAAAAAAA"`), "PENDING")        // another tag: the whole view
+	// The page itself (a browser) is not conditional.
+	page := a.Do(t, "GET", p.Page, "", "", "Accept", "text/html", "If-None-Match", tag)
+	if page.Status != 200 || page.Header.Get("ETag") != "" || !strings.Contains(string(page.Body), "<!doctype html>") {
+		t.Fatalf("page with If-None-Match: %d ETag %q", page.Status, page.Header.Get("ETag"))
+	}
+
+	// Lock: a new view, a new ETag; then 304 again for the new one.
+	if r := a.Do(t, "POST", p.Page+"/lock", "", `{"route":"bkash","payer":"01712345678"}`); r.Status != 200 {
+		t.Fatalf("lock: %d %s", r.Status, r.Body)
+	}
+	locked := get(tag)
+	lockedTag := full(locked, "PENDING")
+	if lockedTag == tag || decodeView(t, locked).Lock == nil {
+		t.Fatalf("after the lock: ETag %s (was %s) %s", lockedTag, tag, locked.Body)
+	}
+	notModified(get(lockedTag), lockedTag)
+
+	// Approve: terminal, another ETag.
+	if r := a.Do(t, "POST", p.Page+"/notices/approve", "", ""); r.Status != 200 {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	done := get(lockedTag)
+	doneTag := full(done, "COMPLETED")
+	if doneTag == lockedTag || doneTag == tag || !decodeView(t, done).Terminal {
+		t.Fatalf("after approve: ETag %s %s", doneTag, done.Body)
+	}
+	notModified(get(doneTag), doneTag)
+
+	// Expiry changes the view with no write by anyone: the old ETag no longer matches.
+	q := newPayment(t, a, `{"amount": 10}`)
+	p = q
+	pendingTag := full(get(""), "PENDING")
+	setExpiry(t, a, q.InvoiceID, time.Now().Add(-time.Second))
+	if expiredTag := full(get(pendingTag), "EXPIRED"); expiredTag == pendingTag {
+		t.Fatalf("expiry kept the ETag %s", expiredTag)
+	}
+}
+
 func TestLockRules(t *testing.T) {
 	t.Parallel()
 	a := start(t, nil)

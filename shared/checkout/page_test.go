@@ -593,7 +593,8 @@ func TestAssets(t *testing.T) {
 			t.Errorf("checkout.js lacks %s: %q", status, title)
 		}
 	}
-	mustContain(t, scriptSource, `Accept: "application/json"`, `cache: "no-store"`, "POLL_MS = 3000", "REDIRECT_MS = 1500")
+	mustContain(t, scriptSource, `Accept: "application/json"`, `cache: "no-store"`, "POLL_FIRST_MS = 3000", "POLL_MAX_MS = 30000",
+		"POLL_BUDGET_MS = 600000", "POLL_MAX_COUNT = 30", `"If-None-Match"`, "REDIRECT_MS = 1500")
 	for _, banned := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", ".style."} {
 		if strings.Contains(scriptSource, banned) {
 			t.Errorf("checkout.js uses %s", banned)
@@ -668,4 +669,27 @@ func BenchmarkErrorPage(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(buf.Len()))
+}
+
+func TestETagMatches(t *testing.T) {
+	tag := ViewETag([]byte(`{"status":"PENDING"}`))
+	if tag != ViewETag([]byte(`{"status":"PENDING"}`)) || tag == ViewETag([]byte(`{"status":"COMPLETED"}`)) || len(tag) != 24 {
+		t.Fatalf("ViewETag %q: not a stable 22-character hash of the body", tag)
+	}
+	for header, want := range map[string]bool{
+		tag:                       true,
+		"W/" + tag:                true,
+		`"x", ` + tag:             true,
+		`"x",` + tag + `,"y"`:     true,
+		"*":                       true,
+		"":                        false,
+		`"x"`:                     false,
+		tag[1 : len(tag)-1]:       false, // unquoted
+		`W/"` + tag[1:len(tag)-1]: false, // unterminated
+		tag + "x":                 false,
+	} {
+		if got := etagMatches(header, tag); got != want {
+			t.Errorf("etagMatches(%q, %s) = %v, want %v", header, tag, got, want)
+		}
+	}
 }

@@ -7,7 +7,9 @@ package checkout
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -108,12 +110,49 @@ func isForm(r *web.Request) bool {
 }
 
 // View serves GET /v1/public/checkout/{token}: the page to a browser, the view as JSON otherwise.
+// The JSON carries an ETag (see ViewETag); a request whose If-None-Match names it is answered
+// 304 Not Modified with no body. The read is the same (one GetItem); the answer is smaller,
+// and the page's script polls with If-None-Match. The response stays Cache-Control: no-store
+// (the URL is a bearer credential): the script keeps the ETag itself, no cache does.
 func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, error) {
 	p, m, base, err := s.load(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	return s.page(p, base, m, "", http.StatusOK), nil
+	if m.html {
+		return s.page(p, base, m, "", http.StatusOK), nil
+	}
+	body, err := web.Marshal(ViewOf(p, s.now()))
+	if err != nil {
+		return nil, err
+	}
+	tag := ViewETag(body)
+	h := map[string]string{"ETag": tag}
+	if etagMatches(r.Header("If-None-Match"), tag) {
+		return &web.Response{Status: http.StatusNotModified, Headers: h, Raw: []byte{}}, nil
+	}
+	return &web.Response{Status: http.StatusOK, Headers: h, Raw: body}, nil
+}
+
+// ViewETag returns the entity tag of a view's JSON: a quoted, 22-character base64url
+// SHA-256 prefix (128 bits) of exactly the bytes sent, so it changes whenever anything the
+// payer sees changes (status, lock, expiry, return URL) and never otherwise.
+func ViewETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+}
+
+// etagMatches reports whether an If-None-Match header names tag: "*", or a comma-separated
+// list of entity tags compared weakly (a W/ prefix is ignored, as RFC 9110 asks for
+// If-None-Match).
+func etagMatches(header, tag string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		part = strings.TrimSpace(part)
+		if part == "*" || strings.TrimPrefix(part, "W/") == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // Lock serves POST /v1/public/checkout/{token}/lock.

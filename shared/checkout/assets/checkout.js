@@ -1,12 +1,37 @@
 // Takapay hosted checkout: progressive enhancement only; the page works without it.
 // Inlined into the page; its SHA-256 is in the Content-Security-Policy. It adapts the payer
-// field to the chosen route, counts down to the expiry, polls the payment's JSON every 3 s and,
-// once the payment is final, shows that and then goes to the merchant (or reloads the page).
+// field to the chosen route, counts down to the expiry, polls the payment's JSON while a
+// locked payment waits for the provider (see pollDelay) and, once the payment is final, shows
+// that and then goes to the merchant (or reloads the page).
 (function () {
   "use strict";
 
-  var POLL_MS = 3000;
+  // The poll schedule. Each request costs an API Gateway request, a Lambda invocation and a
+  // DynamoDB read, so the page asks only while the payment is locked and waiting for the
+  // provider (nothing changes before the payer chooses a route, nothing after a final
+  // status), backs off, pauses while the tab is hidden and gives up after a bounded time.
+  var POLL_FIRST_MS = 3000;    // the first wait after the page loads; doubled after each request
+  var POLL_MAX_MS = 30000;     // the longest wait
+  var POLL_RESUME_MS = 1000;   // the first wait after the page becomes visible again
+  var POLL_BUDGET_MS = 600000; // stop once the waits would add up to more than 10 minutes
+  var POLL_MAX_COUNT = 30;     // and after 30 requests, however often the tab comes back
   var REDIRECT_MS = 1500;
+
+  // pollDelay returns how long to wait (ms) before the next status request, or -1 for no
+  // more requests. made: the requests polling has made on this page; run: the requests since
+  // the schedule (re)started; resumed: whether it restarted because the page became visible
+  // again; spent: the waits (ms) before the requests made so far, added up. Uninterrupted:
+  // 3, 6, 12, 24, then 30 s, 22 requests in 9 min 45 s. After a return to the tab: 1, 3, 6 … s.
+  function pollDelay(made, run, resumed, spent) {
+    var d = POLL_RESUME_MS;
+    if (!resumed || run > 0) {
+      d = Math.min(POLL_FIRST_MS * Math.pow(2, resumed ? run - 1 : run), POLL_MAX_MS);
+    }
+    return made >= POLL_MAX_COUNT || spent + d > POLL_BUDGET_MS ? -1 : d;
+  }
+  // Exposed so that the schedule can be checked in a browser test.
+  window.takapayCheckout = { pollDelay: pollDelay };
+
   var TITLES = {
     COMPLETED: "Payment received",
     FAILED: "Payment failed",
@@ -25,7 +50,7 @@
   var hasLock = root.getAttribute("data-locked") === "true";
   var finished = false;
   var submitting = false;
-  var timer = 0;
+  var timer = 0; // the next poll
 
   function merchantName() {
     var m = document.getElementById("merchant-name");
@@ -61,6 +86,7 @@
   function showFinal(data) {
     finished = true;
     window.clearTimeout(timer);
+    showPoll("done", -1);
     var status = String(data.status || "");
     var title = TITLES[status] || "Payment " + status.toLowerCase();
     var dest = safeURL(data.return_url);
@@ -182,25 +208,130 @@
       setButtons(false);
     }, 15000);
   });
-  window.addEventListener("pageshow", function (ev) {
-    if (ev.persisted) { // back from the merchant via the back/forward cache
-      submitting = false;
-      setButtons(false);
-      schedule(0);
-    }
-  });
 
-  // Polling.
-  function schedule(ms) {
-    window.clearTimeout(timer);
-    if (!finished) {
-      timer = window.setTimeout(poll, ms);
+  // Polling: only a locked payment can change without the payer (the provider answers it).
+  var polling = hasLock && Boolean(window.fetch);
+  var made = 0;      // requests made by polling (pollDelay's arguments)
+  var run = 0;
+  var resumed = false;
+  var spent = 0;
+  var stopped = false;
+  var inFlight = false;
+  var etag = "";     // of the last view: asked for with If-None-Match, so unchanged is a bodiless 304
+
+  // The schedule's state, for whoever looks (and for the browser test): data-poll is off (not
+  // polling), waiting (data-poll-delay: the wait in ms), paused (tab hidden), stopped or done.
+  function showPoll(state, delay) {
+    root.setAttribute("data-poll", state);
+    if (delay >= 0) {
+      root.setAttribute("data-poll-delay", String(delay));
+    } else {
+      root.removeAttribute("data-poll-delay");
     }
+  }
+
+  // next waits for the next request, at least minMs (a 429's Retry-After).
+  function next(minMs) {
+    window.clearTimeout(timer);
+    if (!polling || finished || stopped || inFlight) {
+      return;
+    }
+    if (document.hidden) {
+      showPoll("paused", -1);
+      return;
+    }
+    var d = pollDelay(made, run, resumed, spent);
+    if (d < 0) {
+      stopPolling();
+      return;
+    }
+    d = Math.max(d, minMs || 0);
+    showPoll("waiting", d);
+    timer = window.setTimeout(function () {
+      made++;
+      run++;
+      spent += d;
+      if (submitting) {
+        next(); // the page is leaving with a form: skip this one
+        return;
+      }
+      request();
+    }, d);
+  }
+
+  // stopPolling ends polling for good and offers the payer the way to ask again.
+  function stopPolling() {
+    stopped = true;
+    window.clearTimeout(timer);
+    showPoll("stopped", -1);
+    var link = document.getElementById("refresh");
+    var holder;
+    if (link) {
+      holder = link.parentNode;
+    } else {
+      holder = document.createElement("p");
+      link = document.createElement("a");
+      link.className = "button secondary";
+      link.id = "refresh";
+      link.href = statusURL;
+      link.textContent = "Check again";
+      holder.appendChild(link);
+      statusEl.insertBefore(holder, statusEl.querySelector("form.cancel"));
+    }
+    var note = document.createElement("p");
+    note.className = "muted";
+    note.id = "poll-stopped";
+    note.textContent = "This page has stopped checking by itself. Use Check again to see the latest.";
+    holder.parentNode.insertBefore(note, holder);
+  }
+
+  // request asks for the payment's view once, then waits for the next (when polling).
+  function request() {
+    if (finished || inFlight) {
+      return;
+    }
+    inFlight = true;
+    var headers = { Accept: "application/json" };
+    if (etag) {
+      headers["If-None-Match"] = etag;
+    }
+    fetch(statusURL, { headers: headers, cache: "no-store", credentials: "same-origin" })
+      .then(function (res) {
+        inFlight = false;
+        if (res.status === 304) {
+          next(); // unchanged
+          return;
+        }
+        if (res.status === 429) {
+          var after = parseInt(res.headers.get("Retry-After") || "", 10);
+          next(after > 0 ? after * 1000 : 0);
+          return;
+        }
+        if (res.status >= 400 && res.status < 500) {
+          if (polling && !finished) {
+            stopPolling(); // the link is no longer valid: stop asking
+          }
+          return;
+        }
+        if (!res.ok) {
+          next();
+          return;
+        }
+        var tag = res.headers.get("ETag") || "";
+        return res.json().then(function (data) {
+          etag = tag;
+          handle(data);
+        });
+      })
+      .catch(function () {
+        inFlight = false;
+        next();
+      });
   }
 
   function handle(data) {
     if (finished || submitting || !data) {
-      schedule(POLL_MS);
+      next();
       return;
     }
     if (data.terminal) {
@@ -208,45 +339,44 @@
       return;
     }
     if (Boolean(data.lock) !== hasLock) {
-      finished = true; // locked (or not) elsewhere, e.g. in another tab
+      finished = true; // locked elsewhere, e.g. in another tab
       reloadPage();
       return;
     }
-    schedule(POLL_MS);
+    next();
   }
 
-  function poll() {
-    if (finished) {
+  // checkNow asks once, out of schedule (at the expiry, after a return through the back/forward
+  // cache); a polling page then carries on with its schedule.
+  function checkNow() {
+    if (!window.fetch || finished) {
       return;
     }
-    if (submitting || document.hidden) {
-      schedule(POLL_MS);
-      return;
-    }
-    fetch(statusURL, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" })
-      .then(function (res) {
-        if (res.status === 429) {
-          var after = parseInt(res.headers.get("Retry-After") || "", 10);
-          schedule(after > 0 ? after * 1000 : 10 * POLL_MS);
-          return;
-        }
-        if (res.status >= 400 && res.status < 500) {
-          return; // the link is no longer valid: stop asking
-        }
-        if (!res.ok) {
-          schedule(2 * POLL_MS);
-          return;
-        }
-        return res.json().then(handle);
-      })
-      .catch(function () {
-        schedule(2 * POLL_MS);
-      });
+    window.clearTimeout(timer);
+    request();
   }
 
   document.addEventListener("visibilitychange", function () {
-    if (!document.hidden && !finished) {
-      schedule(0);
+    if (!polling || finished || stopped) {
+      return;
+    }
+    if (document.hidden) {
+      window.clearTimeout(timer);
+      showPoll("paused", -1);
+      return;
+    }
+    run = 0; // a fresh, short wait: the payer may be back from the provider's app
+    resumed = true;
+    next();
+  });
+
+  window.addEventListener("pageshow", function (ev) {
+    if (ev.persisted) { // back from the merchant via the back/forward cache
+      submitting = false;
+      setButtons(false);
+      run = 0;
+      resumed = true;
+      checkNow();
     }
   });
 
@@ -270,7 +400,7 @@
       countdown.textContent = "· time is up";
       if (!askedAtZero) {
         askedAtZero = true;
-        schedule(0);
+        checkNow();
       }
     } else {
       var h = Math.floor(left / 3600);
@@ -280,8 +410,10 @@
     window.setTimeout(tick, 1000);
   }
 
-  if (window.fetch) {
-    schedule(POLL_MS);
+  if (polling) {
+    next();
+  } else {
+    showPoll("off", -1);
   }
   tick();
 })();

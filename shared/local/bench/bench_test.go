@@ -262,3 +262,17 @@ func BenchmarkCheckoutView(b *testing.B) {
 		return resp.StatusCode, resp.Body
 	}, http.StatusOK, e.rawGet(id))
 }
+
+// BenchmarkCheckoutViewNotModified: the page's poll of an unchanged payment, the same GET with
+// If-None-Match naming the view's ETag: the same GetItem, a 304 with no body.
+func BenchmarkCheckoutViewNotModified(b *testing.B) {
+	e := setup(b)
+	id, token := e.newPayment(b, 0)
+	ev := e.page(token, "", "")
+	first, _ := e.checkout(context.Background(), ev)
+	ev.Headers["if-none-match"] = first.Headers["ETag"]
+	e.run(b, "checkout poll, unchanged (304)", func(int) (int, string) {
+		resp, _ := e.checkout(context.Background(), ev)
+		return resp.StatusCode, resp.Body
+	}, http.StatusNotModified, e.rawGet(id))
+}
