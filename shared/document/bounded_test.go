@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 )
@@ -245,6 +246,71 @@ func largeBody(ref string) string {
 		fields = append(fields, fmt.Sprintf(`{"id": "f%d", "label": "Field %d", "type": "select", "options": [%s]}`, f, f, strings.Join(opts, ",")))
 	}
 	return fmt.Sprintf(`{"reference": %q, "fields": [%s]}`, ref, strings.Join(fields, ","))
+}
+
+// A page of large records stops at dynamo.MaxPageBytes with a next_cursor, so no list
+// response can pass Lambda's 6 MB limit; the walk still returns every record once.
+func TestListPagesAreBoundedBySize(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	const total = 24
+	want := map[string]bool{}
+	for i := range total {
+		body := largeBody(fmt.Sprintf("big-%02d", i))
+		if len(body) > 64*1024 {
+			t.Fatalf("test body is %d bytes, over the request limit", len(body))
+		}
+		res := a.Do(t, "POST", docs(a, "payment-links")+"?environment=sandbox", a.Creds.SandboxKey, body, "Idempotency-Key", idemKey())
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create %d: %d %.300s", i, res.Status, res.Body)
+		}
+		want[decode[record](t, res).ID] = true
+	}
+	item := documentItem(t, a, "payment-links", func() string {
+		for id := range want {
+			return id
+		}
+		return ""
+	}())
+	stored := len(item["body"].(*types.AttributeValueMemberS).Value)
+	if stored*total <= dynamo.MaxPageBytes {
+		t.Fatalf("stored bodies of %d bytes are too small to test the page bound", stored)
+	}
+	seen := map[string]bool{}
+	cursor := ""
+	for pages := 1; ; pages++ {
+		if pages > total {
+			t.Fatal("the walk does not end")
+		}
+		url := docs(a, "payment-links") + "?environment=sandbox&limit=100"
+		if cursor != "" {
+			url += "&cursor=" + cursor
+		}
+		res := a.Do(t, "GET", url, a.Creds.ReadonlyKey, "")
+		if res.Status != http.StatusOK {
+			t.Fatalf("page %d: %d %.300s", pages, res.Status, res.Body)
+		}
+		if len(res.Body) > dynamo.MaxPageBytes+dynamo.MaxPageBytes/4 {
+			t.Fatalf("page %d is %d bytes", pages, len(res.Body))
+		}
+		page := decode[listResult](t, res)
+		for _, r := range page.Items {
+			if seen[r.ID] || !want[r.ID] {
+				t.Fatalf("page %d: %s listed twice or not ours", pages, r.ID)
+			}
+			seen[r.ID] = true
+		}
+		if pages == 1 && (page.NextCursor == nil || len(page.Items) >= total) {
+			t.Fatalf("first page: %d of %d records of %d bytes each and next_cursor %v; want a page cut by size", len(page.Items), total, stored, page.NextCursor)
+		}
+		if page.NextCursor == nil {
+			break
+		}
+		cursor = *page.NextCursor
+	}
+	if len(seen) != total {
+		t.Fatalf("the walk listed %d of %d records", len(seen), total)
+	}
 }
 
 // history_cursor pages from the record's own window without a Query, below it with one;

@@ -564,9 +564,18 @@ func (s *Store) ListCustomerInvoices(ctx context.Context, customerID string, q d
 	return s.page(ctx, in, q)
 }
 
-// page runs a newest-first query until it has Limit matches plus one (which proves there is a
-// next page) or the partition ends. With q, the filter runs after each read, so it keeps
-// reading: a filtered page is still full when enough matches exist.
+// MaxPageBytes bounds one page of records by size (each counted as its stored body plus
+// 2 KiB for the other fields and the history window). A page stops before the record that
+// would pass it, with a next_cursor, so a page of large documents stays far below Lambda's
+// 6 MB response limit even when the response is escaped into the Lambda payload.
+const MaxPageBytes = 2 << 20
+
+func recordBytes(r *document.Record) int { return len(r.Body) + 2048 }
+
+// page runs a newest-first query until it has Limit matches (or MaxPageBytes of them) plus
+// one more record, which proves there is a next page, or the partition ends. With q, the
+// filter runs after each read, so it keeps reading: a filtered page is still full when
+// enough matches exist.
 func (s *Store) page(ctx context.Context, in *dynamodb.QueryInput, q document.ListQuery) ([]*document.Record, string, error) {
 	in.ScanIndexForward = aws.Bool(false)
 	in.Limit = aws.Int32(int32(q.Limit + 1))
@@ -577,6 +586,7 @@ func (s *Store) page(ctx context.Context, in *dynamodb.QueryInput, q document.Li
 		in.Limit = aws.Int32(int32(max(q.Limit+1, 100)))
 	}
 	var out []*document.Record
+	size := 0
 	for {
 		res, err := s.DB.Query(ctx, in)
 		if err != nil {
@@ -587,16 +597,15 @@ func (s *Store) page(ctx context.Context, in *dynamodb.QueryInput, q document.Li
 			if err != nil {
 				return nil, "", err
 			}
+			if len(out) == q.Limit || (len(out) > 0 && size+recordBytes(r) > MaxPageBytes) {
+				return out, out[len(out)-1].ID, nil
+			}
+			size += recordBytes(r)
 			out = append(out, r)
 		}
-		if len(out) > q.Limit || len(res.LastEvaluatedKey) == 0 {
-			break
+		if len(res.LastEvaluatedKey) == 0 {
+			return out, "", nil
 		}
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}
-	if len(out) > q.Limit {
-		out = out[:q.Limit]
-		return out, out[len(out)-1].ID, nil
-	}
-	return out, "", nil
 }
