@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -115,4 +116,16 @@ func IsUnavailable(err error) bool {
 	}
 	var opErr *smithy.OperationError
 	return errors.As(err, &opErr)
+}
+
+// IsItemTooLarge reports whether DynamoDB refused a write because the item would pass its
+// 400 KB item limit (a ValidationException: "Item size has exceeded the maximum allowed
+// size", or "Item size to update has exceeded …" from UpdateItem). Retrying cannot help.
+func IsItemTooLarge(err error) bool {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "ValidationException" {
+		return false
+	}
+	msg := apiErr.ErrorMessage()
+	return strings.Contains(msg, "Item size") && strings.Contains(msg, "exceeded the maximum allowed size")
 }

@@ -266,6 +266,23 @@ func TestEditMergePatchVersionsAndReplay(t *testing.T) {
 	if res.Status != 200 || decode[record](t, res).Version != 3 {
 		t.Fatalf("patch without expected_version: %d %s", res.Status, res.Body)
 	}
+	// The first edit's key moves from the document to its own item (one BatchWriteItem)...
+	if n := apitest.DDBRequests(t, a, res); n != 4 {
+		t.Errorf("second edit made %d DynamoDB requests, want 4 (key, GetItem, BatchWriteItem, UpdateItem)", n)
+	}
+	// ...so later edits also look their key up there while such a key is retained.
+	res = a.Do(t, "PATCH", url, a.Creds.SandboxKey, `{"notes": "line three"}`, "Idempotency-Key", idemKey())
+	if n := apitest.DDBRequests(t, a, res); res.Status != 200 || n != 5 {
+		t.Errorf("third edit: %d, %d DynamoDB requests, want 200 and 5 (key, GetItem, edit-key GetItem, BatchWriteItem, UpdateItem)", res.Status, n)
+	}
+	// The first key, now in its own item, is still a replay.
+	res = a.Do(t, "PATCH", url, a.Creds.SandboxKey, patch, "Idempotency-Key", key)
+	if res.Status != 200 || decode[record](t, res).Version != 4 || res.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay of a moved-out key: %d %s", res.Status, res.Body)
+	}
+	if n := apitest.DDBRequests(t, a, res); n != 3 {
+		t.Errorf("a replay made %d DynamoDB requests, want 3 (key, GetItem, edit-key GetItem)", n)
+	}
 }
 
 func TestConcurrentEditsWithOneExpectedVersion(t *testing.T) {

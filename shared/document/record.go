@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
@@ -85,12 +86,16 @@ func FindTransition(k Kind, action string) (Transition, bool) {
 	return Transition{}, false
 }
 
+// HistoryWindow is how many history entries a record carries: the latest ones in get, list,
+// create and edit responses, or one page of older ones (get with history_cursor).
+const HistoryWindow = 20
+
 // HistoryEntry is one version of a document.
 type HistoryEntry struct {
-	Version    int64     `json:"version" dynamodbav:"version"`
-	Status     string    `json:"status" dynamodbav:"status"`
-	OccurredAt time.Time `json:"occurred_at" dynamodbav:"occurred_at"`
-	Action     string    `json:"action" dynamodbav:"action"`
+	Version    int64     `json:"version"`
+	Status     string    `json:"status"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Action     string    `json:"action"`
 }
 
 // PaymentRef links a payment intent to the document (filled by payment intents later).
@@ -115,12 +120,50 @@ type Record struct {
 	PublicToken string           `json:"public_token,omitempty"`
 	CreatedAt   time.Time        `json:"created_at"`
 	UpdatedAt   time.Time        `json:"updated_at"`
-	History     []HistoryEntry   `json:"history"`
-	Payments    []PaymentRef     `json:"payments"`
+	// History is a window of at most HistoryWindow consecutive versions, oldest first: the
+	// latest ones, or a page of older ones. Older entries are stored apart from the record.
+	History []HistoryEntry `json:"history"`
+	// HistoryNextCursor is the version of History's first entry when older entries exist
+	// (pass it as history_cursor), else null. SetHistory keeps it in step with History.
+	HistoryNextCursor *string      `json:"history_next_cursor"`
+	Payments          []PaymentRef `json:"payments"`
 	// SearchText is the lower-cased text q matches (not sent).
 	SearchText string `json:"-"`
-	// EditKeys maps each applied PATCH Idempotency-Key to "<request hash>:<version>" (not sent).
-	EditKeys map[string]string `json:"-"`
+	// LastEdit is the edit that produced the current version, if the current version is an
+	// edit (not sent). The store keeps it in the record until the next version is written.
+	LastEdit *AppliedEdit `json:"-"`
+	// EditKeysUntil is when every applied edit key kept outside the record has expired
+	// (zero: none is kept outside); until then a key other than LastEdit's may be applied.
+	EditKeysUntil time.Time `json:"-"`
+}
+
+// AppliedEdit is an edit applied under an Idempotency-Key.
+type AppliedEdit struct {
+	Key         string
+	RequestHash string
+	// Version is the version the edit produced.
+	Version   int64
+	AppliedAt time.Time
+}
+
+// SetHistory sets History to entries (consecutive versions, oldest first) and
+// HistoryNextCursor to the first entry's version when it is not version 1.
+func (r *Record) SetHistory(entries []HistoryEntry) {
+	r.History = entries
+	r.HistoryNextCursor = nil
+	if len(entries) > 0 && entries[0].Version > 1 {
+		c := strconv.FormatInt(entries[0].Version, 10)
+		r.HistoryNextCursor = &c
+	}
+}
+
+// withEntry returns the latest HistoryWindow entries of h followed by e (h is not changed).
+func withEntry(h []HistoryEntry, e HistoryEntry) []HistoryEntry {
+	out := append(append(make([]HistoryEntry, 0, len(h)+1), h...), e)
+	if len(out) > HistoryWindow {
+		out = out[len(out)-HistoryWindow:]
+	}
+	return out
 }
 
 // ListQuery selects one page of a listing.
@@ -150,9 +193,19 @@ type Store interface {
 	CreateDocument(ctx context.Context, key, hash string, rec *Record) (stored *Record, replay bool, err error)
 	// GetDocument returns ErrNotFound when absent.
 	GetDocument(ctx context.Context, ws string, env auth.Environment, kind Kind, id string) (*Record, error)
-	// UpdateDocument writes next (version prev+1) only if the stored version is still prev and
-	// editKey (when not "") has not been applied; else ErrConflict.
-	UpdateDocument(ctx context.Context, next *Record, prev int64, editKey, editValue string) error
+	// UpdateDocument writes next (version cur.Version+1, read as cur) only if the stored
+	// version is still cur.Version; else ErrConflict. edit is the applied edit (nil for a
+	// lifecycle command). What the record stops holding — history entries before
+	// next.History's first, and cur.LastEdit — is stored apart first, so nothing is lost if
+	// the record's write fails or never happens.
+	UpdateDocument(ctx context.Context, cur, next *Record, edit *AppliedEdit) error
+	// FindEdit returns the edit applied under key as of cur (the record just read), or nil
+	// when the key has not been applied or its retention has passed. It reads only when the
+	// key may have been moved out of the record.
+	FindEdit(ctx context.Context, cur *Record, key string) (*AppliedEdit, error)
+	// History returns rec's history entries from version from to version to (inclusive),
+	// oldest first, from the entries stored apart from the record (those before rec.History).
+	History(ctx context.Context, rec *Record, from, to int64) ([]HistoryEntry, error)
 	// ListDocuments returns a page, newest first, and the next cursor ("" when none).
 	ListDocuments(ctx context.Context, q ListQuery) ([]*Record, string, error)
 	// ListCustomerInvoices pages through the invoices linked to a customer, newest first.

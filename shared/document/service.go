@@ -228,9 +228,9 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 	rec := &Record{
 		ID: id.String(), WorkspaceID: req.ws, Environment: req.env, Kind: req.kind,
 		Status: InitialStatus(req.kind), Version: 1, CreatedAt: now, UpdatedAt: now,
-		History:  []HistoryEntry{{Version: 1, Status: InitialStatus(req.kind), OccurredAt: now, Action: "create"}},
 		Payments: []PaymentRef{},
 	}
+	rec.SetHistory([]HistoryEntry{{Version: 1, Status: InitialStatus(req.kind), OccurredAt: now, Action: "create"}})
 	if rec.Kind != Customers {
 		if rec.PublicToken, err = newPublicToken(); err != nil {
 			return nil, err
@@ -328,8 +328,52 @@ func (s *Service) list(ctx context.Context, req *request) (*web.Response, error)
 	return web.JSON(http.StatusOK, result(items, next)), nil
 }
 
+// historyCursor reads the optional history_cursor query parameter (0 when absent).
+func (req *request) historyCursor() (int64, error) {
+	c, ok := req.Query["history_cursor"]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(c, 10, 64)
+	if err != nil || n < 2 || n > MaxVersion || strconv.FormatInt(n, 10) != c {
+		return 0, apierr.Invalid(apierr.Violation{Path: "query.history_cursor",
+			Rule: "must be the history_next_cursor of a previous response (a version number)"})
+	}
+	return n, nil
+}
+
+// historyBefore returns the HistoryWindow entries of rec before version before (fewer at
+// version 1), oldest first: the part within rec.History from the record, the rest from the
+// entries stored apart (one Query).
+func (s *Service) historyBefore(ctx context.Context, rec *Record, before int64) ([]HistoryEntry, error) {
+	from, to := max(1, before-HistoryWindow), before-1
+	first := rec.Version + 1
+	if len(rec.History) > 0 {
+		first = rec.History[0].Version
+	}
+	var out []HistoryEntry
+	if from < first {
+		last := min(to, first-1)
+		older, err := s.Store.History(ctx, rec, from, last)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(older)) != last-from+1 {
+			return nil, fmt.Errorf("document %s: %d stored history entries for versions %d..%d", rec.ID, len(older), from, last)
+		}
+		out = older
+	}
+	for _, h := range rec.History {
+		if h.Version >= from && h.Version <= to {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
 // get serves GET .../documents/{kind}/{id}: the list-result shape with items = [record]; for
-// a customer, activity.invoices pages (cursor, q) through its linked invoices.
+// a customer, activity.invoices pages (cursor, q) through its linked invoices. With
+// history_cursor, the record's history is the page of entries before that version.
 func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) {
 	id, err := req.documentID()
 	if err != nil {
@@ -339,12 +383,27 @@ func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) 
 	if err != nil {
 		return nil, err
 	}
+	before, err := req.historyCursor()
+	if err != nil {
+		return nil, err
+	}
 	rec, err := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, notFound(req.kind)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if before > 0 {
+		if before > rec.Version {
+			return nil, apierr.Invalid(apierr.Violation{Path: "query.history_cursor",
+				Rule: fmt.Sprintf("must be the history_next_cursor of a previous response (at most the version, %d)", rec.Version)})
+		}
+		page, err := s.historyBefore(ctx, rec, before)
+		if err != nil {
+			return nil, err
+		}
+		rec.SetHistory(page)
 	}
 	res := result([]*Record{rec}, "")
 	if rec.Kind == Customers {
@@ -399,8 +458,12 @@ func (s *Service) edit(ctx context.Context, req *request) (*web.Response, error)
 		if err != nil {
 			return nil, err
 		}
-		if prior, ok := cur.EditKeys[key]; ok {
-			if h, _, _ := strings.Cut(prior, ":"); h != reqHash {
+		prior, err := s.Store.FindEdit(ctx, cur, key)
+		if err != nil {
+			return nil, err
+		}
+		if prior != nil {
+			if prior.RequestHash != reqHash {
 				return nil, apierr.New(apierr.IdempotencyKeyReused,
 					"this Idempotency-Key was already used with a different patch; use a new key for a new edit")
 			}
@@ -426,12 +489,12 @@ func (s *Service) edit(ctx context.Context, req *request) (*web.Response, error)
 		next := *cur
 		now := s.now()
 		next.Version, next.UpdatedAt = cur.Version+1, now
-		next.History = append(append([]HistoryEntry(nil), cur.History...),
-			HistoryEntry{Version: next.Version, Status: cur.Status, OccurredAt: now, Action: "edit"})
+		next.SetHistory(withEntry(cur.History, HistoryEntry{Version: next.Version, Status: cur.Status, OccurredAt: now, Action: "edit"}))
 		if err := s.derive(ctx, req, &next, body); err != nil {
 			return nil, err
 		}
-		err = s.Store.UpdateDocument(ctx, &next, cur.Version, key, reqHash+":"+strconv.FormatInt(next.Version, 10))
+		next.LastEdit = &AppliedEdit{Key: key, RequestHash: reqHash, Version: next.Version, AppliedAt: now}
+		err = s.Store.UpdateDocument(ctx, cur, &next, next.LastEdit)
 		switch {
 		case err == nil:
 			return web.JSON(http.StatusOK, &next), nil
@@ -440,7 +503,7 @@ func (s *Service) edit(ctx context.Context, req *request) (*web.Response, error)
 		case hasExpected || attempt == maxAttempts:
 			// Re-read once to tell a replay of this very key from a lost race.
 			if again, gerr := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id); gerr == nil {
-				if _, ok := again.EditKeys[key]; ok {
+				if prior, ferr := s.Store.FindEdit(ctx, again, key); ferr == nil && prior != nil {
 					continue
 				}
 			}
@@ -498,9 +561,9 @@ func (s *Service) transition(ctx context.Context, req *request) (*web.Response, 
 		next := *cur
 		now := s.now()
 		next.Status, next.Version, next.UpdatedAt = t.To, cur.Version+1, now
-		next.History = append(append([]HistoryEntry(nil), cur.History...),
-			HistoryEntry{Version: next.Version, Status: t.To, OccurredAt: now, Action: t.Action})
-		err = s.Store.UpdateDocument(ctx, &next, cur.Version, "", "")
+		next.SetHistory(withEntry(cur.History, HistoryEntry{Version: next.Version, Status: t.To, OccurredAt: now, Action: t.Action}))
+		next.LastEdit = nil
+		err = s.Store.UpdateDocument(ctx, cur, &next, nil)
 		switch {
 		case err == nil:
 			return web.JSON(http.StatusOK, &next), nil

@@ -15,6 +15,8 @@
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl
 //	document    DOC#<ws>#<env>#<kind> / <id, uuid v7>           gsi1 (invoices with a customer): CUSTINV#<ws>#<env>#<customer_id> / <id>
 //	create key  IDEM#<ws>#<env>#<kind>#<Idempotency-Key> / IDEM  ttl (24 h)
+//	history     HIST#<ws>#<env>#<kind>#<id> / <version, 12 digits>   entries older than the document's latest 20
+//	edit key    IDEM#<ws>#<env>#<kind>#<id>#<Idempotency-Key> / EDIT  ttl (24 h after the edit)
 //	webhook secrets WHSEC#<workspace_id>#<env> / WHSEC   version (optimistic lock); secret text (KMS in production)
 //	rate bucket RATE#<workspace_id>#<env or "dashboard"> / RATE  tat (µs), ttl: see package ratelimit
 //	probe       PROBE                 / PROBE     (never written; readiness reads it)

@@ -228,13 +228,18 @@ func NewCorrelationID() string {
 }
 
 // Classify turns a handler's error into the client's error, once for every function: an
-// *apierr.Error as it is; a dependency that could not be reached or throttled us (DynamoDB,
-// SQS, a deadline) 503 SERVICE_UNAVAILABLE, retryable; anything else 500 INTERNAL_ERROR. The
-// cause is kept for the log line only.
+// *apierr.Error as it is; a write DynamoDB refused because the item would pass its 400 KB
+// limit 413 REQUEST_TOO_LARGE, not retryable; a dependency that could not be reached or
+// throttled us (DynamoDB, SQS, a deadline) 503 SERVICE_UNAVAILABLE, retryable; anything else
+// 500 INTERNAL_ERROR. The cause is kept for the log line only.
 func Classify(err error) *apierr.Error {
 	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if awsx.IsItemTooLarge(err) {
+		return apierr.Wrap(apierr.RequestTooLarge, err,
+			"the record this request would store is larger than the database allows (400 KB per item); store less data (shorter texts, fewer items, fields or options)")
 	}
 	if awsx.IsUnavailable(err) {
 		return apierr.Wrap(apierr.ServiceUnavailable, err,

@@ -689,6 +689,10 @@ func TestClassify(t *testing.T) {
 		{"deadline", fmt.Errorf("put: %w", context.DeadlineExceeded), apierr.ServiceUnavailable},
 		{"throttled", &smithy.GenericAPIError{Code: "ThrottlingException", Fault: smithy.FaultServer}, apierr.ServiceUnavailable},
 		{"validation bug", &smithy.GenericAPIError{Code: "ValidationException", Fault: smithy.FaultClient}, apierr.Internal},
+		{"item too large (put)", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "PutItem", Err: &smithy.GenericAPIError{
+			Code: "ValidationException", Message: "Item size has exceeded the maximum allowed size", Fault: smithy.FaultClient}}, apierr.RequestTooLarge},
+		{"item too large (update)", fmt.Errorf("update: %w", &smithy.GenericAPIError{
+			Code: "ValidationException", Message: "Item size to update has exceeded the maximum allowed size", Fault: smithy.FaultClient}), apierr.RequestTooLarge},
 		{"plain error", errors.New("boom"), apierr.Internal},
 	}
 	for _, tt := range tests {
@@ -698,6 +702,9 @@ func TestClassify(t *testing.T) {
 		}
 		if tt.code == apierr.ServiceUnavailable && (!e.Code.Retryable() || e.Cause == nil) {
 			t.Errorf("%s: 503 must be retryable and keep its cause for the log", tt.name)
+		}
+		if tt.code == apierr.RequestTooLarge && (e.Status() != 413 || e.Code.Retryable() || e.Cause == nil) {
+			t.Errorf("%s: an item over DynamoDB's limit must be a non-retryable 413 that keeps its cause", tt.name)
 		}
 	}
 	out, _ := invoke(t, httpapi.Adapter{}, func(context.Context, *web.Request) (*web.Response, error) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/takapay/payments/shared/local/localapi"
 )
 
@@ -114,4 +116,48 @@ func LeaseRequests(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) i
 		tb.Fatalf("log line has no ddb_lease_requests")
 	}
 	return int(n)
+}
+
+// ItemSize is the size DynamoDB counts for an item (the 400 KB limit and write units):
+// attribute names and values in bytes, numbers by their significant digits, and 3 bytes per
+// list or map plus 1 per element.
+func ItemSize(item map[string]types.AttributeValue) int {
+	n := 0
+	for name, v := range item {
+		n += len(name) + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(v.Value), "0")
+		return (len(digits)+1)/2 + 1
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += 1 + valueSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range v.Value {
+			n += 1 + len(k) + valueSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	}
+	return 0
 }
