@@ -248,11 +248,11 @@ type Deps struct {
 	Logger *slog.Logger
 	// AWS is the configuration the clients were built from; a handler that needs another
 	// client (the webhook sender's KMS client) builds it from this, so only its binary links it.
-	AWS    aws.Config
-	DB     *dynamodb.Client
-	SQS    *sqs.Client
-	Store  *dynamo.Store
-	Auth   *auth.Authenticator
+	AWS   aws.Config
+	DB    *dynamodb.Client
+	SQS   *sqs.Client
+	Store *dynamo.Store
+	Auth  *auth.Authenticator
 	// Limiter is this instance's share of the per-workspace limits (nil when disabled); the
 	// authenticator consults it, so every credentialed operation is limited.
 	Limiter *ratelimit.Limiter
