@@ -5,13 +5,14 @@ import (
 	"math"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/takapay/payments/shared/local/apitest"
 )
 
 // usage is what one step of a journey cost.
@@ -214,44 +215,5 @@ func kb(size, unit int) float64 {
 	return math.Max(1, math.Ceil(float64(size)/float64(unit)))
 }
 
-// itemSize is DynamoDB's item size: attribute name lengths plus value sizes.
-func itemSize(item map[string]types.AttributeValue) int {
-	n := 0
-	for k, v := range item {
-		n += len(k) + valueSize(v)
-	}
-	return n
-}
-
-func valueSize(v types.AttributeValue) int {
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(x.Value)
-	case *types.AttributeValueMemberN:
-		digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(x.Value), "0")
-		return (utf8.RuneCountInString(digits)+1)/2 + 1
-	case *types.AttributeValueMemberB:
-		return len(x.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
-	case *types.AttributeValueMemberM:
-		n := 3
-		for k, e := range x.Value {
-			n += len(k) + valueSize(e) + 1
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range x.Value {
-			n += valueSize(e) + 1
-		}
-		return n
-	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range x.Value {
-			n += len(s)
-		}
-		return n
-	}
-	return 0
-}
+// itemSize is DynamoDB's item size.
+func itemSize(item map[string]types.AttributeValue) int { return apitest.ItemSize(item) }
