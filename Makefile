@@ -42,7 +42,7 @@ bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs ra
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck payment:FuzzParseCreateRequest \
-	  document:FuzzParseBody document:FuzzMergePatch; do \
+	  document:FuzzParseBody document:FuzzMergePatch htmlw:FuzzMatchesHTMLTemplate; do \
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 1s ./shared/$${t%%:*}/; done
 
 .PHONY: build
