@@ -175,12 +175,13 @@ export WEBHOOK_QUEUE_URL=%s
 export AWS_ENDPOINT_URL_DYNAMODB=%s
 export AWS_ENDPOINT_URL_SQS=%s
 export AWS_REGION=%s
+export AWS_DEFAULT_REGION=%s
 export AWS_ACCESS_KEY_ID=%s
 export AWS_SECRET_ACCESS_KEY=%s
 unset WEBHOOK_SECRETS_KEY_ID
 export %s=%s
 `, s.TableName("Table"), s.QueueURL("WebhookQueue"), s.Dynamo.Endpoint, s.SQS.Endpoint,
-		devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey,
+		devstack.Region, devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey,
 		app.EnvLocalSealingKey, base64.StdEncoding.EncodeToString(s.SealingKey))
 	return os.WriteFile(path, []byte(text), 0o600)
 }
