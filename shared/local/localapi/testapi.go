@@ -46,12 +46,19 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	opts.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	// The tests count each request's DynamoDB requests as a cold instance makes them: the
 	// per-instance key cache is off unless a test turns it on.
+	opts.Env = maps.Clone(opts.Env)
+	if opts.Env == nil {
+		opts.Env = map[string]string{}
+	}
 	if _, set := opts.Env["KEY_CACHE_TTL_MS"]; !set {
-		opts.Env = maps.Clone(opts.Env)
-		if opts.Env == nil {
-			opts.Env = map[string]string{}
-		}
 		opts.Env["KEY_CACHE_TTL_MS"] = "0"
+	}
+	// The per-workspace limit stays on (its lease writes are real), but at a rate no test
+	// reaches however fast the machine: a test of the limit itself sets its own.
+	_, rate := opts.Env["WORKSPACE_RATE_LIMIT"]
+	_, burst := opts.Env["WORKSPACE_RATE_BURST"]
+	if !rate && !burst {
+		opts.Env["WORKSPACE_RATE_LIMIT"], opts.Env["WORKSPACE_RATE_BURST"] = "1000000", "1000000"
 	}
 	gw, deps, err := New(stack, opts)
 	if err != nil {
