@@ -99,8 +99,10 @@ func TestEveryUndeployedPathAnswersNotDeployed(t *testing.T) {
 			t.Errorf("%s %s: message %q does not name the path", op.Method, path, msg)
 		}
 	}
-	if undeployed < 80 {
-		t.Fatalf("only %d undeployed operations checked; the contract publishes 103 operations", undeployed)
+	// A floor, so that a broken contract parse cannot pass by checking nothing; it drops as
+	// operations get deployed (103 published, 79 undeployed once merchant context shipped).
+	if undeployed < 70 {
+		t.Fatalf("only %d of %d operations checked as undeployed", undeployed, len(ops))
 	}
 }
 

@@ -32,7 +32,7 @@ func TestSampleEvents(t *testing.T) {
 		InvoiceID string `json:"invoice_id"`
 	}
 	_ = json.Unmarshal(created.Body, &c)
-	want := map[string]int{"checkout-view.json": 404, "documents-create-invoice.json": 201, "payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
+	want := map[string]int{"checkout-view.json": 404, "documents-create-invoice.json": 201, "merchant-context.json": 200, "payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
 		"probes-readyz.json": 200, "probes-not-deployed.json": 404}
 	covered := map[string]bool{}
 	for _, f := range files {

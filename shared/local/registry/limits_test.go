@@ -118,8 +118,8 @@ func TestTemplateLimits(t *testing.T) {
 			}
 		}
 	}
-	if authenticating != 3 {
-		t.Errorf("%d functions read API keys, want 3 (payment create, verify, documents)", authenticating)
+	if authenticating != 4 {
+		t.Errorf("%d functions read API keys, want 4 (payment create, verify, documents, merchant)", authenticating)
 	}
 	if got := render(node(&doc, "Conditions", "ReserveConcurrency")); got != `!Not [!Equals [!Ref FunctionReservedConcurrency, 0]]` {
 		t.Errorf("Conditions.ReserveConcurrency = %q", got)

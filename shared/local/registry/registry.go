@@ -11,6 +11,7 @@ import (
 
 	checkout "github.com/takapay/payments/functions/checkout/handler"
 	documents "github.com/takapay/payments/functions/documents/handler"
+	merchant "github.com/takapay/payments/functions/merchant/handler"
 	paymentcreate "github.com/takapay/payments/functions/payment-create/handler"
 	paymentverify "github.com/takapay/payments/functions/payment-verify/handler"
 	probes "github.com/takapay/payments/functions/probes/handler"
@@ -25,6 +26,7 @@ import (
 // HTTP lists the functions behind the HTTP API, keyed by logical id.
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
+	merchant.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.

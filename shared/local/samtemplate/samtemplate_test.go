@@ -27,7 +27,7 @@ func TestRepoTemplateFunctions(t *testing.T) {
 	for _, f := range tpl.Functions {
 		ids = append(ids, f.LogicalID)
 	}
-	want := []string{"CheckoutFunction", "DocumentsFunction", "PaymentCreateFunction", "PaymentVerifyFunction", "ProbesFunction", "WebhookRedriveFunction", "WebhookSenderFunction"}
+	want := []string{"CheckoutFunction", "DocumentsFunction", "MerchantFunction", "PaymentCreateFunction", "PaymentVerifyFunction", "ProbesFunction", "WebhookRedriveFunction", "WebhookSenderFunction"}
 	if !reflect.DeepEqual(ids, want) {
 		t.Fatalf("functions = %v, want %v", ids, want)
 	}
@@ -38,6 +38,7 @@ func TestRepoTemplateFunctions(t *testing.T) {
 	}{
 		"PaymentCreateFunction": {"functions/payment-create", []Route{{"POST", "/v1/payment/create"}}},
 		"PaymentVerifyFunction": {"functions/payment-verify", []Route{{"POST", "/v1/payment/verify"}}},
+		"MerchantFunction":      {"functions/merchant", []Route{{"GET", "/v1/merchant/context"}}},
 		"ProbesFunction": {"functions/probes", []Route{
 			{"ANY", "$default"},
 			{"GET", "/healthz"},
