@@ -1,0 +1,110 @@
+//go:build !race
+
+// Excluded from -race builds like the other browser tests (chromedp v0.23 races on its own).
+
+package checkout_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/localapi"
+)
+
+// axeViolation is what axe-core reports of one broken rule.
+type axeViolation struct {
+	ID    string `json:"id"`
+	Help  string `json:"help"`
+	Nodes []struct {
+		Target []string `json:"target"`
+	} `json:"nodes"`
+}
+
+// Every page a payer can see meets WCAG 2.1 AA as axe-core checks it, in Chromium: the page
+// before the route choice, the locked page with the sandbox controls, the completed page and
+// the not-found page. (axe-core comes from the npm registry with the local servers; it is
+// injected over DevTools, which the page's CSP does not govern.)
+func TestBrowserAccessibility(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	chromiumPath(t)
+	modules, err := devstack.NodeModulesDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	axeSource, err := os.ReadFile(filepath.Join(modules, "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core is not installed (make test runs npm ci): %v", err)
+	}
+	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true})
+	ctx := browser(t)
+	newPage := func(ref string) string {
+		res := a.Do(t, "POST", "/v1/payment/create", a.Creds.SandboxKey, `{"amount": 1500, "reference": "`+ref+`"}`)
+		var c struct {
+			PaymentURL string `json:"payment_url"`
+		}
+		if err := json.Unmarshal(res.Body, &c); err != nil || res.Status != 201 {
+			t.Fatalf("create: %d %s", res.Status, res.Body)
+		}
+		return c.PaymentURL
+	}
+	path := func(u string) string { return u[strings.Index(u, "/v1/"):] }
+
+	pending := newPage("a11y-pending")
+	locked := newPage("a11y-locked")
+	if r := a.Do(t, "POST", path(locked)+"/lock", "", `{"route":"nagad","payer":"01712345678"}`); r.Status != 200 {
+		t.Fatalf("lock: %d %s", r.Status, r.Body)
+	}
+	done := newPage("a11y-completed")
+	for _, step := range []struct{ suffix, body string }{{"/lock", `{"route":"card","payer":"payer@example.com"}`}, {"/notices/approve", ""}} {
+		if r := a.Do(t, "POST", path(done)+step.suffix, "", step.body); r.Status != 200 {
+			t.Fatalf("%s: %d %s", step.suffix, r.Status, r.Body)
+		}
+	}
+	pages := []struct{ name, url, ready string }{
+		{"pending", pending, "#route-bkash"},
+		{"locked (sandbox controls)", locked, "#approve"},
+		{"completed", done, "#status-title"},
+		{"not found", a.URL + "/v1/public/checkout/" + strings.Repeat("Z", 43), "#error-title"},
+	}
+	for _, p := range pages {
+		if err := do(ctx, chromedp.Navigate(p.url), chromedp.WaitVisible(chromedp.CSS(p.ready))); err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		raw, err := chromedp.Run(c, chromedp.Evaluate[string](string(axeSource)+`;
+			axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+				.then(r => JSON.stringify({violations: r.violations, passes: r.passes.length}))`, chromedp.EvalAwaitPromise))
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: axe: %v", p.name, err)
+		}
+		var result struct {
+			Violations []axeViolation `json:"violations"`
+			Passes     int            `json:"passes"`
+		}
+		if err := json.Unmarshal([]byte(raw), &result); err != nil {
+			t.Fatalf("%s: axe result: %v: %s", p.name, err, raw)
+		}
+		if result.Passes == 0 {
+			t.Fatalf("%s: axe checked nothing", p.name)
+		}
+		for _, v := range result.Violations {
+			var targets []string
+			for _, n := range v.Nodes {
+				targets = append(targets, strings.Join(n.Target, " "))
+			}
+			t.Errorf("%s: %s (%s) at %v", p.name, v.ID, v.Help, targets)
+		}
+		t.Logf("%-26s axe: %d rules passed, %d violations", p.name, result.Passes, len(result.Violations))
+	}
+}
