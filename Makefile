@@ -8,7 +8,7 @@ NPM       ?= npm
 LAMBDA_ENV   := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w -buildid="
 # template.yaml logical id -> functions/<dir>
-FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify MerchantFunction:merchant ProbesFunction:probes DocumentsFunction:documents CheckoutFunction:checkout WebhookSenderFunction:webhook-sender WebhookRedriveFunction:webhook-redrive
+FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify MerchantFunction:merchant PaymentIntentsFunction:payment-intents PaymentIntentCancelFunction:payment-intent-cancel ProbesFunction:probes DocumentsFunction:documents CheckoutFunction:checkout WebhookSenderFunction:webhook-sender WebhookRedriveFunction:webhook-redrive
 
 .PHONY: help
 help: ## List the targets
@@ -49,11 +49,11 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 build: ## Cross-compile every function to .build/<function>/bootstrap (linux/arm64); print sizes vs the floor binary
 	@set -e; $(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o .build/lambda-floor/bootstrap ./cmd/lambda-floor; \
 	  floor=$$(wc -c < .build/lambda-floor/bootstrap); \
-	  printf '  %-24s %10d bytes  (floor: lambda.Start + AWS config + DynamoDB and SQS clients)\n' lambda-floor $$floor; \
+	  printf '  %-28s %10d bytes  (floor: lambda.Start + AWS config + DynamoDB and SQS clients)\n' lambda-floor $$floor; \
 	  for f in $(FUNCTIONS); do id=$${f%%:*}; dir=$${f##*:}; \
 	  $(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o .build/$$dir/bootstrap ./functions/$$dir; \
 	  size=$$(wc -c < .build/$$dir/bootstrap); \
-	  printf '  %-24s %10d bytes  %s x floor\n' "$$id" $$size "$$(awk -v a=$$size -v b=$$floor 'BEGIN{printf "%.2f", a/b}')"; done
+	  printf '  %-28s %10d bytes  %s x floor\n' "$$id" $$size "$$(awk -v a=$$size -v b=$$floor 'BEGIN{printf "%.2f", a/b}')"; done
 
 .PHONY: coldstart
 coldstart: ## Time each function's init (exec to first Runtime API poll) against the floor binary, on this host

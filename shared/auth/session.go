@@ -86,14 +86,16 @@ func ParseRole(s string) (Role, bool) {
 	return "", false
 }
 
-// Scopes returns the document scopes a role grants (a fresh slice; nil for an unknown role).
-// Sessions never carry payments scopes: payment create and verify stay bearer-only.
+// Scopes returns the scopes a role grants on the dashboard's workspace routes (a fresh
+// slice; nil for an unknown role): a viewer reads documents and payment intents; a developer,
+// admin or owner also writes them. Payment create and verify stay bearer-only whatever the
+// scopes: they authenticate with Authenticate, which never reads a session.
 func (r Role) Scopes() []Scope {
 	switch r {
 	case RoleViewer:
-		return []Scope{DocumentsRead}
+		return []Scope{DocumentsRead, PaymentsRead}
 	case RoleDeveloper, RoleAdmin, RoleOwner:
-		return []Scope{DocumentsRead, DocumentsWrite}
+		return []Scope{DocumentsRead, DocumentsWrite, PaymentsRead, PaymentsWrite}
 	}
 	return nil
 }

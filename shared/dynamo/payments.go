@@ -25,6 +25,8 @@ type paymentItem struct {
 	SK              string            `dynamodbav:"sk"`
 	GSI2PK          string            `dynamodbav:"gsi2pk,omitempty"`
 	GSI2SK          string            `dynamodbav:"gsi2sk,omitempty"`
+	GSI3PK          string            `dynamodbav:"gsi3pk"`
+	GSI3SK          string            `dynamodbav:"gsi3sk"`
 	WorkspaceID     string            `dynamodbav:"workspace_id"`
 	Environment     string            `dynamodbav:"environment"`
 	Status          string            `dynamodbav:"status"`
@@ -50,6 +52,12 @@ type paymentItem struct {
 	LockedAt        *time.Time        `dynamodbav:"locked_at,omitempty"`
 	FinishedAt      *time.Time        `dynamodbav:"finished_at,omitempty"`
 	Outbox          *payment.Delivery `dynamodbav:"outbox,omitempty"`
+	// The source of a linked intent (absent for a standalone payment) and its snapshot's key.
+	SourceKind      string `dynamodbav:"source_kind,omitempty"`
+	DocumentID      string `dynamodbav:"document_id,omitempty"`
+	DocumentVersion int64  `dynamodbav:"document_version,omitempty"`
+	Quantity        int64  `dynamodbav:"quantity,omitempty"`
+	SnapshotKey     string `dynamodbav:"snapshot_key,omitempty"`
 }
 
 // GSI2 is sparse, KEYS_ONLY, and follows a payment with a webhook_url through its life: while
@@ -107,6 +115,12 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		CreatedAt:   p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
 		ExpiresAt: p.ExpiresAt.UTC(), MerchantName: p.MerchantName, LockRoute: p.LockRoute, LockPayer: p.LockPayer,
 		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox,
+		GSI3PK: intentsPK(p.WorkspaceID, p.Environment), GSI3SK: intentsSK(p.CreatedAt, p.InvoiceID),
+		DocumentID: p.Source.DocumentID, DocumentVersion: p.Source.DocumentVersion, Quantity: p.Source.Quantity,
+		SnapshotKey: p.SnapshotKey,
+	}
+	if k := p.Source.Kind; k != "" && k != payment.SourceStandalone {
+		it.SourceKind = string(k)
 	}
 	if p.WebhookURL != "" && p.Status == payment.Pending {
 		it.GSI2PK, it.GSI2SK = s.expiryPK(p.InvoiceID), formatTime(p.ExpiresAt)
@@ -125,6 +139,9 @@ func (it *paymentItem) payment() *payment.Payment {
 		CreatedAt:   it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
 		ExpiresAt: it.ExpiresAt, MerchantName: it.MerchantName, LockRoute: it.LockRoute, LockPayer: it.LockPayer,
 		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox,
+		Source: payment.Source{Kind: payment.SourceKind(it.SourceKind), DocumentID: it.DocumentID,
+			DocumentVersion: it.DocumentVersion, Quantity: it.Quantity},
+		SnapshotKey: it.SnapshotKey,
 	}
 }
 

@@ -27,23 +27,18 @@ const Object = "payment_intent"
 type Status = payment.Status
 
 // SourceKind says where an intent's amount came from.
-type SourceKind string
+type SourceKind = payment.SourceKind
 
 // Source kinds: a client amount, or a document kind the server priced.
 const (
-	Standalone   SourceKind = "standalone"
-	Invoices     SourceKind = SourceKind(document.Invoices)
-	PaymentLinks SourceKind = SourceKind(document.PaymentLinks)
+	Standalone   = payment.SourceStandalone
+	Invoices     = payment.SourceInvoice
+	PaymentLinks = payment.SourcePaymentLinks
 )
 
 // Source is the intent's origin: standalone, or the document (id, version, quantity) it was
 // priced from.
-type Source struct {
-	Kind            SourceKind `json:"kind"`
-	DocumentID      string     `json:"document_id,omitempty"`
-	DocumentVersion int64      `json:"document_version,omitempty"`
-	Quantity        int64      `json:"quantity,omitempty"`
-}
+type Source = payment.Source
 
 // Snapshot is what the document said when the intent was priced. Editing or cancelling the
 // document afterwards never changes it.

@@ -271,7 +271,7 @@ func TestSessionAuthenticationEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	if id.Kind != auth.KindSession || id.UserID != u.ID || id.WorkspaceID != w.ID || id.Role != auth.RoleDeveloper || !id.ViaCookie ||
-		id.Authorize(auth.DocumentsWrite, auth.Live) != nil || id.Authorize(auth.PaymentsRead, auth.Sandbox) == nil {
+		id.Authorize(auth.DocumentsWrite, auth.Live) != nil || id.Authorize(auth.PaymentsWrite, auth.Sandbox) != nil {
 		t.Errorf("identity = %+v", id)
 	}
 	_, err = a.AuthenticateWorkspace(e.ctx, workspaceRequest("POST", s.Token, ""), w.ID)

@@ -70,6 +70,41 @@ func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, erro
 	} else {
 		req.Amount = p
 	}
+	var o Options
+	o.readURLs(r, urls)
+	req.Reference, _ = r.String("reference", jsonbody.StringRule{Min: 1, Max: MaxReferenceLen, Check: trimmed})
+	req.CustomerName, _ = r.String("customer_name", jsonbody.StringRule{Min: 1, Max: MaxNameLen, Check: trimmed})
+	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: jsonbody.CheckEmail})
+	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
+	o.readRest(r, obj)
+	req.RedirectURL, req.CancelURL, req.WebhookURL, req.Metadata, req.ExpiresIn =
+		o.RedirectURL, o.CancelURL, o.WebhookURL, o.Metadata, o.ExpiresIn
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// Options are the members every create shares, standalone or priced from a document: where
+// the payer goes afterwards, where events are sent, metadata and how long it stays payable.
+type Options struct {
+	RedirectURL string
+	CancelURL   string
+	WebhookURL  string
+	Metadata    string // canonical compact JSON object, or ""
+	ExpiresIn   time.Duration
+}
+
+// ReadOptions reads redirect_url, cancel_url, webhook_url, metadata and expires_in_minutes
+// from a create body with the create rules, recording violations in r.
+func ReadOptions(r *jsonbody.Reader, obj *jsonbody.Object, urls urlcheck.Policy) Options {
+	var o Options
+	o.readURLs(r, urls)
+	o.readRest(r, obj)
+	return o
+}
+
+func (o *Options) readURLs(r *jsonbody.Reader, urls urlcheck.Policy) {
 	urlRule := func(check func(string) error) jsonbody.StringRule {
 		return jsonbody.StringRule{Check: func(s string) string {
 			if err := check(s); err != nil {
@@ -78,16 +113,15 @@ func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, erro
 			return ""
 		}}
 	}
-	req.RedirectURL, _ = r.String("redirect_url", urlRule(urls.Check))
-	req.CancelURL, _ = r.String("cancel_url", urlRule(urls.Check))
-	req.WebhookURL, _ = r.String("webhook_url", urlRule(urls.CheckWebhook))
-	req.Reference, _ = r.String("reference", jsonbody.StringRule{Min: 1, Max: MaxReferenceLen, Check: trimmed})
-	req.CustomerName, _ = r.String("customer_name", jsonbody.StringRule{Min: 1, Max: MaxNameLen, Check: trimmed})
-	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: jsonbody.CheckEmail})
-	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
-	req.ExpiresIn = DefaultExpiry
+	o.RedirectURL, _ = r.String("redirect_url", urlRule(urls.Check))
+	o.CancelURL, _ = r.String("cancel_url", urlRule(urls.Check))
+	o.WebhookURL, _ = r.String("webhook_url", urlRule(urls.CheckWebhook))
+}
+
+func (o *Options) readRest(r *jsonbody.Reader, obj *jsonbody.Object) {
+	o.ExpiresIn = DefaultExpiry
 	if m, ok := r.Int("expires_in_minutes", false, int64(MinExpiry/time.Minute), int64(MaxExpiry/time.Minute)); ok {
-		req.ExpiresIn = time.Duration(m) * time.Minute
+		o.ExpiresIn = time.Duration(m) * time.Minute
 	}
 	if md, ok := r.Object("metadata", false); ok {
 		raw, _ := obj.Raw("metadata")
@@ -97,13 +131,9 @@ func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, erro
 		} else if rule != "" {
 			r.Fail("metadata", rule)
 		} else {
-			req.Metadata = canon
+			o.Metadata = canon
 		}
 	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	return &req, nil
 }
 
 func trimmed(s string) string {
@@ -319,9 +349,14 @@ func sandboxOnly(id *auth.Identity, scope auth.Scope) (auth.Environment, error) 
 	if err := id.Authorize(scope, env); err != nil {
 		return "", err
 	}
+	return env, RequireSandbox(env)
+}
+
+// RequireSandbox refuses live (403): this release moves no real money.
+func RequireSandbox(env auth.Environment) error {
 	if env != auth.Sandbox {
-		return "", apierr.New(apierr.ScopeOrEnvironmentDenied,
+		return apierr.New(apierr.ScopeOrEnvironmentDenied,
 			"live payments are not released yet: this release is sandbox-only; use a sk_sandbox_ key")
 	}
-	return env, nil
+	return nil
 }

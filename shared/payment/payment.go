@@ -87,6 +87,41 @@ type Payment struct {
 	// Outbox is the webhook delivery of the terminal event, recorded in the same conditional
 	// write as the state change (nil when the payment has no webhook_url or is not terminal).
 	Outbox *Delivery
+	// Source is where the amount came from: the zero value is a standalone payment (a client
+	// amount); a payment intent priced from a document names it (package intent).
+	Source Source
+	// SnapshotKey names the immutable snapshot of the document a linked intent was priced
+	// from ("" for a standalone payment). The snapshot is stored beside the payment, not in
+	// it, so every later write of the payment stays small.
+	SnapshotKey string
+}
+
+// SourceKind says where a payment's amount came from.
+type SourceKind string
+
+// Source kinds: a client amount, or a document kind the server priced.
+const (
+	SourceStandalone   SourceKind = "standalone"
+	SourceInvoice      SourceKind = "invoices"
+	SourcePaymentLinks SourceKind = "payment-links"
+)
+
+// Source is a payment's origin: standalone, or the document (id, version, quantity) it was
+// priced from. It never changes after creation.
+type Source struct {
+	Kind            SourceKind `json:"kind"`
+	DocumentID      string     `json:"document_id,omitempty"`
+	DocumentVersion int64      `json:"document_version,omitempty"`
+	Quantity        int64      `json:"quantity,omitempty"`
+}
+
+// SourceOf returns the payment's source with its kind filled in (standalone when unset).
+func (p *Payment) SourceOf() Source {
+	s := p.Source
+	if s.Kind == "" {
+		s.Kind = SourceStandalone
+	}
+	return s
 }
 
 // Delivery states.

@@ -108,7 +108,24 @@ func (v *Verifier) Handle(ctx context.Context, r *web.Request) (*web.Response, e
 	if v.Now != nil {
 		now = v.Now
 	}
-	status := p.EffectiveStatus(now())
+	resp, err := Verify(ctx, v.Store, p, req.Expected, now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	return web.JSON(http.StatusOK, resp), nil
+}
+
+// FirstVerifiedMarker records a payment's first completed verification (see Store).
+type FirstVerifiedMarker interface {
+	MarkFirstVerified(ctx context.Context, invoiceID string, at time.Time) (time.Time, bool, error)
+}
+
+// Verify answers what verify says of p as of now: its effective status and fields, the first
+// completed verification (recording it when this is the first), and, when the merchant sent
+// expected, the exact comparison. Payment verify and an intent's verify-transaction both
+// answer with it, so they cannot disagree.
+func Verify(ctx context.Context, store FirstVerifiedMarker, p *Payment, expected *Expected, now time.Time) (VerifyResponse, error) {
+	status := p.EffectiveStatus(now)
 	resp := VerifyResponse{
 		InvoiceID:       p.InvoiceID,
 		Status:          status,
@@ -122,9 +139,9 @@ func (v *Verifier) Handle(ctx context.Context, r *web.Request) (*web.Response, e
 	if status == Completed {
 		if p.FirstVerifiedAt == nil {
 			// A concurrent first verify may win the race; then this call is not the first.
-			at, first, err := v.Store.MarkFirstVerified(ctx, p.InvoiceID, now().UTC())
+			at, first, err := store.MarkFirstVerified(ctx, p.InvoiceID, now)
 			if err != nil {
-				return nil, err
+				return resp, err
 			}
 			resp.FirstVerifiedAt = &at
 			resp.PreviouslyVerified = !first
@@ -132,12 +149,12 @@ func (v *Verifier) Handle(ctx context.Context, r *web.Request) (*web.Response, e
 			resp.PreviouslyVerified = true
 		}
 	}
-	if req.Expected != nil {
-		mismatches := Compare(status, p, *req.Expected)
+	if expected != nil {
+		mismatches := Compare(status, p, *expected)
 		ok := len(mismatches) == 0
 		resp.Match, resp.Mismatches = &ok, &mismatches
 	}
-	return web.JSON(http.StatusOK, resp), nil
+	return resp, nil
 }
 
 // Compare lists what stops a merchant from delivering: "status" unless COMPLETED, and each of

@@ -94,14 +94,26 @@ type Payload struct {
 	Data      PayloadData `json:"data"`
 }
 
-// PayloadData is the payment the event is about.
+// PayloadData is the payment intent the event is about. invoice_id and intent_id are the
+// same id (every hosted payment is an intent); source says where the amount came from, and
+// document_id names the invoice or payment link of a linked intent.
 type PayloadData struct {
 	InvoiceID   string           `json:"invoice_id"`
+	IntentID    string           `json:"intent_id"`
 	Status      payment.Status   `json:"status"`
 	AmountMinor int64            `json:"amount_minor"`
 	Currency    string           `json:"currency"`
 	Reference   string           `json:"reference"`
 	Environment auth.Environment `json:"environment"`
+	Source      payment.Source   `json:"source"`
+	DocumentID  string           `json:"document_id,omitempty"`
+}
+
+// DataOf is the payload data of an event about p.
+func DataOf(p *payment.Payment) PayloadData {
+	return PayloadData{InvoiceID: p.InvoiceID, IntentID: p.InvoiceID, Status: p.Status,
+		AmountMinor: int64(p.AmountMinor), Currency: p.Currency, Reference: p.Reference,
+		Environment: p.Environment, Source: p.SourceOf(), DocumentID: p.Source.DocumentID}
 }
 
 func (s *Sender) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
@@ -192,8 +204,7 @@ func (s *Sender) post(ctx context.Context, p *payment.Payment) (int, string) {
 		return 0, "no webhook secret issued for this workspace and environment (paymentsctl webhook secret issue)"
 	}
 	body, _ := json.Marshal(Payload{ID: p.Outbox.EventID, Type: p.Outbox.Kind, Timestamp: p.Outbox.CreatedAt,
-		Data: PayloadData{InvoiceID: p.InvoiceID, Status: p.Status, AmountMinor: int64(p.AmountMinor),
-			Currency: p.Currency, Reference: p.Reference, Environment: p.Environment}})
+		Data: DataOf(p)})
 	headers := Headers(secrets, p.Outbox.EventID, s.now(), body)
 	code, err := Post(ctx, s.Client, s.URLs, p.WebhookURL, headers, body)
 	if err != nil {

@@ -50,13 +50,19 @@ func TestStack(t *testing.T) {
 		if got := keys(d.KeySchema); got != "pk:HASH,sk:RANGE" {
 			t.Errorf("key schema = %s", got)
 		}
-		if len(d.GlobalSecondaryIndexes) != 2 {
+		if len(d.GlobalSecondaryIndexes) != 3 {
 			t.Fatalf("GSIs = %+v", d.GlobalSecondaryIndexes)
 		}
 		g := d.GlobalSecondaryIndexes[0]
 		if aws.ToString(g.IndexName) != "gsi1" || keys(g.KeySchema) != "gsi1pk:HASH,gsi1sk:RANGE" ||
 			g.Projection.ProjectionType != ddbtypes.ProjectionTypeAll {
 			t.Errorf("gsi = %s %s %s", aws.ToString(g.IndexName), keys(g.KeySchema), g.Projection.ProjectionType)
+		}
+		g3 := d.GlobalSecondaryIndexes[2]
+		if aws.ToString(g3.IndexName) != "gsi3" || keys(g3.KeySchema) != "gsi3pk:HASH,gsi3sk:RANGE" ||
+			g3.Projection.ProjectionType != ddbtypes.ProjectionTypeInclude ||
+			strings.Join(g3.Projection.NonKeyAttributes, ",") != "document_id,snapshot_key" {
+			t.Errorf("gsi3 = %s %s %s %v", aws.ToString(g3.IndexName), keys(g3.KeySchema), g3.Projection.ProjectionType, g3.Projection.NonKeyAttributes)
 		}
 		if s.Resources.TableARNs["Table"] != aws.ToString(d.TableArn) || d.TableArn == nil {
 			t.Errorf("table ARN %q vs %q", s.Resources.TableARNs["Table"], aws.ToString(d.TableArn))

@@ -33,6 +33,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 	_ = json.Unmarshal(created.Body, &c)
 	want := map[string]int{"checkout-view.json": 404, "documents-create-invoice.json": 201, "merchant-context.json": 200, "payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
+		"payment-intents-create.json": 201, "payment-intent-cancel.json": 200,
 		"probes-readyz.json": 200, "probes-not-deployed.json": 404}
 	covered := map[string]bool{}
 	for _, f := range files {
@@ -93,6 +94,10 @@ func TestSampleEvents(t *testing.T) {
 			ev.Headers["authorization"] = "Bearer " + a.Creds.SandboxKey
 		}
 		ev.Body = strings.ReplaceAll(ev.Body, "8e604eee-43e6-8efe-b04b-43bc3130c81f", c.InvoiceID)
+		if _, ok := ev.PathParameters["intentID"]; ok {
+			ev.PathParameters["intentID"] = c.InvoiceID
+			ev.RawPath = strings.ReplaceAll(ev.RawPath, "8e604eee-43e6-8efe-b04b-43bc3130c81f", c.InvoiceID)
+		}
 		if _, ok := ev.PathParameters["workspaceID"]; ok {
 			ev.PathParameters["workspaceID"] = a.Creds.WorkspaceID
 		}

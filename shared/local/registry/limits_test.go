@@ -118,8 +118,8 @@ func TestTemplateLimits(t *testing.T) {
 			}
 		}
 	}
-	if authenticating != 4 {
-		t.Errorf("%d functions read API keys, want 4 (payment create, verify, documents, merchant)", authenticating)
+	if authenticating != 6 {
+		t.Errorf("%d functions read API keys, want 6 (payment create, verify, documents, merchant, payment intents, intent cancel)", authenticating)
 	}
 	if got := render(node(&doc, "Conditions", "ReserveConcurrency")); got != `!Not [!Equals [!Ref FunctionReservedConcurrency, 0]]` {
 		t.Errorf("Conditions.ReserveConcurrency = %q", got)

@@ -13,6 +13,8 @@ import (
 	documents "github.com/takapay/payments/functions/documents/handler"
 	merchant "github.com/takapay/payments/functions/merchant/handler"
 	paymentcreate "github.com/takapay/payments/functions/payment-create/handler"
+	paymentintentcancel "github.com/takapay/payments/functions/payment-intent-cancel/handler"
+	paymentintents "github.com/takapay/payments/functions/payment-intents/handler"
 	paymentverify "github.com/takapay/payments/functions/payment-verify/handler"
 	probes "github.com/takapay/payments/functions/probes/handler"
 	webhookredrive "github.com/takapay/payments/functions/webhook-redrive/handler"
@@ -26,7 +28,7 @@ import (
 // HTTP lists the functions behind the HTTP API, keyed by logical id.
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
-	merchant.Function,
+	merchant.Function, paymentintents.Function, paymentintentcancel.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.

@@ -1,0 +1,26 @@
+// Package handler is PaymentIntentCancelFunction of template.yaml: its route table and wiring.
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/sqsqueue"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is PaymentIntentCancelFunction.
+var Function = app.HTTPFunction{LogicalID: "PaymentIntentCancelFunction", Name: "payment-intent-cancel", Build: Build}
+
+// Build wires cancel, the one intent operation that emits a webhook event. It is its own
+// function so that only it holds sqs:SendMessage and the state-change UpdateItem, and so that
+// neither binary links both the document pricing and the SQS client (size budget).
+func Build(d *app.Deps) app.API {
+	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey}
+	if d.Config.WebhookQueueURL != "" {
+		s.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+	}
+	return app.API{Routes: web.Routes{
+		"POST /v1/payment-intents/{intentID}/cancel":                          s.Cancel,
+		"POST /v1/workspaces/{workspaceID}/payment-intents/{intentID}/cancel": s.Cancel,
+	}}
+}

@@ -1,0 +1,27 @@
+// Package handler is PaymentIntentsFunction of template.yaml: its route table and wiring.
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is PaymentIntentsFunction.
+var Function = app.HTTPFunction{LogicalID: "PaymentIntentsFunction", Name: "payment-intents", Build: Build}
+
+// Build wires the payment-intent routes but cancel (PaymentIntentCancelFunction: the one that
+// sends to the webhook queue). The bearer-key API and the dashboard's workspace variants share
+// one handler per operation.
+func Build(d *app.Deps) app.API {
+	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey}
+	return app.API{Routes: web.Routes{
+		"GET /v1/payment-intents":                                     s.List,
+		"POST /v1/payment-intents":                                    s.Create,
+		"GET /v1/payment-intents/{intentID}":                          s.Get,
+		"POST /v1/payment-intents/{intentID}/verify-transaction":      s.VerifyTransaction,
+		"GET /v1/workspaces/{workspaceID}/payment-intents":            s.List,
+		"POST /v1/workspaces/{workspaceID}/payment-intents":           s.Create,
+		"GET /v1/workspaces/{workspaceID}/payment-intents/{intentID}": s.Get,
+	}}
+}

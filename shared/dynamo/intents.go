@@ -1,0 +1,318 @@
+package dynamo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/payment"
+)
+
+// Payment intents are payments (one id space, one item: PAY#<id> / PAY). What the intents
+// add:
+//
+//	snapshot  PAY#<id> / SNAP#<sha256 of the snapshot, 16 bytes hex>   the document as priced
+//	gsi3 (keys only plus document_id and snapshot_key, every payment):
+//	          INTENTS#<ws>#<env> / <created_at>#<id>                    the list, newest first
+//
+// The snapshot is its own item, written once before the payment and never again, so the
+// payment — written at every lock, outcome and delivery attempt — stays under 1 KB however
+// many line items the document has. Its key is its content's hash: a second write of the same
+// snapshot (a retried create) is harmless, and of two racing creates with one
+// Idempotency-Key, the payment that wins names its own snapshot. GSI3's keys and projected
+// attributes never change after the create, so no later write of a payment touches GSI3.
+const (
+	// GSI3 is the name of the table's third global secondary index (intent listings).
+	GSI3          = "gsi3"
+	intentsPrefix = "INTENTS#"
+	snapPrefix    = "SNAP#"
+	// listReadBudget bounds the index queries of one list page when filters discard items:
+	// the page may then be short, with a next_cursor to go on from.
+	listReadBudget = 5
+)
+
+var _ intent.Store = (*Store)(nil)
+
+func intentsPK(ws string, env auth.Environment) string {
+	return intentsPrefix + ws + "#" + string(env)
+}
+
+func intentsSK(createdAt time.Time, id string) string { return formatTime(createdAt) + "#" + id }
+
+type snapshotItem struct {
+	PK       string `dynamodbav:"pk"`
+	SK       string `dynamodbav:"sk"`
+	Snapshot string `dynamodbav:"snapshot"`
+}
+
+// CreateIntent writes the snapshot (when there is one) with one PutItem, then the payment
+// with one conditional PutItem (CreatePayment).
+func (s *Store) CreateIntent(ctx context.Context, p *payment.Payment, snap *intent.Snapshot) (*payment.Payment, error) {
+	if snap != nil {
+		raw, err := json.Marshal(snap)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(raw)
+		sk := snapPrefix + hex.EncodeToString(sum[:16])
+		av, err := marshalItem(snapshotItem{PK: paymentPK(p.InvoiceID), SK: sk, Snapshot: string(raw)})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: av}); err != nil {
+			return nil, err
+		}
+		p.SnapshotKey = sk
+	}
+	return s.CreatePayment(ctx, p)
+}
+
+// GetIntent reads the payment and its snapshot with one strongly consistent Query of the
+// payment's partition.
+func (s *Store) GetIntent(ctx context.Context, id string) (*intent.Stored, error) {
+	out, err := s.DB.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.Table),
+		KeyConditionExpression: aws.String("pk = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: paymentPK(id)},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var st intent.Stored
+	snaps := map[string]map[string]types.AttributeValue{}
+	for _, item := range out.Items {
+		sk, _ := item["sk"].(*types.AttributeValueMemberS)
+		switch {
+		case sk == nil:
+		case sk.Value == "PAY":
+			if st.Payment, err = decodePayment(item); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(sk.Value, snapPrefix):
+			snaps[sk.Value] = item
+		}
+	}
+	if st.Payment == nil {
+		return nil, nil
+	}
+	if err := attachSnapshot(&st, snaps); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// attachSnapshot sets the snapshot the payment names from the snapshot items read with it.
+func attachSnapshot(st *intent.Stored, snaps map[string]map[string]types.AttributeValue) error {
+	k := st.Payment.SnapshotKey
+	if k == "" {
+		return nil
+	}
+	item, ok := snaps[k]
+	if !ok {
+		return fmt.Errorf("intent %s: snapshot %s is missing", st.Payment.InvoiceID, k)
+	}
+	v, _ := item["snapshot"].(*types.AttributeValueMemberS)
+	if v == nil {
+		return fmt.Errorf("intent %s: snapshot %s has no body", st.Payment.InvoiceID, k)
+	}
+	var snap intent.Snapshot
+	if err := json.Unmarshal([]byte(v.Value), &snap); err != nil {
+		return fmt.Errorf("intent %s: snapshot %s: %w", st.Payment.InvoiceID, k, err)
+	}
+	st.Snapshot = &snap
+	return nil
+}
+
+// PayableDocument reads the invoice and the payment link with this id in one BatchGetItem
+// (strongly consistent): a document id does not say its kind, and a customer is never payable.
+func (s *Store) PayableDocument(ctx context.Context, ws string, env auth.Environment, id string) (*document.Record, error) {
+	if !validID(ws) || !validID(id) {
+		return nil, nil
+	}
+	keys := []map[string]types.AttributeValue{
+		key(docPK(ws, env, document.Invoices), id),
+		key(docPK(ws, env, document.PaymentLinks), id),
+	}
+	items, err := s.batchGet(ctx, keys, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range items {
+		return decodeDocument(item)
+	}
+	return nil, nil
+}
+
+// batchGet reads keys (at most 100) with strongly consistent BatchGetItem calls, retrying
+// unprocessed keys a bounded number of times; projection "" reads whole items.
+func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue, projection string) ([]map[string]types.AttributeValue, error) {
+	var out []map[string]types.AttributeValue
+	req := &types.KeysAndAttributes{Keys: keys, ConsistentRead: aws.Bool(true)}
+	if projection != "" {
+		req.ProjectionExpression = aws.String(projection)
+	}
+	pending := map[string]types.KeysAndAttributes{s.Table: *req}
+	for attempt := 0; len(pending) > 0; attempt++ {
+		if attempt == 5 {
+			return nil, fmt.Errorf("batch get: keys still unprocessed after %d attempts", attempt)
+		}
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
+			}
+		}
+		res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res.Responses[s.Table]...)
+		pending = res.UnprocessedKeys
+	}
+	return out, nil
+}
+
+// ListIntents pages a workspace's intents in one environment through GSI3, newest first:
+// one Query for the keys (document_id filtered in the index), one BatchGetItem for the
+// payments and their snapshots, then q.Keep. When filters discard items, further Queries
+// fill the page, at most listReadBudget of them; a page may then be short and still have a
+// next cursor. A cursor costs one GetItem (the intent's index key).
+func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.Stored, string, error) {
+	pk := intentsPK(q.WorkspaceID, q.Environment)
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.Table),
+		IndexName:              aws.String(GSI3),
+		KeyConditionExpression: aws.String("gsi3pk = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: pk},
+		},
+		ScanIndexForward: aws.Bool(false),
+	}
+	if q.DocumentID != "" {
+		in.FilterExpression = aws.String("document_id = :doc")
+		in.ExpressionAttributeValues[":doc"] = &types.AttributeValueMemberS{Value: q.DocumentID}
+	}
+	if q.Cursor != "" {
+		item, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(s.Table), Key: key(paymentPK(q.Cursor), "PAY"),
+			ProjectionExpression: aws.String("gsi3pk, gsi3sk"), ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		gpk, _ := item.Item["gsi3pk"].(*types.AttributeValueMemberS)
+		gsk, _ := item.Item["gsi3sk"].(*types.AttributeValueMemberS)
+		if gpk == nil || gsk == nil || gpk.Value != pk {
+			return nil, "", intent.ErrBadCursor
+		}
+		in.ExclusiveStartKey = map[string]types.AttributeValue{
+			"gsi3pk": gpk, "gsi3sk": gsk,
+			"pk": &types.AttributeValueMemberS{Value: paymentPK(q.Cursor)}, "sk": &types.AttributeValueMemberS{Value: "PAY"},
+		}
+	}
+	var page []intent.Stored
+	for round := 0; round < listReadBudget; round++ {
+		in.Limit = aws.Int32(int32(q.Limit - len(page)))
+		if q.DocumentID != "" || q.Keep != nil {
+			in.Limit = aws.Int32(int32(intent.MaxPageSize)) // filters discard: read a full batch
+		}
+		res, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, "", err
+		}
+		ids := make([]string, 0, len(res.Items))
+		keys := make([]map[string]types.AttributeValue, 0, 2*len(res.Items))
+		for _, item := range res.Items {
+			pkv, _ := item["pk"].(*types.AttributeValueMemberS)
+			if pkv == nil || !strings.HasPrefix(pkv.Value, "PAY#") {
+				continue
+			}
+			ids = append(ids, strings.TrimPrefix(pkv.Value, "PAY#"))
+			keys = append(keys, key(pkv.Value, "PAY"))
+			if sk, _ := item["snapshot_key"].(*types.AttributeValueMemberS); sk != nil && sk.Value != "" {
+				keys = append(keys, key(pkv.Value, sk.Value))
+			}
+		}
+		got, err := s.readIntents(ctx, keys)
+		if err != nil {
+			return nil, "", err
+		}
+		for i, id := range ids {
+			st, ok := got[id]
+			if !ok || (q.Keep != nil && !q.Keep(st.Payment)) {
+				continue
+			}
+			page = append(page, *st)
+			if len(page) == q.Limit {
+				// More may follow unless this was the index's last item.
+				if i < len(ids)-1 || len(res.LastEvaluatedKey) > 0 {
+					return page, id, nil
+				}
+				return page, "", nil
+			}
+		}
+		if len(res.LastEvaluatedKey) == 0 {
+			return page, "", nil
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+	// The read budget is spent: go on after the last key examined.
+	last, _ := in.ExclusiveStartKey["pk"].(*types.AttributeValueMemberS)
+	if last == nil {
+		return page, "", nil
+	}
+	return page, strings.TrimPrefix(last.Value, "PAY#"), nil
+}
+
+// readIntents reads payments and snapshots by key (BatchGetItem, 100 keys a call) and pairs them.
+func (s *Store) readIntents(ctx context.Context, keys []map[string]types.AttributeValue) (map[string]*intent.Stored, error) {
+	out := map[string]*intent.Stored{}
+	snaps := map[string]map[string]map[string]types.AttributeValue{}
+	for start := 0; start < len(keys); start += 100 {
+		items, err := s.batchGet(ctx, keys[start:min(start+100, len(keys))], "")
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range items {
+			pkv, _ := item["pk"].(*types.AttributeValueMemberS)
+			skv, _ := item["sk"].(*types.AttributeValueMemberS)
+			if pkv == nil || skv == nil {
+				continue
+			}
+			id := strings.TrimPrefix(pkv.Value, "PAY#")
+			if skv.Value == "PAY" {
+				p, err := decodePayment(item)
+				if err != nil {
+					return nil, err
+				}
+				out[id] = &intent.Stored{Payment: p}
+			} else if strings.HasPrefix(skv.Value, snapPrefix) {
+				if snaps[id] == nil {
+					snaps[id] = map[string]map[string]types.AttributeValue{}
+				}
+				snaps[id][skv.Value] = item
+			}
+		}
+	}
+	for id, st := range out {
+		if err := attachSnapshot(st, snaps[id]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
