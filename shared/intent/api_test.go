@@ -515,7 +515,10 @@ func TestCancelRacesApprove(t *testing.T) {
 		var cancel, approve *localapi.Result
 		var wg sync.WaitGroup
 		wg.Add(2)
-		go func() { defer wg.Done(); cancel = a.Do(t, "POST", "/v1/payment-intents/"+it.ID+"/cancel", a.Creds.SandboxKey, "") }()
+		go func() {
+			defer wg.Done()
+			cancel = a.Do(t, "POST", "/v1/payment-intents/"+it.ID+"/cancel", a.Creds.SandboxKey, "")
+		}()
 		go func() { defer wg.Done(); approve = a.Do(t, "POST", u.Path+"/notices/approve", "", "") }()
 		wg.Wait()
 		final := decode[intentResp](t, a.Do(t, "GET", "/v1/payment-intents/"+it.ID, a.Creds.SandboxKey, "")).Status

@@ -37,7 +37,9 @@ import (
 // immutablePaymentAttributes are written once, by create, and never again.
 var immutablePaymentAttributes = []string{"amount_minor", "currency", "reference", "workspace_id", "environment",
 	"invoice_id", "redirect_url", "cancel_url", "webhook_url", "idempotency_key", "request_hash", "created_at",
-	"merchant_name", "metadata", "customer_name", "customer_email", "customer_phone"}
+	"merchant_name", "metadata", "customer_name", "customer_email", "customer_phone",
+	// A payment intent's source and snapshot, and its place in the intents list.
+	"source_kind", "document_id", "document_version", "quantity", "snapshot_key", "gsi3pk", "gsi3sk"}
 
 // statement is one IAM policy statement of a function, as template.yaml writes it.
 type statement struct {
@@ -139,6 +141,10 @@ func writable(sts []statement) (attrs []string, unbounded bool) {
 
 // Least privilege, as written: no function may update an immutable payment attribute, every
 // payment update is bounded by an attribute list, and the sender cannot write signing secrets.
+// updaters are the functions that update payments (each within a dynamodb:Attributes list).
+var updaters = []string{"CheckoutFunction", "PaymentVerifyFunction", "WebhookSenderFunction", "WebhookRedriveFunction",
+	"PaymentIntentsFunction", "PaymentIntentCancelFunction"}
+
 func TestTemplatePoliciesLeastPrivilege(t *testing.T) {
 	byFn := functionStatements(t)
 	for id, sts := range byFn {
@@ -163,7 +169,7 @@ func TestTemplatePoliciesLeastPrivilege(t *testing.T) {
 			}
 		}
 	}
-	for _, id := range []string{"CheckoutFunction", "PaymentVerifyFunction", "WebhookSenderFunction", "WebhookRedriveFunction"} {
+	for _, id := range updaters {
 		if attrs, _ := writable(byFn[id]); len(attrs) == 0 {
 			t.Errorf("%s has no bounded payment update statement", id)
 		}
@@ -283,6 +289,20 @@ func TestPaymentUpdatesStayWithinTheirPolicies(t *testing.T) {
 	if r := a.Do(t, "POST", "/v1/payment/verify", a.Creds.SandboxKey, `{"invoice_id":"`+paid+`"}`); r.Status != 200 {
 		t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
+	// The intents' updates: the first verification through verify-transaction, a merchant's cancel.
+	intentPaid, intentPage := create("policy-intent-paid")
+	for _, step := range []struct{ path, body string }{{intentPage + "/lock", `{"route":"bkash","payer":"01712345678"}`}, {intentPage + "/notices/approve", ""}} {
+		if r := a.Do(t, "POST", step.path, "", step.body); r.Status != 200 {
+			t.Fatalf("%s: %d %s", step.path, r.Status, r.Body)
+		}
+	}
+	if r := a.Do(t, "POST", "/v1/payment-intents/"+intentPaid+"/verify-transaction", a.Creds.SandboxKey, ""); r.Status != 200 {
+		t.Fatalf("verify-transaction: %d %s", r.Status, r.Body)
+	}
+	cancelled, _ := create("policy-intent-cancelled")
+	if r := a.Do(t, "POST", "/v1/payment-intents/"+cancelled+"/cancel", a.Creds.SandboxKey, ""); r.Status != 200 {
+		t.Fatalf("cancel: %d %s", r.Status, r.Body)
+	}
 	seen, seenPage := create("policy-expired-page")
 	expireNow(seen)
 	if r := a.Do(t, "GET", seenPage, "", ""); r.Status != 200 {
@@ -305,7 +325,7 @@ func TestPaymentUpdatesStayWithinTheirPolicies(t *testing.T) {
 	}
 
 	byFn := functionStatements(t)
-	for _, id := range []string{"CheckoutFunction", "PaymentVerifyFunction", "WebhookSenderFunction", "WebhookRedriveFunction"} {
+	for _, id := range updaters {
 		used := rec.attrs[id]
 		if len(used) <= 2 {
 			t.Errorf("%s made no payment update in the journey; the test lost its coverage", id)
