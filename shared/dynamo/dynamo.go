@@ -9,6 +9,9 @@
 //	                                              EXPIRY#<shard> / <expires_at> while PENDING, then
 //	                                              OUTBOX#<shard> / <next attempt due>#<event id> until
 //	                                              the event is delivered or failed
+//	                                              gsi3 (every payment; payments are the payment
+//	                                              intents): INTENTS#<ws>#<env> / created_at
+//	snapshot    PAY#<invoice_id>      / SNAP#<snap: 16 hex of its SHA-256>   a linked intent's document as priced
 //	user        USER#<user_id>        / USER
 //	user email  EMAIL#<case-folded email> / EMAIL      user_id (makes emails unique; useremails.go)
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
@@ -20,6 +23,9 @@
 //	webhook secrets WHSEC#<workspace_id>#<env> / WHSEC   version (optimistic lock); secret text (KMS in production)
 //	rate bucket RATE#<workspace_id>#<env or "dashboard"> / RATE  tat (µs), ttl: see package ratelimit
 //	probe       PROBE                 / PROBE     (never written; readiness reads it)
+//
+// created_at is GSI3's sort key: on every item that has it, it must be a string (it is: every
+// created_at is a time in timeLayout); only payments carry gsi3pk, so only they are listed.
 //
 // Every state change is one single-item conditional write: no transactions (they cost double
 // and dynalite lacks them). Items that expire carry "ttl" (epoch seconds) and are treated as

@@ -23,15 +23,18 @@ import (
 // add:
 //
 //	snapshot  PAY#<id> / SNAP#<sha256 of the snapshot, 16 bytes hex>   the document as priced
-//	gsi3 (keys only plus document_id and snapshot_key, every payment):
-//	          INTENTS#<ws>#<env> / <created_at>#<id>                    the list, newest first
+//	gsi3 (keys plus document_id and snap, every payment):
+//	          INTENTS#<ws>#<env> / created_at                           the list, newest first
 //
 // The snapshot is its own item, written once before the payment and never again, so the
 // payment — written at every lock, outcome and delivery attempt — stays under 1 KB however
 // many line items the document has. Its key is its content's hash: a second write of the same
 // snapshot (a retried create) is harmless, and of two racing creates with one
 // Idempotency-Key, the payment that wins names its own snapshot. GSI3's keys and projected
-// attributes never change after the create, so no later write of a payment touches GSI3.
+// attributes never change after the create, so no later write of a payment touches GSI3. Its
+// sort key is the payment's own created_at (GSI keys need not be unique: DynamoDB orders ties
+// by the table key), so the index adds one short attribute to the item, not two: the item's
+// size decides every later write's cost.
 const (
 	// GSI3 is the name of the table's third global secondary index (intent listings).
 	GSI3          = "gsi3"
@@ -48,7 +51,14 @@ func intentsPK(ws string, env auth.Environment) string {
 	return intentsPrefix + ws + "#" + string(env)
 }
 
-func intentsSK(createdAt time.Time, id string) string { return formatTime(createdAt) + "#" + id }
+// parseIntentsPK returns the workspace and environment an intents key names ("" if none).
+func parseIntentsPK(pk string) (string, auth.Environment) {
+	ws, env, ok := strings.Cut(strings.TrimPrefix(pk, intentsPrefix), "#")
+	if !ok || !strings.HasPrefix(pk, intentsPrefix) {
+		return "", ""
+	}
+	return ws, auth.Environment(env)
+}
 
 type snapshotItem struct {
 	PK       string `dynamodbav:"pk"`
@@ -65,7 +75,8 @@ func (s *Store) CreateIntent(ctx context.Context, p *payment.Payment, snap *inte
 			return nil, err
 		}
 		sum := sha256.Sum256(raw)
-		sk := snapPrefix + hex.EncodeToString(sum[:16])
+		// 64 bits tell apart the snapshots of one intent (at most the few a create race writes).
+		sk := snapPrefix + hex.EncodeToString(sum[:8])
 		av, err := marshalItem(snapshotItem{PK: paymentPK(p.InvoiceID), SK: sk, Snapshot: string(raw)})
 		if err != nil {
 			return nil, err
@@ -210,18 +221,18 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 	if q.Cursor != "" {
 		item, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName: aws.String(s.Table), Key: key(paymentPK(q.Cursor), "PAY"),
-			ProjectionExpression: aws.String("gsi3pk, gsi3sk"), ConsistentRead: aws.Bool(true),
+			ProjectionExpression: aws.String("gsi3pk, created_at"), ConsistentRead: aws.Bool(true),
 		})
 		if err != nil {
 			return nil, "", err
 		}
 		gpk, _ := item.Item["gsi3pk"].(*types.AttributeValueMemberS)
-		gsk, _ := item.Item["gsi3sk"].(*types.AttributeValueMemberS)
+		gsk, _ := item.Item["created_at"].(*types.AttributeValueMemberS)
 		if gpk == nil || gsk == nil || gpk.Value != pk {
 			return nil, "", intent.ErrBadCursor
 		}
 		in.ExclusiveStartKey = map[string]types.AttributeValue{
-			"gsi3pk": gpk, "gsi3sk": gsk,
+			"gsi3pk": gpk, "created_at": gsk,
 			"pk": &types.AttributeValueMemberS{Value: paymentPK(q.Cursor)}, "sk": &types.AttributeValueMemberS{Value: "PAY"},
 		}
 	}
@@ -244,8 +255,8 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 			}
 			ids = append(ids, strings.TrimPrefix(pkv.Value, "PAY#"))
 			keys = append(keys, key(pkv.Value, "PAY"))
-			if sk, _ := item["snapshot_key"].(*types.AttributeValueMemberS); sk != nil && sk.Value != "" {
-				keys = append(keys, key(pkv.Value, sk.Value))
+			if h, _ := item["snap"].(*types.AttributeValueMemberS); h != nil && h.Value != "" {
+				keys = append(keys, key(pkv.Value, snapPrefix+h.Value))
 			}
 		}
 		got, err := s.readIntents(ctx, keys)

@@ -21,14 +21,15 @@ import (
 )
 
 type paymentItem struct {
-	PK              string            `dynamodbav:"pk"`
-	SK              string            `dynamodbav:"sk"`
-	GSI2PK          string            `dynamodbav:"gsi2pk,omitempty"`
-	GSI2SK          string            `dynamodbav:"gsi2sk,omitempty"`
-	GSI3PK          string            `dynamodbav:"gsi3pk"`
-	GSI3SK          string            `dynamodbav:"gsi3sk"`
-	WorkspaceID     string            `dynamodbav:"workspace_id"`
-	Environment     string            `dynamodbav:"environment"`
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI2PK string `dynamodbav:"gsi2pk,omitempty"`
+	GSI2SK string `dynamodbav:"gsi2sk,omitempty"`
+	GSI3PK string `dynamodbav:"gsi3pk"` // the intents list; its sort key is created_at
+	// WorkspaceID and Environment are read from items written before GSI3; a payment now
+	// stores them once, in gsi3pk (INTENTS#<ws>#<env>), which keeps every write of it smaller.
+	WorkspaceID     string            `dynamodbav:"workspace_id,omitempty"`
+	Environment     string            `dynamodbav:"environment,omitempty"`
 	Status          string            `dynamodbav:"status"`
 	AmountMinor     int64             `dynamodbav:"amount_minor"`
 	Currency        string            `dynamodbav:"currency"`
@@ -53,11 +54,12 @@ type paymentItem struct {
 	FinishedAt      *time.Time        `dynamodbav:"finished_at,omitempty"`
 	Outbox          *payment.Delivery `dynamodbav:"outbox,omitempty"`
 	// The source of a linked intent (absent for a standalone payment) and its snapshot's key.
-	SourceKind      string `dynamodbav:"source_kind,omitempty"`
+	// Short names: the item's size prices every later write of it.
+	SourceKind      string `dynamodbav:"src,omitempty"`
 	DocumentID      string `dynamodbav:"document_id,omitempty"`
-	DocumentVersion int64  `dynamodbav:"document_version,omitempty"`
-	Quantity        int64  `dynamodbav:"quantity,omitempty"`
-	SnapshotKey     string `dynamodbav:"snapshot_key,omitempty"`
+	DocumentVersion int64  `dynamodbav:"doc_v,omitempty"`
+	Quantity        int64  `dynamodbav:"qty,omitempty"`
+	SnapshotHash    string `dynamodbav:"snap,omitempty"` // the snapshot item's sort key is SNAP#<snap>
 }
 
 // GSI2 is sparse, KEYS_ONLY, and follows a payment with a webhook_url through its life: while
@@ -106,7 +108,6 @@ func paymentPK(invoiceID string) string { return "PAY#" + invoiceID }
 func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 	it := paymentItem{
 		PK: paymentPK(p.InvoiceID), SK: "PAY",
-		WorkspaceID: p.WorkspaceID, Environment: string(p.Environment),
 		Status: string(p.Status), AmountMinor: int64(p.AmountMinor), Currency: p.Currency, Reference: p.Reference,
 		RedirectURL: p.RedirectURL, CancelURL: p.CancelURL, WebhookURL: p.WebhookURL,
 		CustomerName: p.CustomerName, CustomerEmail: p.CustomerEmail, CustomerPhone: p.CustomerPhone,
@@ -115,9 +116,9 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		CreatedAt:   p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
 		ExpiresAt: p.ExpiresAt.UTC(), MerchantName: p.MerchantName, LockRoute: p.LockRoute, LockPayer: p.LockPayer,
 		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox,
-		GSI3PK: intentsPK(p.WorkspaceID, p.Environment), GSI3SK: intentsSK(p.CreatedAt, p.InvoiceID),
+		GSI3PK:     intentsPK(p.WorkspaceID, p.Environment),
 		DocumentID: p.Source.DocumentID, DocumentVersion: p.Source.DocumentVersion, Quantity: p.Source.Quantity,
-		SnapshotKey: p.SnapshotKey,
+		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix),
 	}
 	if k := p.Source.Kind; k != "" && k != payment.SourceStandalone {
 		it.SourceKind = string(k)
@@ -129,7 +130,7 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 }
 
 func (it *paymentItem) payment() *payment.Payment {
-	return &payment.Payment{
+	p := &payment.Payment{
 		InvoiceID: strings.TrimPrefix(it.PK, "PAY#"), WorkspaceID: it.WorkspaceID, Environment: auth.Environment(it.Environment),
 		Status: payment.Status(it.Status), AmountMinor: money.Paisa(it.AmountMinor), Currency: it.Currency,
 		Reference: it.Reference, RedirectURL: it.RedirectURL, CancelURL: it.CancelURL, WebhookURL: it.WebhookURL,
@@ -141,8 +142,14 @@ func (it *paymentItem) payment() *payment.Payment {
 		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox,
 		Source: payment.Source{Kind: payment.SourceKind(it.SourceKind), DocumentID: it.DocumentID,
 			DocumentVersion: it.DocumentVersion, Quantity: it.Quantity},
-		SnapshotKey: it.SnapshotKey,
 	}
+	if it.SnapshotHash != "" {
+		p.SnapshotKey = snapPrefix + it.SnapshotHash
+	}
+	if p.WorkspaceID == "" {
+		p.WorkspaceID, p.Environment = parseIntentsPK(it.GSI3PK)
+	}
+	return p
 }
 
 // hexBytes stores a hex digest as bytes (half the size); anything else is kept as its text.

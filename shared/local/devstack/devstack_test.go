@@ -59,9 +59,9 @@ func TestStack(t *testing.T) {
 			t.Errorf("gsi = %s %s %s", aws.ToString(g.IndexName), keys(g.KeySchema), g.Projection.ProjectionType)
 		}
 		g3 := d.GlobalSecondaryIndexes[2]
-		if aws.ToString(g3.IndexName) != "gsi3" || keys(g3.KeySchema) != "gsi3pk:HASH,gsi3sk:RANGE" ||
+		if aws.ToString(g3.IndexName) != "gsi3" || keys(g3.KeySchema) != "gsi3pk:HASH,created_at:RANGE" ||
 			g3.Projection.ProjectionType != ddbtypes.ProjectionTypeInclude ||
-			strings.Join(g3.Projection.NonKeyAttributes, ",") != "document_id,snapshot_key" {
+			strings.Join(g3.Projection.NonKeyAttributes, ",") != "document_id,snap" {
 			t.Errorf("gsi3 = %s %s %s %v", aws.ToString(g3.IndexName), keys(g3.KeySchema), g3.Projection.ProjectionType, g3.Projection.NonKeyAttributes)
 		}
 		if s.Resources.TableARNs["Table"] != aws.ToString(d.TableArn) || d.TableArn == nil {

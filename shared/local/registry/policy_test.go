@@ -39,7 +39,7 @@ var immutablePaymentAttributes = []string{"amount_minor", "currency", "reference
 	"invoice_id", "redirect_url", "cancel_url", "webhook_url", "idempotency_key", "request_hash", "created_at",
 	"merchant_name", "metadata", "customer_name", "customer_email", "customer_phone",
 	// A payment intent's source and snapshot, and its place in the intents list.
-	"source_kind", "document_id", "document_version", "quantity", "snapshot_key", "gsi3pk", "gsi3sk"}
+	"src", "document_id", "doc_v", "qty", "snap", "gsi3pk"}
 
 // statement is one IAM policy statement of a function, as template.yaml writes it.
 type statement struct {

@@ -89,14 +89,14 @@ func TestRepoTemplateTable(t *testing.T) {
 	if want := []KeyElement{{"pk", "HASH"}, {"sk", "RANGE"}}; !reflect.DeepEqual(tb.KeySchema, want) {
 		t.Errorf("key schema = %v, want %v", tb.KeySchema, want)
 	}
-	wantAttrs := []AttributeDefinition{{"pk", "S"}, {"sk", "S"}, {"gsi1pk", "S"}, {"gsi1sk", "S"}, {"gsi2pk", "S"}, {"gsi2sk", "S"}, {"gsi3pk", "S"}, {"gsi3sk", "S"}}
+	wantAttrs := []AttributeDefinition{{"pk", "S"}, {"sk", "S"}, {"gsi1pk", "S"}, {"gsi1sk", "S"}, {"gsi2pk", "S"}, {"gsi2sk", "S"}, {"gsi3pk", "S"}, {"created_at", "S"}}
 	if !reflect.DeepEqual(tb.AttributeDefinitions, wantAttrs) {
 		t.Errorf("attributes = %v, want %v", tb.AttributeDefinitions, wantAttrs)
 	}
 	wantGSI := []Index{{Name: "gsi1", KeySchema: []KeyElement{{"gsi1pk", "HASH"}, {"gsi1sk", "RANGE"}}, ProjectionType: "ALL"},
 		{Name: "gsi2", KeySchema: []KeyElement{{"gsi2pk", "HASH"}, {"gsi2sk", "RANGE"}}, ProjectionType: "KEYS_ONLY"},
-		{Name: "gsi3", KeySchema: []KeyElement{{"gsi3pk", "HASH"}, {"gsi3sk", "RANGE"}}, ProjectionType: "INCLUDE",
-			NonKeyAttributes: []string{"document_id", "snapshot_key"}}}
+		{Name: "gsi3", KeySchema: []KeyElement{{"gsi3pk", "HASH"}, {"created_at", "RANGE"}}, ProjectionType: "INCLUDE",
+			NonKeyAttributes: []string{"document_id", "snap"}}}
 	if !reflect.DeepEqual(tb.GSIs, wantGSI) {
 		t.Errorf("GSIs = %+v, want %+v", tb.GSIs, wantGSI)
 	}
