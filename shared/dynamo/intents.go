@@ -2,8 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -26,11 +24,12 @@ import (
 //	gsi3 (keys plus document_id and snap, every payment):
 //	          INTENTS#<ws>#<env> / created_at                           the list, newest first
 //
-// The snapshot is its own item, written once before the payment and never again, so the
+// The snapshot is its own item, written once right after the payment and never again, so the
 // payment — written at every lock, outcome and delivery attempt — stays under 1 KB however
-// many line items the document has. Its key is its content's hash: a second write of the same
-// snapshot (a retried create) is harmless, and of two racing creates with one
-// Idempotency-Key, the payment that wins names its own snapshot. GSI3's keys and projected
+// many line items the document has. Its key is its content's hash, which the payment names:
+// only the create whose conditional write made the payment writes a snapshot, so a losing or
+// refused create leaves nothing behind, and a retry that repairs a missing snapshot can only
+// write the one the payment names. GSI3's keys and projected
 // attributes never change after the create, so no later write of a payment touches GSI3. Its
 // sort key is the payment's own created_at (GSI keys need not be unique: DynamoDB orders ties
 // by the table key), so the index adds one short attribute to the item, not two: the item's
@@ -39,7 +38,7 @@ const (
 	// GSI3 is the name of the table's third global secondary index (intent listings).
 	GSI3          = "gsi3"
 	intentsPrefix = "INTENTS#"
-	snapPrefix    = "SNAP#"
+	snapPrefix    = intent.SnapshotKeyPrefix
 	// listReadBudget bounds the index queries of one list page when filters discard items:
 	// the page may then be short, with a next_cursor to go on from.
 	listReadBudget = 5
@@ -66,27 +65,36 @@ type snapshotItem struct {
 	Snapshot string `dynamodbav:"snapshot"`
 }
 
-// CreateIntent writes the snapshot (when there is one) with one PutItem, then the payment
-// with one conditional PutItem (CreatePayment).
+// CreateIntent writes the payment with one conditional PutItem and then, only when that write
+// created it, its snapshot (PutSnapshot). A create that loses (the Idempotency-Key's intent
+// exists) therefore writes nothing at all; a create that stops between the two writes leaves
+// an intent whose snapshot is missing (GetIntent says so) until a retry of the same request
+// writes it.
 func (s *Store) CreateIntent(ctx context.Context, p *payment.Payment, snap *intent.Snapshot) (*payment.Payment, error) {
-	if snap != nil {
-		raw, err := json.Marshal(snap)
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(raw)
-		// 64 bits tell apart the snapshots of one intent (at most the few a create race writes).
-		sk := snapPrefix + hex.EncodeToString(sum[:8])
-		av, err := marshalItem(snapshotItem{PK: paymentPK(p.InvoiceID), SK: sk, Snapshot: string(raw)})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: av}); err != nil {
-			return nil, err
-		}
-		p.SnapshotKey = sk
+	existing, err := s.CreatePayment(ctx, p)
+	if err != nil || snap == nil {
+		return existing, err
 	}
-	return s.CreatePayment(ctx, p)
+	return p, s.PutSnapshot(ctx, p.InvoiceID, snap)
+}
+
+// PutSnapshot writes a snapshot item with one PutItem, unless one with its key exists (the key
+// is the content's hash, so an existing one is the same snapshot).
+func (s *Store) PutSnapshot(ctx context.Context, intentID string, snap *intent.Snapshot) error {
+	sk, raw, err := snap.Encode()
+	if err != nil {
+		return err
+	}
+	av, err := marshalItem(snapshotItem{PK: paymentPK(intentID), SK: sk, Snapshot: string(raw)})
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Table), Item: av,
+		ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	if isConditionFailed(err) {
+		return nil
+	}
+	return err
 }
 
 // GetIntent reads the payment and its snapshot with one strongly consistent Query of the
@@ -134,7 +142,8 @@ func attachSnapshot(st *intent.Stored, snaps map[string]map[string]types.Attribu
 	}
 	item, ok := snaps[k]
 	if !ok {
-		return fmt.Errorf("intent %s: snapshot %s is missing", st.Payment.InvoiceID, k)
+		st.SnapshotMissing = true // its create stopped between the two writes
+		return nil
 	}
 	v, _ := item["snapshot"].(*types.AttributeValueMemberS)
 	if v == nil {

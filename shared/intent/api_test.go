@@ -608,3 +608,66 @@ func TestListIntents(t *testing.T) {
 		apitest.Envelope(t, b.Do(t, m, "/v1/payment-intents/"+ids[2]+p, b.Creds.SandboxKey, ""), 404, "NOT_FOUND")
 	}
 }
+
+// A create that stops between the payment's write and its snapshot's leaves an intent whose
+// snapshot is missing: it still reads (without a snapshot, never a 500), and the client's retry
+// of the same request writes the snapshot the payment names.
+func TestCreateStoppedBeforeItsSnapshotIsRepairedByTheRetry(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	inv := issuedInvoice(t, a)
+	key := idemKey()
+	body := `{"document_id": "` + inv + `"}`
+	it, _ := createIntent(t, a, key, body)
+	snaps := func() []string {
+		out, err := a.Stack.DDB.Query(context.Background(), &dynamodb.QueryInput{
+			TableName:              aws.String(a.Store.Table),
+			KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :snap)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk":   &types.AttributeValueMemberS{Value: "PAY#" + it.ID},
+				":snap": &types.AttributeValueMemberS{Value: "SNAP#"},
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sks []string
+		for _, item := range out.Items {
+			sks = append(sks, item["sk"].(*types.AttributeValueMemberS).Value)
+		}
+		return sks
+	}
+	before := snaps()
+	if len(before) != 1 {
+		t.Fatalf("snapshot items after create: %v", before)
+	}
+	// The process died after the payment's PutItem: no snapshot item.
+	if _, err := a.Stack.DDB.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{
+		TableName: aws.String(a.Store.Table),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + it.ID},
+			"sk": &types.AttributeValueMemberS{Value: before[0]}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res := a.Do(t, "GET", "/v1/payment-intents/"+it.ID, a.Creds.SandboxKey, "")
+	if got := decode[intentResp](t, res); res.Status != http.StatusOK || got.Snapshot != nil || got.AmountMinor != invoiceTotal {
+		t.Fatalf("get without its snapshot: %d %s", res.Status, res.Body)
+	}
+	// A different request under the key is refused and writes nothing.
+	other := issuedInvoice(t, a)
+	apitest.Envelope(t, a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, `{"document_id": "`+other+`"}`, "Idempotency-Key", key), 409, "IDEMPOTENCY_KEY_REUSED")
+	if got := snaps(); len(got) != 0 {
+		t.Fatalf("a refused create wrote snapshot items: %v", got)
+	}
+	// The retry of the same request restores it.
+	res = a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", key)
+	if got := decode[intentResp](t, res); res.Status != http.StatusCreated || got.Snapshot == nil || got.Snapshot.TotalMinor != invoiceTotal {
+		t.Fatalf("retry: %d %s", res.Status, res.Body)
+	}
+	if got := snaps(); len(got) != 1 || got[0] != before[0] {
+		t.Fatalf("snapshot items after the retry: %v, want %v", got, before)
+	}
+	if got := decode[intentResp](t, a.Do(t, "GET", "/v1/payment-intents/"+it.ID, a.Creds.SandboxKey, "")); got.Snapshot == nil || mustJSON(t, got.Snapshot) != mustJSON(t, it.Snapshot) {
+		t.Fatalf("snapshot after the repair: %+v, want %+v", got.Snapshot, it.Snapshot)
+	}
+}

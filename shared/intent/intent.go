@@ -9,6 +9,8 @@
 package intent
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -61,6 +63,21 @@ type Snapshot struct {
 	// collects TotalMinor − PaidMinor.
 	PaidMinor int64 `json:"paid_minor"`
 }
+
+// Encode returns the snapshot's stored form (compact JSON) and its key: "SNAP#" and 16 hex
+// digits of the SHA-256 of that form. The key is the content's: writing the same snapshot
+// twice writes one item, and 64 bits tell apart the few snapshots one intent id could see.
+func (s *Snapshot) Encode() (key string, raw []byte, err error) {
+	raw, err = json.Marshal(s)
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(raw)
+	return SnapshotKeyPrefix + hex.EncodeToString(sum[:8]), raw, nil
+}
+
+// SnapshotKeyPrefix starts every snapshot key.
+const SnapshotKeyPrefix = "SNAP#"
 
 // HistoryEntry is one status an intent reached.
 type HistoryEntry struct {

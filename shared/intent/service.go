@@ -30,6 +30,9 @@ import (
 type Stored struct {
 	Payment  *payment.Payment
 	Snapshot *Snapshot
+	// SnapshotMissing is true when the payment names a snapshot that is not stored: a create
+	// that stopped between its two writes. A retry of that create writes it (see Service).
+	SnapshotMissing bool
 }
 
 // ListQuery selects a page of a workspace's intents in one environment, newest first.
@@ -52,10 +55,12 @@ var ErrBadCursor = errors.New("intent: cursor is not an intent of this list")
 
 // Store persists intents. Every write is one single-item conditional write of the payment.
 type Store interface {
-	// CreateIntent writes a new intent: the snapshot first (content-addressed, so writing it
-	// again is harmless), then the payment with one conditional PutItem. When the id exists it
-	// returns payment.ErrExists and the stored payment.
+	// CreateIntent writes a new intent: the payment with one conditional PutItem (p.SnapshotKey
+	// names the snapshot), then, only if that write created it, the snapshot (PutSnapshot). When
+	// the id exists it returns payment.ErrExists and the stored payment, and writes nothing.
 	CreateIntent(ctx context.Context, p *payment.Payment, snap *Snapshot) (*payment.Payment, error)
+	// PutSnapshot writes an intent's snapshot under the key it encodes to, unless one is there.
+	PutSnapshot(ctx context.Context, intentID string, snap *Snapshot) error
 	// GetIntent reads an intent and its snapshot (one strongly consistent read); nil when
 	// there is no such intent.
 	GetIntent(ctx context.Context, id string) (*Stored, error)
@@ -357,6 +362,9 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		}
 		p.AmountMinor, p.Reference, p.Source = price.AmountMinor, price.Reference, price.Source
 		snap = &price.Snapshot
+		if p.SnapshotKey, _, err = snap.Encode(); err != nil {
+			return nil, err
+		}
 	}
 	p.RedirectURL, p.CancelURL, p.WebhookURL, p.Metadata = opts.RedirectURL, opts.CancelURL, opts.WebhookURL, opts.Metadata
 	p.ExpiresAt = now.Add(opts.ExpiresIn)
@@ -379,6 +387,9 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		}
 		if prior == nil {
 			return nil, fmt.Errorf("intent %s vanished after a conditional failure", existing.InvoiceID)
+		}
+		if err := s.repairSnapshot(ctx, prior, p, snap); err != nil {
+			return nil, err
 		}
 		return s.replay(req, prior, p)
 	case err != nil:
@@ -405,6 +416,22 @@ func (s *Service) price(ctx context.Context, req *request, l *LinkedRequest, now
 		return PriceInvoice(doc)
 	}
 	return PriceLink(doc, l.Quantity, now)
+}
+
+// repairSnapshot completes an intent whose create stopped between the payment's write and its
+// snapshot's: a retry of the same request that priced the very same snapshot (same key, so the
+// same content) writes it now. Anything else leaves the intent as it is.
+func (s *Service) repairSnapshot(ctx context.Context, prior *Stored, attempt *payment.Payment, snap *Snapshot) error {
+	if !prior.SnapshotMissing || snap == nil || prior.Payment.SnapshotKey != attempt.SnapshotKey ||
+		prior.Payment.RequestHash != attempt.RequestHash || !visible(prior.Payment, attempt.WorkspaceID, attempt.Environment) {
+		return nil
+	}
+	if err := s.Store.PutSnapshot(ctx, prior.Payment.InvoiceID, snap); err != nil {
+		return err
+	}
+	prior.Snapshot, prior.SnapshotMissing = snap, false
+	obs.Annotate(ctx, slog.String("snapshot_repaired", prior.Payment.SnapshotKey))
+	return nil
 }
 
 // priorCreate reads the intent an earlier create with this Idempotency-Key made (nil if none).
