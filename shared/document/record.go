@@ -98,11 +98,19 @@ type HistoryEntry struct {
 	Action     string    `json:"action"`
 }
 
-// PaymentRef links a payment intent to the document (filled by payment intents later).
+// PaymentRef is a payment intent of the document that reached a terminal status: its state
+// (COMPLETED, FAILED, CANCELLED, EXPIRED), amount and when. Stored with one-letter names: the
+// document item is rewritten at every version and outcome, so their bytes count.
 type PaymentRef struct {
-	IntentID string `json:"intent_id" dynamodbav:"intent_id"`
-	State    string `json:"state" dynamodbav:"state"`
+	IntentID    string    `json:"intent_id" dynamodbav:"i"`
+	State       string    `json:"state" dynamodbav:"s"`
+	AmountMinor int64     `json:"amount_minor" dynamodbav:"a"`
+	OccurredAt  time.Time `json:"occurred_at" dynamodbav:"t"`
 }
+
+// PaymentsWindow is how many payments a record carries: the latest ones, oldest first (GET
+// /v1/payment-intents?document_id= lists them all).
+const PaymentsWindow = 10
 
 // Record is a stored document, in the spec's record shape.
 type Record struct {

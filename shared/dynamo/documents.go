@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,9 +76,14 @@ type documentItem struct {
 	UpdatedAt   time.Time             `dynamodbav:"updated_at"`
 	History     []historyEntry        `dynamodbav:"history"`
 	Payments    []document.PaymentRef `dynamodbav:"payments"`
-	Search      string                `dynamodbav:"search"`
-	LastEdit    *lastEdit             `dynamodbav:"last_edit,omitempty"`
-	KeysUntil   int64                 `dynamodbav:"keys_until,omitempty"`
+	// Uses counts a payment link's live reservations and completed payments together (only
+	// when it has max_uses); Applying holds the intents whose outcome is being recorded (see
+	// webhook.DocumentLedger). Neither is part of the record.
+	Uses      int64     `dynamodbav:"uses,omitempty"`
+	Applying  []string  `dynamodbav:"applying,stringset,omitempty"`
+	Search    string    `dynamodbav:"search"`
+	LastEdit  *lastEdit `dynamodbav:"last_edit,omitempty"`
+	KeysUntil int64     `dynamodbav:"keys_until,omitempty"`
 }
 
 // historyEntry is a history entry inside the document item, with one-letter names (they are
@@ -180,7 +186,7 @@ func (it *documentItem) record() (*document.Record, error) {
 		ID: it.ID, WorkspaceID: it.WorkspaceID, Environment: auth.Environment(it.Environment), Kind: document.Kind(it.Kind),
 		Reference: it.Reference, Status: it.Status, Version: it.Version, Body: json.RawMessage(it.Body),
 		AmountMinor: it.AmountMinor, PaidMinor: it.PaidMinor, CustomerID: it.CustomerID, PublicToken: it.PublicToken,
-		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, Payments: it.Payments, SearchText: it.Search,
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, Payments: lastPayments(it.Payments), SearchText: it.Search,
 	}
 	history := make([]document.HistoryEntry, len(it.History))
 	for i, e := range it.History {
@@ -201,6 +207,18 @@ func (it *documentItem) record() (*document.Record, error) {
 		r.EditKeysUntil = time.Unix(it.KeysUntil, 0).UTC()
 	}
 	return r, nil
+}
+
+// lastPayments is the record's window of payments: the latest PaymentsWindow by when they
+// happened, oldest first (the item holds them in the order the follow-ups recorded them, up to
+// twice the window until one trims it).
+func lastPayments(ps []document.PaymentRef) []document.PaymentRef {
+	ps = slices.Clone(ps)
+	slices.SortStableFunc(ps, func(a, b document.PaymentRef) int { return a.OccurredAt.Compare(b.OccurredAt) })
+	if len(ps) > document.PaymentsWindow {
+		return ps[len(ps)-document.PaymentsWindow:]
+	}
+	return ps
 }
 
 func decodeDocument(item map[string]types.AttributeValue) (*document.Record, error) {

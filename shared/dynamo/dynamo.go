@@ -124,11 +124,14 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 // marshalItem encodes an item with times in timeLayout (decoding accepts it as RFC 3339).
 func marshalItem(v any) (map[string]types.AttributeValue, error) {
-	return attributevalue.MarshalMapWithOptions(v, func(o *attributevalue.EncoderOptions) {
-		o.EncodeTime = func(t time.Time) (types.AttributeValue, error) {
-			return &types.AttributeValueMemberS{Value: formatTime(t)}, nil
-		}
-	})
+	return attributevalue.MarshalMapWithOptions(v, timeAsText)
+}
+
+// timeAsText is the encoder option that writes times in timeLayout.
+func timeAsText(o *attributevalue.EncoderOptions) {
+	o.EncodeTime = func(t time.Time) (types.AttributeValue, error) {
+		return &types.AttributeValueMemberS{Value: formatTime(t)}, nil
+	}
 }
 
 // workspaceItems queries GSI1 for a workspace's items whose sort key starts with prefix

@@ -10,6 +10,7 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 func TestIntentsKey(t *testing.T) {
@@ -64,3 +65,5 @@ func TestPaymentWorkspaceFromEitherLayout(t *testing.T) {
 		t.Fatalf("old layout: %+v %v", old, err)
 	}
 }
+
+var _ webhook.DocumentLedger = (*Store)(nil)

@@ -60,6 +60,7 @@ type paymentItem struct {
 	DocumentVersion int64  `dynamodbav:"doc_v,omitempty"`
 	Quantity        int64  `dynamodbav:"qty,omitempty"`
 	SnapshotHash    string `dynamodbav:"snap,omitempty"` // the snapshot item's sort key is SNAP#<snap>
+	ReservedUse     bool   `dynamodbav:"use,omitempty"`
 }
 
 // GSI2 is sparse, KEYS_ONLY, and follows a payment with a webhook_url through its life: while
@@ -118,12 +119,12 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox,
 		GSI3PK:     intentsPK(p.WorkspaceID, p.Environment),
 		DocumentID: p.Source.DocumentID, DocumentVersion: p.Source.DocumentVersion, Quantity: p.Source.Quantity,
-		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix),
+		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix), ReservedUse: p.ReservedUse,
 	}
 	if k := p.Source.Kind; k != "" && k != payment.SourceStandalone {
 		it.SourceKind = string(k)
 	}
-	if p.WebhookURL != "" && p.Status == payment.Pending {
+	if p.NeedsEvents() && p.Status == payment.Pending {
 		it.GSI2PK, it.GSI2SK = s.expiryPK(p.InvoiceID), formatTime(p.ExpiresAt)
 	}
 	return it
@@ -142,6 +143,7 @@ func (it *paymentItem) payment() *payment.Payment {
 		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox,
 		Source: payment.Source{Kind: payment.SourceKind(it.SourceKind), DocumentID: it.DocumentID,
 			DocumentVersion: it.DocumentVersion, Quantity: it.Quantity},
+		ReservedUse: it.ReservedUse,
 	}
 	if it.SnapshotHash != "" {
 		p.SnapshotKey = snapPrefix + it.SnapshotHash
@@ -358,8 +360,9 @@ func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, d *payment.
 // RecordAttempt stores the outcome of one delivery attempt of a pending event (one
 // conditional UpdateItem: the event must still be the payment's and still pending). A pending
 // event's next attempt is due at next (its GSI2 sort key follows); a final status (delivered,
-// failed) takes the payment out of the pending-delivery index.
-func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now, next time.Time) error {
+// failed) takes the payment out of the pending-delivery index — into the settle index when
+// settle is set (a linked intent: its document follow-up is still to do).
+func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, settle bool, now, next time.Time) error {
 	vals := map[string]types.AttributeValue{
 		":n":       &types.AttributeValueMemberN{Value: strconv.Itoa(attempts)},
 		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
@@ -374,6 +377,11 @@ func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, at
 		vals[":next"] = &types.AttributeValueMemberS{Value: formatTime(next)}
 		vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(next, eventID)}
 		update += ", outbox.next_attempt_at = :next, gsi2sk = :g2sk"
+	} else if settle {
+		// A linked intent's event: its document follow-up is next (the re-drive's Settle).
+		vals[":g2pk"] = &types.AttributeValueMemberS{Value: s.settlePK(invoiceID)}
+		vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(now, eventID)}
+		update += ", gsi2pk = :g2pk, gsi2sk = :g2sk"
 	} else {
 		update += " REMOVE gsi2pk, gsi2sk"
 	}

@@ -49,18 +49,26 @@ var ErrBothConfigured = errors.New("both a KMS key (WEBHOOK_SECRETS_KEY_ID) and 
 // Building the KMS client makes no request.
 func New(cfg aws.Config, keyID string, localKey []byte, optFns ...func(*kms.Options)) (webhook.Sealer, error) {
 	switch {
-	case keyID != "" && len(localKey) > 0:
-		return nil, ErrBothConfigured
+	case len(localKey) == 0:
+		return NewKMS(cfg, keyID, optFns...)
 	case keyID != "":
-		return &KMS{Client: kms.NewFromConfig(cfg, optFns...), KeyID: keyID}, nil
-	case len(localKey) > 0:
-		l, err := NewLocal(localKey)
-		if err != nil {
-			return nil, err
-		}
-		return l, nil
+		return nil, ErrBothConfigured
 	}
-	return nil, webhook.ErrNoSealer
+	l, err := NewLocal(localKey)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// NewKMS returns the KMS sealer of keyID (webhook.ErrNoSealer when it is ""): what a deployed
+// function uses. It does not reference the local sealer, so a binary that calls only NewKMS
+// does not link it.
+func NewKMS(cfg aws.Config, keyID string, optFns ...func(*kms.Options)) (webhook.Sealer, error) {
+	if keyID == "" {
+		return nil, webhook.ErrNoSealer
+	}
+	return &KMS{Client: kms.NewFromConfig(cfg, optFns...), KeyID: keyID}, nil
 }
 
 // API is the part of the KMS client KMS uses.

@@ -90,6 +90,9 @@ type Payment struct {
 	// Source is where the amount came from: the zero value is a standalone payment (a client
 	// amount); a payment intent priced from a document names it (package intent).
 	Source Source
+	// ReservedUse is true when the intent holds one of its payment link's max_uses: released
+	// (by the document follow-up) if it ends other than COMPLETED.
+	ReservedUse bool
 	// SnapshotKey names the immutable snapshot of the document a linked intent was priced
 	// from ("" for a standalone payment). The snapshot is stored beside the payment, not in
 	// it, so every later write of the payment stays small.
@@ -145,6 +148,11 @@ type Delivery struct {
 	// the first, then the retry schedule's delay after each failed attempt. The re-drive
 	// re-enqueues only deliveries overdue by more than the queue's visibility timeout.
 	NextAttemptAt time.Time `json:"next_attempt_at" dynamodbav:"next_attempt_at"`
+	// Applied and Settled track a linked intent's document follow-up: Applied once the
+	// document has recorded the outcome, Settled once the document has forgotten the intent's
+	// id from its in-flight set (see webhook.DocumentLedger).
+	Applied bool `json:"document_applied,omitempty" dynamodbav:"applied,omitempty"`
+	Settled bool `json:"document_settled,omitempty" dynamodbav:"settled,omitempty"`
 }
 
 // EventRef names one recorded webhook event of a payment.
@@ -157,13 +165,23 @@ type EventRef struct {
 func EventKind(s Status) string { return "payment." + strings.ToLower(string(s)) }
 
 // NewDelivery returns the pending delivery of the event a terminal status emits, or nil when
-// the payment has no webhook_url.
+// the payment needs none (see NeedsEvents).
 func (p *Payment) NewDelivery(to Status, now time.Time) (*Delivery, error) {
-	if p.WebhookURL == "" || !to.Terminal() {
+	if !p.NeedsEvents() || !to.Terminal() {
 		return nil, nil
 	}
 	return NewEvent(to, now)
 }
+
+// Linked reports whether the payment is an intent priced from a document.
+func (p *Payment) Linked() bool {
+	return p.Source.Kind == SourceInvoice || p.Source.Kind == SourcePaymentLinks
+}
+
+// NeedsEvents reports whether the payment's terminal status records an event in its outbox:
+// when it has a webhook_url (the webhook), and when it is linked (its document learns the
+// outcome from the same event, exactly once, whether or not there is a webhook to send).
+func (p *Payment) NeedsEvents() bool { return p.WebhookURL != "" || p.Linked() }
 
 // NewEvent returns the pending delivery of a new event of terminal status to, with a new id.
 func NewEvent(to Status, now time.Time) (*Delivery, error) {

@@ -35,6 +35,8 @@ type Redrive struct {
 	Overdue time.Duration
 	Limit   int
 	Now     func() time.Time
+	// Documents settles linked intents' outcomes on their documents (Settle; nil: none).
+	Documents DocumentLedger
 }
 
 // DefaultOverdue is the webhook queue's visibility timeout (template.yaml).
@@ -59,7 +61,8 @@ func (r *Redrive) Expire(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
 	for _, id := range ids {
-		// Only payments with a webhook_url are in the sweep's index: each expiry emits an event.
+		// Only payments that need events (a webhook_url, or a document to tell) are in the
+		// sweep's index: each expiry emits an event.
 		d, err := payment.NewEvent(payment.Expired, now)
 		if err != nil {
 			return n, err
@@ -78,11 +81,12 @@ func (r *Redrive) Expire(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// Run expires overdue payments, then re-enqueues one round of overdue events; it returns how
-// many events it re-enqueued. A failure of one step or one event does not stop the rest; the
+// Run expires overdue payments, settles linked intents' outcomes on their documents, then
+// re-enqueues one round of overdue events; it returns how many events it re-enqueued. A failure of one step or one event does not stop the rest; the
 // errors come back joined.
 func (r *Redrive) Run(ctx context.Context) (int, error) {
 	_, expireErr := r.Expire(ctx)
+	_, settleErr := r.Settle(ctx)
 	now := r.now()
 	overdue, limit := r.Overdue, r.Limit
 	if overdue <= 0 {
@@ -93,10 +97,10 @@ func (r *Redrive) Run(ctx context.Context) (int, error) {
 	}
 	refs, err := r.Store.PendingDeliveries(ctx, now.Add(-overdue), limit)
 	if err != nil {
-		return 0, errors.Join(expireErr, err)
+		return 0, errors.Join(expireErr, settleErr, err)
 	}
 	n := 0
-	errs := []error{expireErr}
+	errs := []error{expireErr, settleErr}
 	for _, ref := range refs {
 		if err := r.Queue.Enqueue(ctx, ref.InvoiceID, ref.EventID); err != nil {
 			errs = append(errs, fmt.Errorf("enqueue %s: %w", ref.EventID, err))

@@ -50,7 +50,9 @@ type Store interface {
 	GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error)
 	// RecordAttempt records an attempt's outcome and, for a pending event, when the next
 	// attempt is due.
-	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, now, next time.Time) error
+	// settle is true for a linked intent's event: once final, it waits for its document
+	// follow-up (Redrive.Settle) instead of leaving the pending-work index.
+	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, settle bool, now, next time.Time) error
 }
 
 // SecretSource returns the secrets that sign a workspace's events in an environment (all active
@@ -141,7 +143,13 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 		return true, 0 // keep failing fast so SQS moves it to the dead-letter queue
 	}
 	attempt := p.Outbox.Attempts + 1
-	code, detail := s.post(ctx, p)
+	var code int
+	var detail string
+	if p.WebhookURL != "" {
+		code, detail = s.post(ctx, p)
+	} else {
+		code, detail = http.StatusNoContent, "no webhook_url: nothing to send (the document learns the outcome)"
+	}
 	now := s.now()
 	status := payment.DeliveryPending
 	switch {
@@ -155,7 +163,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	if status == payment.DeliveryPending {
 		delay = s.schedule()[attempt-1]
 	}
-	if err := s.Store.RecordAttempt(ctx, p.InvoiceID, m.EventID, attempt, status, code, detail, now, now.Add(delay)); err != nil {
+	if err := s.Store.RecordAttempt(ctx, p.InvoiceID, m.EventID, attempt, status, code, detail, p.Linked(), now, now.Add(delay)); err != nil {
 		if errors.Is(err, payment.ErrStateChanged) {
 			return false, 0 // another sender recorded this event meanwhile
 		}

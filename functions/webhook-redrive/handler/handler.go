@@ -18,5 +18,5 @@ var Function = app.Worker{LogicalID: "WebhookRedriveFunction", Name: "webhook-re
 
 // Redrive builds the job that expires overdue payments and re-enqueues events still pending.
 func Redrive(d *app.Deps) *webhook.Redrive {
-	return &webhook.Redrive{Store: d.Store, Queue: &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}}
+	return &webhook.Redrive{Store: d.Store, Queue: &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}, Documents: d.Store}
 }

@@ -19,12 +19,18 @@ func Consumer(d *app.Deps) *sqsqueue.Consumer {
 	return &sqsqueue.Consumer{Sender: Sender(d), SQS: d.SQS, QueueURL: d.Config.WebhookQueueURL, Logger: d.Logger}
 }
 
+// SealerFor opens the stored webhook signing secrets: with KMS (WEBHOOK_SECRETS_KEY_ID). The
+// local stack has no KMS: its tooling (package registry) replaces SealerFor with one that
+// takes LOCAL_SEALING_KEY too, so the Lambda binary does not link the local sealer at all.
+var SealerFor = func(d *app.Deps) (webhook.Sealer, error) {
+	return kmsseal.NewKMS(d.AWS, d.Config.WebhookSecretsKeyID)
+}
+
 // Sender builds the delivery attempts' sender. Its signing keys come from a Keyring: the
-// stored secrets are read on every attempt and opened with KMS (WEBHOOK_SECRETS_KEY_ID; the
-// local stack's key in `make dev`), each opened key kept for webhook.DefaultKeyTTL in this
-// instance.
+// stored secrets are read on every attempt and opened with SealerFor, each opened key kept for
+// webhook.DefaultKeyTTL in this instance.
 func Sender(d *app.Deps) *webhook.Sender {
-	sealer, err := kmsseal.New(d.AWS, d.Config.WebhookSecretsKeyID, d.Config.LocalSealingKey)
+	sealer, err := SealerFor(d)
 	if err != nil && d.Logger != nil {
 		// Every attempt fails with this error (and is retried) until the configuration is fixed.
 		d.Logger.Error("webhook secrets cannot be opened", slog.String("error", err.Error()))

@@ -21,9 +21,19 @@ import (
 	webhooksender "github.com/takapay/payments/functions/webhook-sender/handler"
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/httpapi"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/sqsqueue"
 	"github.com/takapay/payments/shared/webhook"
 )
+
+// The local stack has no KMS: its sender opens webhook secrets with LOCAL_SEALING_KEY (the
+// stack's own key) when the configuration names no KMS key. The deployed sender's SealerFor
+// is KMS only, so its binary does not link the local sealer.
+func init() {
+	webhooksender.SealerFor = func(d *app.Deps) (webhook.Sealer, error) {
+		return kmsseal.New(d.AWS, d.Config.WebhookSecretsKeyID, d.Config.LocalSealingKey)
+	}
+}
 
 // HTTP lists the functions behind the HTTP API, keyed by logical id.
 var HTTP = index([]app.HTTPFunction{

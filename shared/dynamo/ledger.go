@@ -1,0 +1,160 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/payment"
+)
+
+// Store implements webhook.DocumentLedger (asserted in the tests: dynamo does not import
+// webhook). A linked intent's event waits for it under GSI2 SETTLE#<shard> / <when its
+// delivery ended>#<event id> (RecordAttempt puts it there).
+
+const settlePrefix = "SETTLE#"
+
+func (s *Store) settlePK(invoiceID string) string { return settlePrefix + s.shard(invoiceID) }
+
+// SettlePending lists events whose document follow-up is still to do (every GSI2 settle shard,
+// keys only; at most limit).
+func (s *Store) SettlePending(ctx context.Context, limit int) ([]payment.EventRef, error) {
+	keys, err := s.sweep(ctx, settlePrefix, "~", limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]payment.EventRef, 0, len(keys))
+	for _, k := range keys {
+		_, eventID, ok := strings.Cut(k.sk, "#")
+		if !ok {
+			return nil, fmt.Errorf("gsi2 settle key %q has no event id", k.sk)
+		}
+		out = append(out, payment.EventRef{InvoiceID: k.invoiceID, EventID: eventID})
+	}
+	return out, nil
+}
+
+// FinishSettlement marks the event settled and takes the intent out of GSI2 (one conditional
+// UpdateItem: the event must still be the intent's and unsettled).
+func (s *Store) FinishSettlement(ctx context.Context, invoiceID, eventID string) error {
+	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.settled = :t REMOVE gsi2pk, gsi2sk",
+		"outbox.event_id = :eid AND attribute_not_exists(outbox.settled)", nil,
+		map[string]types.AttributeValue{
+			":t":   &types.AttributeValueMemberBOOL{Value: true},
+			":eid": &types.AttributeValueMemberS{Value: eventID},
+		})
+	return err
+}
+
+// linkedDocKey is the key of the document a linked intent was priced from.
+func linkedDocKey(p *payment.Payment) map[string]types.AttributeValue {
+	return key(docPK(p.WorkspaceID, p.Environment, document.Kind(p.Source.Kind)), p.Source.DocumentID)
+}
+
+// ApplyOutcome records a linked intent's terminal status on its document with one conditional
+// UpdateItem: the payments entry is appended, paid_minor grows by the amount of a COMPLETED
+// intent, a payment link's reserved use is released by any other outcome, and the intent id
+// joins the document's in-flight set — all on the condition that the id is not in that set,
+// so a second application changes nothing. A document that no longer exists (documents are
+// never deleted) has nothing to learn.
+func (s *Store) ApplyOutcome(ctx context.Context, p *payment.Payment) error {
+	if !p.Linked() || p.FinishedAt == nil || !p.Status.Terminal() {
+		return fmt.Errorf("apply outcome: %s is not a finished linked intent", p.InvoiceID)
+	}
+	// A document.PaymentRef as the document item stores it (written by hand: this runs in the
+	// webhook sender, whose binary is kept small).
+	ref := &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+		"i": &types.AttributeValueMemberS{Value: p.InvoiceID},
+		"s": &types.AttributeValueMemberS{Value: string(p.Status)},
+		"a": &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(p.AmountMinor), 10)},
+		"t": &types.AttributeValueMemberS{Value: formatTime(*p.FinishedAt)},
+	}}}}
+	update := "SET payments = list_append(if_not_exists(payments, :none), :ref) ADD applying :ids"
+	vals := map[string]types.AttributeValue{
+		":ref":  ref,
+		":none": &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+		":ids":  &types.AttributeValueMemberSS{Value: []string{p.InvoiceID}},
+		":id":   &types.AttributeValueMemberS{Value: p.InvoiceID},
+	}
+	switch {
+	case p.Status == payment.Completed:
+		update += ", paid_minor :amount"
+		vals[":amount"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(p.AmountMinor), 10)}
+	case p.ReservedUse:
+		update += ", uses :release"
+		vals[":release"] = &types.AttributeValueMemberN{Value: "-1"}
+	}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Table),
+		Key:                       linkedDocKey(p),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_exists(pk) AND NOT contains(applying, :id)"),
+		ExpressionAttributeValues: vals,
+	})
+	if isConditionFailed(err) {
+		return nil // applied already (or no such document)
+	}
+	return err
+}
+
+// MarkApplied records in the intent's outbox that its document has the outcome (one
+// conditional UpdateItem: the event must still be the intent's).
+func (s *Store) MarkApplied(ctx context.Context, invoiceID, eventID string) error {
+	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.applied = :t", "outbox.event_id = :eid",
+		nil, map[string]types.AttributeValue{
+			":t":   &types.AttributeValueMemberBOOL{Value: true},
+			":eid": &types.AttributeValueMemberS{Value: eventID},
+		})
+	return err
+}
+
+// Forget removes the intent id from its document's in-flight set (one UpdateItem; repeating it
+// is harmless). The payments list grows by appends; once it holds twice the record's window,
+// the call that sees it trims it back to the window with a second, conditional write (the
+// list must still have the length it saw, or the trim is left to a later settle).
+func (s *Store) Forget(ctx context.Context, p *payment.Payment) error {
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.Table),
+		Key:                 linkedDocKey(p),
+		UpdateExpression:    aws.String("DELETE applying :ids"),
+		ConditionExpression: aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":ids": &types.AttributeValueMemberSS{Value: []string{p.InvoiceID}},
+		},
+		ReturnValues: types.ReturnValueAllNew,
+	})
+	if isConditionFailed(err) {
+		return nil // no such document
+	}
+	if err != nil {
+		return err
+	}
+	list, _ := out.Attributes["payments"].(*types.AttributeValueMemberL)
+	if list == nil || len(list.Value) < 2*document.PaymentsWindow {
+		return nil
+	}
+	n := len(list.Value)
+	drop := make([]string, 0, n-document.PaymentsWindow)
+	for i := range n - document.PaymentsWindow {
+		drop = append(drop, "payments["+strconv.Itoa(i)+"]")
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.Table),
+		Key:                 linkedDocKey(p),
+		UpdateExpression:    aws.String("REMOVE " + strings.Join(drop, ", ")),
+		ConditionExpression: aws.String("size(payments) = :n"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": &types.AttributeValueMemberN{Value: strconv.Itoa(n)},
+		},
+	})
+	if isConditionFailed(err) {
+		return nil // another outcome changed the list meanwhile: a later call trims it
+	}
+	return err
+}

@@ -1,0 +1,289 @@
+package intent_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/sqspoll"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+type docRecord struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"`
+	PaidMinor int64  `json:"paid_minor"`
+	Payments  []struct {
+		IntentID    string    `json:"intent_id"`
+		State       string    `json:"state"`
+		AmountMinor int64     `json:"amount_minor"`
+		OccurredAt  time.Time `json:"occurred_at"`
+	} `json:"payments"`
+}
+
+// getDocument reads a document as the merchant does.
+func getDocument(t *testing.T, a *localapi.TestAPI, kind, id string) docRecord {
+	t.Helper()
+	res := a.Do(t, "GET", docs(a, kind)+"/"+id+"?environment=sandbox", a.Creds.SandboxKey, "")
+	if res.Status != http.StatusOK {
+		t.Fatalf("get %s: %d %s", kind, res.Status, res.Body)
+	}
+	var out struct {
+		Items []docRecord `json:"items"`
+	}
+	if err := json.Unmarshal(res.Body, &out); err != nil || len(out.Items) != 1 {
+		t.Fatalf("get %s: %s", kind, res.Body)
+	}
+	return out.Items[0]
+}
+
+// ledger runs what the deployed workers run after an outcome: the sender on every queued
+// event, then the re-drive's settle step.
+type ledger struct {
+	a       *localapi.TestAPI
+	poller  *sqspoll.Poller
+	redrive *webhook.Redrive
+}
+
+func newLedger(a *localapi.TestAPI) *ledger {
+	d := a.Deps["WebhookSenderFunction"]
+	return &ledger{a: a,
+		poller:  &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle},
+		redrive: registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"])}
+}
+
+// run drains the queue and settles; it returns how many events were settled.
+func (l *ledger) run(t *testing.T) int {
+	t.Helper()
+	ctx := context.Background()
+	for idle := 0; idle < 3; {
+		n, err := l.poller.RunOnce(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			idle++
+		}
+	}
+	n, err := l.redrive.Settle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// An invoice learns its intents' outcomes: a cancelled intent is listed, a completed one is
+// listed and counted in paid_minor, exactly once however often the follow-up runs; then the
+// invoice can no longer be paid.
+func TestInvoiceLearnsItsPayments(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	l := newLedger(a)
+	inv := issuedInvoice(t, a)
+
+	first, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`"}`)
+	if res := a.Do(t, "POST", "/v1/payment-intents/"+first.ID+"/cancel", a.Creds.SandboxKey, ""); res.Status != http.StatusOK {
+		t.Fatalf("cancel: %d %s", res.Status, res.Body)
+	}
+	paid, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`"}`)
+	if res := pay(t, a, paid.PaymentURL, "approve"); res.Status != http.StatusOK {
+		t.Fatalf("approve: %d %s", res.Status, res.Body)
+	}
+	if got := getDocument(t, a, "invoices", inv); got.PaidMinor != 0 || len(got.Payments) != 0 {
+		t.Fatalf("the invoice learned its payments before the follow-up ran: %+v", got)
+	}
+	if n := l.run(t); n != 2 {
+		t.Fatalf("settled %d events, want 2", n)
+	}
+	doc := getDocument(t, a, "invoices", inv)
+	if doc.PaidMinor != invoiceTotal || len(doc.Payments) != 2 ||
+		doc.Payments[0].IntentID != first.ID || doc.Payments[0].State != "CANCELLED" || doc.Payments[0].AmountMinor != invoiceTotal ||
+		doc.Payments[1].IntentID != paid.ID || doc.Payments[1].State != "COMPLETED" || doc.Payments[1].OccurredAt.IsZero() {
+		t.Fatalf("invoice after the follow-up: %+v", doc)
+	}
+	// Running it again, and re-enqueuing the events, changes nothing.
+	for _, id := range []string{first.ID, paid.ID} {
+		p, err := a.Store.GetPayment(context.Background(), id)
+		if err != nil || p.Outbox == nil || !p.Outbox.Applied || !p.Outbox.Settled {
+			t.Fatalf("intent %s after the follow-up: %+v %v", id, p.Outbox, err)
+		}
+		if err := webhook.SettleOne(context.Background(), a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := l.run(t); n != 0 {
+		t.Fatalf("a second run settled %d events", n)
+	}
+	if again := getDocument(t, a, "invoices", inv); again.PaidMinor != invoiceTotal || len(again.Payments) != 2 {
+		t.Fatalf("invoice after a second run: %+v", again)
+	}
+	// Paid in full: a new intent is refused, naming why.
+	apitest := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, `{"document_id": "`+inv+`"}`, "Idempotency-Key", idemKey())
+	if apitest.Status != http.StatusConflict {
+		t.Fatalf("intent for a paid invoice: %d %s", apitest.Status, apitest.Body)
+	}
+}
+
+// A process that dies between the document's write and the intent's (or between any two steps
+// of the follow-up) leaves the event waiting; the next run completes it, and the amount is
+// counted once.
+func TestDocumentFollowUpRecoversFromACrashBetweenItsWrites(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	l := newLedger(a)
+	ctx := context.Background()
+	inv := issuedInvoice(t, a)
+	it, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`"}`)
+	pay(t, a, it.PaymentURL, "approve")
+	for idle := 0; idle < 3; { // the sender only: the event now waits for its follow-up
+		n, err := l.poller.RunOnce(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			idle++
+		}
+	}
+	p, err := a.Store.GetPayment(ctx, it.ID)
+	if err != nil || p.Outbox == nil || p.Outbox.Status != payment.DeliveryDelivered || p.Outbox.Applied {
+		t.Fatalf("event after the sender: %+v %v", p.Outbox, err)
+	}
+	// Step 1 happened, then the process died: the intent does not know the document has it.
+	if err := a.Store.ApplyOutcome(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := getDocument(t, a, "invoices", inv); got.PaidMinor != invoiceTotal {
+		t.Fatalf("after step 1: %+v", got)
+	}
+	if n := l.run(t); n != 1 {
+		t.Fatalf("the next run settled %d events, want 1", n)
+	}
+	if got := getDocument(t, a, "invoices", inv); got.PaidMinor != invoiceTotal || len(got.Payments) != 1 {
+		t.Fatalf("after the recovery: paid_minor %d (want %d, counted once), payments %+v", got.PaidMinor, invoiceTotal, got.Payments)
+	}
+
+	// The same with a death after step 2 (the intent knows; the document still lists it in flight).
+	inv2 := issuedInvoice(t, a)
+	it2, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv2+`"}`)
+	pay(t, a, it2.PaymentURL, "approve")
+	for idle := 0; idle < 3; {
+		n, _ := l.poller.RunOnce(ctx)
+		if n == 0 {
+			idle++
+		}
+	}
+	p2, _ := a.Store.GetPayment(ctx, it2.ID)
+	if err := a.Store.ApplyOutcome(ctx, p2); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.MarkApplied(ctx, it2.ID, p2.Outbox.EventID); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.run(t); n != 1 {
+		t.Fatalf("settled %d, want 1", n)
+	}
+	if got := getDocument(t, a, "invoices", inv2); got.PaidMinor != invoiceTotal || len(got.Payments) != 1 {
+		t.Fatalf("after a death past step 2: %+v", got)
+	}
+}
+
+// Twenty intents of one payment link complete at once and their follow-ups run concurrently:
+// paid_minor is exactly their sum, every payment is counted once, and the record shows the
+// latest document.PaymentsWindow of them.
+func TestConcurrentCompletionsOfOneLinkAddUpExactly(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	l := newLedger(a)
+	ctx := context.Background()
+	link := newDocument(t, a, "payment-links", `{"reference": "LINK-20", "amount_minor": 1500, "max_quantity": 3}`, "publish")
+	const n = 20
+	var want int64
+	ids := make([]string, n)
+	for i := range n {
+		q := int64(i%3 + 1)
+		it, _ := createIntent(t, a, idemKey(), `{"document_id": "`+link+`", "quantity": `+string(rune('0'+q))+`}`)
+		ids[i], want = it.ID, want+1500*q
+		u := it.PaymentURL
+		if res := a.Do(t, "POST", pathOf(t, u)+"/lock", "", `{"route":"bkash","payer":"01712345678"}`); res.Status != http.StatusOK {
+			t.Fatalf("lock: %d %s", res.Status, res.Body)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			it := decode[intentResp](t, a.Do(t, "GET", "/v1/payment-intents/"+id, a.Creds.SandboxKey, ""))
+			if res := a.Do(t, "POST", pathOf(t, it.PaymentURL)+"/notices/approve", "", ""); res.Status != http.StatusOK {
+				t.Errorf("approve %s: %d %s", id, res.Status, res.Body)
+			}
+		}()
+	}
+	wg.Wait()
+	for idle := 0; idle < 3; {
+		got, err := l.poller.RunOnce(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == 0 {
+			idle++
+		}
+	}
+	// Every follow-up at once, each twice (a duplicate run racing the first).
+	errs := make(chan error, 2*n)
+	for _, id := range ids {
+		p, err := a.Store.GetPayment(ctx, id)
+		if err != nil || p.Outbox == nil {
+			t.Fatalf("intent %s: %+v %v", id, p, err)
+		}
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- webhook.SettleOne(ctx, a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID})
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left := l.run(t); left != 0 {
+		t.Errorf("%d events were still waiting after every follow-up ran", left)
+	}
+	doc := getDocument(t, a, "payment-links", link)
+	if doc.PaidMinor != want {
+		t.Fatalf("paid_minor = %d, want exactly %d (the sum of the 20 intents)", doc.PaidMinor, want)
+	}
+	if len(doc.Payments) != 10 {
+		t.Fatalf("the record shows %d payments, want the latest 10", len(doc.Payments))
+	}
+	seen := map[string]bool{}
+	for _, p := range doc.Payments {
+		if p.State != "COMPLETED" || seen[p.IntentID] {
+			t.Fatalf("payments %+v", doc.Payments)
+		}
+		seen[p.IntentID] = true
+	}
+}
+
+func pathOf(t *testing.T, rawURL string) string {
+	t.Helper()
+	const marker = "/v1/public/checkout/"
+	for i := 0; i+len(marker) <= len(rawURL); i++ {
+		if rawURL[i:i+len(marker)] == marker {
+			return rawURL[i:]
+		}
+	}
+	t.Fatalf("no checkout path in %q", rawURL)
+	return ""
+}
