@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +76,46 @@ func (s *Store) CreateIntent(ctx context.Context, p *payment.Payment, snap *inte
 	if err != nil || snap == nil {
 		return existing, err
 	}
-	return p, s.PutSnapshot(ctx, p.InvoiceID, snap)
+	if err := s.PutSnapshot(ctx, p.InvoiceID, snap); err != nil {
+		return p, fmt.Errorf("%w: %w", intent.ErrSnapshotWrite, err)
+	}
+	return p, nil
+}
+
+// ReserveUse takes one of a payment link's max_uses with one conditional UpdateItem: the link
+// must exist and be active, and its uses (completed payments and live intents) below maxUses.
+func (s *Store) ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.Table),
+		Key:                      key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		UpdateExpression:         aws.String("ADD uses :one"),
+		ConditionExpression:      aws.String("attribute_exists(pk) AND #status = :active AND (attribute_not_exists(uses) OR uses < :max)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one":    &types.AttributeValueMemberN{Value: "1"},
+			":max":    &types.AttributeValueMemberN{Value: strconv.FormatInt(maxUses, 10)},
+			":active": &types.AttributeValueMemberS{Value: document.StatusActive},
+		},
+	})
+	if isConditionFailed(err) {
+		return intent.ErrNoUsesLeft
+	}
+	return err
+}
+
+// ReleaseUse gives back a use a create took but no intent holds (one UpdateItem).
+func (s *Store) ReleaseUse(ctx context.Context, doc *document.Record) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Table),
+		Key:                       key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		UpdateExpression:          aws.String("ADD uses :release"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":release": &types.AttributeValueMemberN{Value: "-1"}},
+	})
+	if isConditionFailed(err) {
+		return nil
+	}
+	return err
 }
 
 // PutSnapshot writes a snapshot item with one PutItem, unless one with its key exists (the key

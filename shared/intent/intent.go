@@ -112,6 +112,9 @@ type Price struct {
 	Reference   string
 	Source      Source
 	Snapshot    Snapshot
+	// MaxUses is a payment link's max_uses (0: unlimited; always 0 for an invoice): each
+	// intent then reserves one use of the link.
+	MaxUses int64
 }
 
 // MaxAmountMinor is the largest amount an intent collects: the hosted payment's limit, which
@@ -236,7 +239,12 @@ func PriceLink(doc *document.Record, quantity *int64, now time.Time) (*Price, er
 	}
 	snap := snapshot(doc, body)
 	snap.UnitAmountMinor, snap.Quantity, snap.TotalMinor = unit, q, amount
+	var maxUses int64
+	if body.MaxUses != nil {
+		maxUses = *body.MaxUses
+	}
 	return &Price{
+		MaxUses:     maxUses,
 		AmountMinor: money.Paisa(amount),
 		Reference:   doc.Reference,
 		Source:      Source{Kind: PaymentLinks, DocumentID: doc.ID, DocumentVersion: doc.Version, Quantity: q},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/sqspoll"
@@ -124,10 +125,7 @@ func TestInvoiceLearnsItsPayments(t *testing.T) {
 		t.Fatalf("invoice after a second run: %+v", again)
 	}
 	// Paid in full: a new intent is refused, naming why.
-	apitest := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, `{"document_id": "`+inv+`"}`, "Idempotency-Key", idemKey())
-	if apitest.Status != http.StatusConflict {
-		t.Fatalf("intent for a paid invoice: %d %s", apitest.Status, apitest.Body)
-	}
+	apitest.Envelope(t, a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, `{"document_id": "`+inv+`"}`, "Idempotency-Key", idemKey()), 409, "STATE_CONFLICT")
 }
 
 // A process that dies between the document's write and the intent's (or between any two steps
@@ -286,4 +284,58 @@ func pathOf(t *testing.T, rawURL string) string {
 	}
 	t.Fatalf("no checkout path in %q", rawURL)
 	return ""
+}
+
+// A payment link's max_uses bounds its completed payments and live intents together: never
+// oversold; an intent that ends other than COMPLETED gives its use back; a replayed create
+// takes none.
+func TestPaymentLinkMaxUses(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	l := newLedger(a)
+	link := newDocument(t, a, "payment-links", `{"reference": "LINK-2", "amount_minor": 5000, "max_uses": 2}`, "publish")
+	body := `{"document_id": "` + link + `"}`
+	key := idemKey()
+	first, res := createIntent(t, a, key, body)
+	if n := apitest.DDBRequests(t, a, res); n != 5 {
+		t.Errorf("linked create with max_uses made %d DynamoDB requests, want 5 (key, document, use, intent, snapshot)", n)
+	}
+	if res := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", key); res.Status != http.StatusCreated {
+		t.Fatalf("replay: %d %s", res.Status, res.Body)
+	}
+	second, _ := createIntent(t, a, idemKey(), body)
+	// 50 concurrent payers for a link whose two uses are taken: none gets an intent.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", idemKey())
+			mu.Lock()
+			statuses[res.Status]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if statuses[http.StatusConflict] != 50 {
+		t.Fatalf("50 creates on a sold-out link: %v, want 50 × 409", statuses)
+	}
+	// One is cancelled: once its document follow-up ran, its use is free again.
+	if res := a.Do(t, "POST", "/v1/payment-intents/"+second.ID+"/cancel", a.Creds.SandboxKey, ""); res.Status != http.StatusOK {
+		t.Fatalf("cancel: %d %s", res.Status, res.Body)
+	}
+	l.run(t)
+	third, _ := createIntent(t, a, idemKey(), body)
+	// Completed payments keep their use.
+	pay(t, a, first.PaymentURL, "approve")
+	pay(t, a, third.PaymentURL, "approve")
+	l.run(t)
+	if res := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", idemKey()); res.Status != http.StatusConflict {
+		t.Fatalf("a third use of a max_uses 2 link after two payments: %d %s", res.Status, res.Body)
+	}
+	if doc := getDocument(t, a, "payment-links", link); doc.PaidMinor != 10000 || len(doc.Payments) != 3 {
+		t.Fatalf("link after two payments and a cancel: %+v", doc)
+	}
 }

@@ -50,6 +50,13 @@ type ListQuery struct {
 	Keep func(*payment.Payment) bool
 }
 
+// ErrSnapshotWrite wraps the error of a create whose payment was written but whose snapshot
+// was not: the intent exists (a retry of the same request writes the snapshot).
+var ErrSnapshotWrite = errors.New("intent: the snapshot was not written")
+
+// ErrNoUsesLeft is returned by Store.ReserveUse when a payment link's uses are all taken.
+var ErrNoUsesLeft = errors.New("intent: the payment link has no uses left")
+
 // ErrBadCursor is returned by ListIntents when the cursor names no intent of the list.
 var ErrBadCursor = errors.New("intent: cursor is not an intent of this list")
 
@@ -73,6 +80,10 @@ type Store interface {
 	// FinishPayment and MarkFirstVerified are the payment's (see package dynamo).
 	FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, d *payment.Delivery, now time.Time) (*payment.Payment, error)
 	MarkFirstVerified(ctx context.Context, invoiceID string, at time.Time) (time.Time, bool, error)
+	// ReserveUse takes one of a payment link's max_uses (ErrNoUsesLeft when completed payments
+	// and live intents hold them all) and ReleaseUse gives one back; each one conditional write.
+	ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error
+	ReleaseUse(ctx context.Context, doc *document.Record) error
 	// GetWorkspace reads the workspace (its name is shown to payers; a key carries it, a
 	// dashboard session does not).
 	GetWorkspace(ctx context.Context, id string) (*auth.Workspace, error)
@@ -339,6 +350,7 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 	}
 	var snap *Snapshot
 	var opts payment.Options
+	var reserved *document.Record // the payment link whose use this create holds
 	if standalone != nil {
 		p.AmountMinor, p.Reference, p.RequestHash = standalone.Amount, standalone.Reference, standalone.Hash()
 		p.CustomerName, p.CustomerEmail, p.CustomerPhone = standalone.CustomerName, standalone.CustomerEmail, standalone.CustomerPhone
@@ -362,6 +374,12 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		}
 		p.AmountMinor, p.Reference, p.Source = price.AmountMinor, price.Reference, price.Source
 		snap = &price.Snapshot
+		if price.MaxUses > 0 {
+			if reserved, err = s.reserveUse(ctx, p, price); err != nil {
+				return nil, err
+			}
+			p.ReservedUse = true
+		}
 		if p.SnapshotKey, _, err = snap.Encode(); err != nil {
 			return nil, err
 		}
@@ -379,6 +397,12 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		return nil, err
 	}
 	existing, err := s.Store.CreateIntent(ctx, p, snap)
+	if err != nil && reserved != nil && !errors.Is(err, ErrSnapshotWrite) {
+		// No intent holds the use this create took (a replay, or the write failed): give it back.
+		if rerr := s.Store.ReleaseUse(ctx, reserved); rerr != nil {
+			obs.Annotate(ctx, slog.String("use_release_error", rerr.Error()))
+		}
+	}
 	switch {
 	case errors.Is(err, payment.ErrExists):
 		prior, err := s.Store.GetIntent(ctx, existing.InvoiceID)
@@ -416,6 +440,17 @@ func (s *Service) price(ctx context.Context, req *request, l *LinkedRequest, now
 		return PriceInvoice(doc)
 	}
 	return PriceLink(doc, l.Quantity, now)
+}
+
+// reserveUse takes one use of the payment link the intent is priced from.
+func (s *Service) reserveUse(ctx context.Context, p *payment.Payment, price *Price) (*document.Record, error) {
+	doc := &document.Record{ID: price.Source.DocumentID, WorkspaceID: p.WorkspaceID, Environment: p.Environment, Kind: document.PaymentLinks}
+	err := s.Store.ReserveUse(ctx, doc, price.MaxUses)
+	if errors.Is(err, ErrNoUsesLeft) {
+		return nil, apierr.New(apierr.StateConflict,
+			"this payment link cannot take another payment: its max_uses (%d) are taken by completed payments and live payment intents", price.MaxUses)
+	}
+	return doc, err
 }
 
 // repairSnapshot completes an intent whose create stopped between the payment's write and its
