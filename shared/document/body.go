@@ -92,6 +92,10 @@ const (
 	URLPattern = `^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9._~!$&'()*+,;=:@\[\]-]|%[0-9A-Fa-f]{2})+([/?#]([A-Za-z0-9._~!$&'()*+,;=:@/?#\[\]-]|%[0-9A-Fa-f]{2})*)?$`
 )
 
+// RuleFileRequired is the rule a custom field of type file with "required": true breaks: a
+// payer cannot upload files in this release, so such a field could never be answered.
+const RuleFileRequired = "a file field cannot be required: file upload is not available yet"
+
 // FieldTypes lists the allowed custom field types in the order the specification gives them.
 var FieldTypes = []string{"text", "textarea", "select", "radio", "checkbox", "file"}
 
@@ -147,7 +151,8 @@ type LineItem struct {
 	UnitAmountMinor int64  `json:"unit_amount_minor"`
 }
 
-// CustomField is one entry of a document body's fields; id, label and type are required.
+// CustomField is one entry of a document body's fields; id, label and type are required, and
+// a field of type file cannot be required (RuleFileRequired).
 type CustomField struct {
 	ID       string   `json:"id"`
 	Label    string   `json:"label"`
@@ -482,6 +487,9 @@ func bodyCustomFields(r *jsonbody.Reader) []CustomField {
 		f.Label, _ = fr.String("label", jsonbody.StringRule{Required: true, Min: MinLabel, Max: MaxLabel})
 		f.Type, _ = fr.String("type", jsonbody.StringRule{Required: true, Check: bodyCheckFieldType})
 		f.Required = bodyBool(fr, "required")
+		if f.Type == "file" && f.Required != nil && *f.Required {
+			fr.Fail("required", RuleFileRequired)
+		}
 		f.Options = bodyStrings(fr, "options", MaxOptions, jsonbody.StringRule{Max: MaxOption}, "duplicates an earlier option")
 		if len(fr.Violations) > 0 {
 			r.Violations = append(r.Violations, fr.Violations...)

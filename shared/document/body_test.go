@@ -268,6 +268,36 @@ func TestParseBodyShapes(t *testing.T) {
 	}
 }
 
+// A file field may be optional (absent, null or false required) but never required: the
+// payer cannot upload files in this release. Other types may be required.
+func TestFileFieldCannotBeRequired(t *testing.T) {
+	for _, req := range []string{``, `,"required":null`, `,"required":false`} {
+		mustParseBody(t, `{"reference":"r","fields":[{"id":"doc","label":"Document","type":"file"`+req+`}]}`)
+	}
+	for _, typ := range []string{"text", "textarea", "select", "radio", "checkbox"} {
+		mustParseBody(t, `{"reference":"r","fields":[{"id":"a","label":"A","type":"`+typ+`","required":true}]}`)
+	}
+	raw := `{"reference":"r","fields":[
+	  {"id":"a","label":"A","type":"file","required":true},
+	  {"id":"b","label":"B","type":"text","required":true},
+	  {"id":"c","label":"C","type":"file","required":true,"options":["x","x"]},
+	  {"id":"d","label":"D","type":"File","required":true}
+	]}`
+	b, vs := ParseBody([]byte(raw), "body")
+	want := []apierr.Violation{
+		{Path: "body.fields[0].required", Rule: RuleFileRequired},
+		{Path: "body.fields[2].required", Rule: RuleFileRequired},
+		{Path: "body.fields[2].options[1]", Rule: "duplicates an earlier option"},
+		{Path: "body.fields[3].type", Rule: "must be one of text, textarea, select, radio, checkbox, file"},
+	}
+	if b != nil || !reflect.DeepEqual(vs, want) {
+		t.Errorf("ParseBody = %v, %v; want %v", b, vs, want)
+	}
+	if e := apierr.Invalid(vs...); e.Status() != 422 || !strings.Contains(e.Message, "body.fields[0].required: a file field cannot be required: file upload is not available yet") {
+		t.Errorf("Invalid = %d %q", e.Status(), e.Message)
+	}
+}
+
 func TestCustomerIDLowerCased(t *testing.T) {
 	b := mustParseBody(t, `{"reference":"r","customer_id":"0B7E6F2C-3C1D-4F5E-9A8B-7C6D5E4F3A2B"}`)
 	if b.CustomerID == nil || *b.CustomerID != "0b7e6f2c-3c1d-4f5e-9a8b-7c6d5e4f3a2b" {

@@ -352,6 +352,9 @@ var BoundCases = func() []BoundCase {
 		// required: boolean.
 		BoundCase{Name: "field required boolean", Path: "body.fields[0].required", Valid: bcBody(bcOneField(`"a"`, `"A"`, `"text"`, `"required":true`)), Invalid: bcBody(bcOneField(`"a"`, `"A"`, `"text"`, `"required":"true"`)), Rule: "must be a boolean"},
 		BoundCase{Name: "field required number", Path: "body.fields[0].required", Valid: bcBody(bcOneField(`"a"`, `"A"`, `"text"`, `"required":false`)), Invalid: bcBody(bcOneField(`"a"`, `"A"`, `"text"`, `"required":1`)), Rule: "must be a boolean"},
+		// A file field cannot be required (file upload is not available yet).
+		BoundCase{Name: "file field not required", Path: "body.fields[0].required", Valid: bcBody(bcOneField(`"doc"`, `"Document"`, `"file"`, `"required":false`)), Invalid: bcBody(bcOneField(`"doc"`, `"Document"`, `"file"`, `"required":true`)), Rule: RuleFileRequired},
+		BoundCase{Name: "file field required among others", Path: "body.fields[1].required", Valid: bcBody(bcM("fields", bcArr(bcField(`"a"`, `"A"`, `"text"`, `"required":true`), bcField(`"b"`, `"B"`, `"file"`)))), Invalid: bcBody(bcM("fields", bcArr(bcField(`"a"`, `"A"`, `"text"`, `"required":true`), bcField(`"b"`, `"B"`, `"file"`, `"required":true`)))), Rule: RuleFileRequired},
 		// options: at most 30 unique strings of at most 120.
 		BoundCase{Name: "field options count max", Path: "body.fields[0].options", Valid: bcBody(bcOptions(bcStrings(MaxOptions))), Invalid: bcBody(bcOptions(bcStrings(MaxOptions + 1))), Rule: "must have at most 30 items"},
 		BoundCase{Name: "field option length max", Path: "body.fields[0].options[1]", Valid: bcBody(bcOptions(bcArr(`"S"`, bcQ(bcRep(bengali, MaxOption))))), Invalid: bcBody(bcOptions(bcArr(`"S"`, bcQ(bcRep(bengali, MaxOption+1))))), Rule: "must be at most 120 characters"},

@@ -145,6 +145,10 @@ func trimmed(s string) string {
 
 var phonePattern = regexp.MustCompile(`^\+?[0-9][0-9 ()-]*[0-9]$`)
 
+// CheckPhone is the customer_phone rule as a jsonbody.StringRule check: "" when s is a phone
+// number, else the rule. Package publicdoc applies it to a payer's phone.
+func CheckPhone(s string) string { return checkPhone(s) }
+
 func checkPhone(s string) string {
 	digits := 0
 	for _, c := range s {
