@@ -268,3 +268,17 @@ func cookieValue(header string) (string, bool) {
 	}
 	return "", false
 }
+
+// RequiredEnvironment reads the environment query parameter the workspace routes require:
+// 400 INVALID_ENVIRONMENT when it is missing or not sandbox or live.
+func RequiredEnvironment(r *web.Request) (Environment, error) {
+	v, ok := r.Query["environment"]
+	if !ok {
+		return "", apierr.New(apierr.InvalidEnvironment, "the environment query parameter is required: sandbox or live")
+	}
+	env, ok := ParseEnvironment(v)
+	if !ok {
+		return "", apierr.New(apierr.InvalidEnvironment, "environment must be sandbox or live")
+	}
+	return env, nil
+}

@@ -11,7 +11,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -21,7 +20,6 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/jsonbody"
-	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/web"
 )
@@ -38,9 +36,7 @@ type Store interface {
 }
 
 // Enqueuer hands a recorded webhook event to the delivery queue.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, invoiceID, eventID string) error
-}
+type Enqueuer = payment.Enqueuer
 
 // SandboxRoutes are the routes a sandbox payer can choose (the live release has none yet).
 var SandboxRoutes = []Route{
@@ -65,25 +61,7 @@ type Service struct {
 }
 
 // DefaultEnqueueTimeout bounds the enqueue that follows a recorded state change.
-const DefaultEnqueueTimeout = 500 * time.Millisecond
-
-// emit enqueues a recorded event, waiting at most EnqueueTimeout: the payer's answer never
-// waits on the queue. A failure is logged, not returned: the event is already in the payment's
-// outbox, and the re-drive re-enqueues it once it is overdue.
-func (s *Service) emit(ctx context.Context, invoiceID string, d *payment.Delivery) {
-	if d == nil || s.Events == nil {
-		return
-	}
-	timeout := s.EnqueueTimeout
-	if timeout <= 0 {
-		timeout = DefaultEnqueueTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := s.Events.Enqueue(ctx, invoiceID, d.EventID); err != nil {
-		obs.Annotate(ctx, slog.String("enqueue_error", err.Error()), slog.String("event_id", d.EventID))
-	}
-}
+const DefaultEnqueueTimeout = payment.DefaultEnqueueTimeout
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {
@@ -213,7 +191,7 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 		q, err := s.Store.ExpirePayment(ctx, p.InvoiceID, d, s.now())
 		switch {
 		case err == nil:
-			s.emit(ctx, q.InvoiceID, d)
+			payment.Emit(ctx, s.Events, s.EnqueueTimeout, q.InvoiceID, d)
 			p = q
 		case s.stateChanged(err):
 			p = q
@@ -522,7 +500,7 @@ func (s *Service) notice(ctx context.Context, r *web.Request, p *payment.Payment
 	q, err := s.Store.FinishPayment(ctx, p.InvoiceID, n.to, n.sandboxOnly, d, s.now())
 	switch {
 	case err == nil:
-		s.emit(ctx, q.InvoiceID, d)
+		payment.Emit(ctx, s.Events, s.EnqueueTimeout, q.InvoiceID, d)
 		return s.outcome(q, base, m), nil
 	case s.stateChanged(err):
 		return s.finished(q, n.to, base, m)

@@ -83,7 +83,7 @@ func (s *Service) operation(kind Kind, action string, run func(context.Context, 
 		if err != nil {
 			return nil, err
 		}
-		env, err := environment(r)
+		env, err := auth.RequiredEnvironment(r)
 		if err != nil {
 			return nil, err
 		}
@@ -96,19 +96,6 @@ func (s *Service) operation(kind Kind, action string, run func(context.Context, 
 		}
 		return run(ctx, &request{Request: r, id: id, ws: ws, env: env, kind: kind, action: action})
 	}
-}
-
-// environment reads the required environment query parameter (400 INVALID_ENVIRONMENT).
-func environment(r *web.Request) (auth.Environment, error) {
-	v, ok := r.Query["environment"]
-	if !ok {
-		return "", apierr.New(apierr.InvalidEnvironment, "the environment query parameter is required: sandbox or live")
-	}
-	env, ok := auth.ParseEnvironment(v)
-	if !ok {
-		return "", apierr.New(apierr.InvalidEnvironment, "environment must be sandbox or live")
-	}
-	return env, nil
 }
 
 // documentID reads {documentID}; anything but a UUID addresses nothing (404).
@@ -133,18 +120,6 @@ func singular(k Kind) string {
 
 func notFound(k Kind) error {
 	return apierr.New(apierr.NotFound, "no such %s in this workspace and environment", singular(k))
-}
-
-// requiredIdempotencyKey reads the Idempotency-Key header, which document writes require.
-func requiredIdempotencyKey(r *web.Request) (string, error) {
-	key, err := payment.ParseIdempotencyKey(r)
-	if err != nil {
-		return "", err
-	}
-	if key == "" {
-		return "", apierr.New(apierr.MalformedRequest, "the Idempotency-Key header is required (16 to 128 of letters, digits, '_', '.', ':' or '-')")
-	}
-	return key, nil
 }
 
 func hashOf(b []byte) string {
@@ -209,7 +184,7 @@ func newPublicToken() (string, error) {
 
 // create serves POST .../documents/{kind}.
 func (s *Service) create(ctx context.Context, req *request) (*web.Response, error) {
-	key, err := requiredIdempotencyKey(req.Request)
+	key, err := payment.RequiredIdempotencyKey(req.Request)
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +408,7 @@ func (s *Service) edit(ctx context.Context, req *request) (*web.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	key, err := requiredIdempotencyKey(req.Request)
+	key, err := payment.RequiredIdempotencyKey(req.Request)
 	if err != nil {
 		return nil, err
 	}

@@ -90,9 +90,7 @@ type Store interface {
 }
 
 // Enqueuer hands a recorded webhook event to the delivery queue.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, invoiceID, eventID string) error
-}
+type Enqueuer = payment.Enqueuer
 
 // Page sizes of the list (query parameter limit).
 const (
@@ -102,7 +100,7 @@ const (
 
 // DefaultEnqueueTimeout bounds the enqueue after a cancel: the merchant's answer never waits
 // on the queue (the event is in the outbox; the re-drive sends it if the enqueue fails).
-const DefaultEnqueueTimeout = 500 * time.Millisecond
+const DefaultEnqueueTimeout = payment.DefaultEnqueueTimeout
 
 // Service serves the payment-intent routes (one Lambda): bearer-key routes under
 // /v1/payment-intents and the dashboard's under /v1/workspaces/{workspaceID}/payment-intents.
@@ -175,7 +173,7 @@ func (s *Service) operation(ctx context.Context, r *web.Request, scope auth.Scop
 		if err != nil {
 			return nil, err
 		}
-		env, err := environment(r)
+		env, err := auth.RequiredEnvironment(r)
 		if err != nil {
 			return nil, err
 		}
@@ -196,19 +194,6 @@ func (s *Service) operation(ctx context.Context, r *web.Request, scope auth.Scop
 		}
 	}
 	return run(ctx, req)
-}
-
-// environment reads the dashboard routes' required environment query parameter.
-func environment(r *web.Request) (auth.Environment, error) {
-	v, ok := r.Query["environment"]
-	if !ok {
-		return "", apierr.New(apierr.InvalidEnvironment, "the environment query parameter is required: sandbox or live")
-	}
-	env, ok := auth.ParseEnvironment(v)
-	if !ok {
-		return "", apierr.New(apierr.InvalidEnvironment, "environment must be sandbox or live")
-	}
-	return env, nil
 }
 
 func notFound() error {
@@ -330,13 +315,9 @@ func contains(list []string, s string) bool {
 }
 
 func (s *Service) create(ctx context.Context, req *request) (*web.Response, error) {
-	key, err := payment.ParseIdempotencyKey(req.Request)
+	key, err := payment.RequiredIdempotencyKey(req.Request)
 	if err != nil {
 		return nil, err
-	}
-	if key == "" {
-		return nil, apierr.New(apierr.MalformedRequest,
-			"the Idempotency-Key header is required (16 to 128 of letters, digits, '_', '.', ':' or '-')")
 	}
 	standalone, linked, err := ParseCreate(req.Body, s.URLs)
 	if err != nil {
@@ -628,7 +609,7 @@ func (s *Service) cancel(ctx context.Context, req *request) (*web.Response, erro
 		q, err := s.Store.FinishPayment(ctx, p.InvoiceID, payment.Cancelled, false, d, now)
 		switch {
 		case err == nil:
-			s.emit(ctx, q.InvoiceID, d)
+			payment.Emit(ctx, s.Events, s.EnqueueTimeout, q.InvoiceID, d)
 			return s.answer(req, http.StatusOK, &Stored{Payment: q, Snapshot: st.Snapshot})
 		case errors.Is(err, payment.ErrStateChanged):
 			p = q // a payer's outcome or the expiry got there first
@@ -642,23 +623,6 @@ func (s *Service) cancel(ctx context.Context, req *request) (*web.Response, erro
 	default:
 		return nil, apierr.New(apierr.StateConflict, "this payment intent is already %s; it cannot be cancelled",
 			strings.ToLower(string(status)))
-	}
-}
-
-// emit enqueues a recorded event, waiting at most EnqueueTimeout; a failure is logged, not
-// returned: the event is in the outbox, and the re-drive sends it once it is overdue.
-func (s *Service) emit(ctx context.Context, invoiceID string, d *payment.Delivery) {
-	if d == nil || s.Events == nil {
-		return
-	}
-	timeout := s.EnqueueTimeout
-	if timeout <= 0 {
-		timeout = DefaultEnqueueTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := s.Events.Enqueue(ctx, invoiceID, d.EventID); err != nil {
-		obs.Annotate(ctx, slog.String("enqueue_error", err.Error()), slog.String("event_id", d.EventID))
 	}
 }
 

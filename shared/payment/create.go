@@ -228,6 +228,20 @@ func ParseIdempotencyKey(r *web.Request) (string, error) {
 	return k, nil
 }
 
+// RequiredIdempotencyKey reads an Idempotency-Key header that the operation requires (400
+// when it is missing or malformed): document writes and payment-intent creates.
+func RequiredIdempotencyKey(r *web.Request) (string, error) {
+	key, err := ParseIdempotencyKey(r)
+	if err != nil {
+		return "", err
+	}
+	if key == "" {
+		return "", apierr.New(apierr.MalformedRequest,
+			"the Idempotency-Key header is required (16 to 128 of letters, digits, '_', '.', ':' or '-')")
+	}
+	return key, nil
+}
+
 // CreateResponse is the 201 body of payment create.
 type CreateResponse struct {
 	InvoiceID  string `json:"invoice_id"`
