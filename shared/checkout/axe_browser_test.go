@@ -7,6 +7,7 @@ package checkout_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,9 +29,10 @@ type axeViolation struct {
 	} `json:"nodes"`
 }
 
-// Every page a payer can see meets WCAG 2.1 AA as axe-core checks it, in Chromium: the page
-// before the route choice, the locked page with the sandbox controls, the completed page and
-// the not-found page. (axe-core comes from the npm registry with the local servers; it is
+// Every page a payer can see meets WCAG 2.1 AA as axe-core checks it, in Chromium: the public
+// document pages (a payment link with every kind of field, an invoice, a closed link, not
+// found), the checkout page before the route choice, the locked page with the sandbox
+// controls, the completed page and the not-found page. (axe-core comes from the npm registry with the local servers; it is
 // injected over DevTools, which the page's CSP does not govern.)
 func TestBrowserAccessibility(t *testing.T) {
 	if testing.Short() {
@@ -70,7 +72,43 @@ func TestBrowserAccessibility(t *testing.T) {
 			t.Fatalf("%s: %d %s", step.suffix, r.Status, r.Body)
 		}
 	}
+	// The public document pages (package publicdoc): a payment link with every kind of field,
+	// an invoice, a closed link, and the not-found page.
+	docs := 0
+	document := func(kind, body, command string) string {
+		docs++
+		base := "/v1/workspaces/" + a.Creds.WorkspaceID + "/documents/" + kind
+		res := a.Do(t, "POST", base+"?environment=sandbox", a.Creds.SandboxKey, body, "Idempotency-Key", fmt.Sprintf("a11y-document-%06d", docs))
+		var rec struct {
+			ID          string `json:"id"`
+			PublicToken string `json:"public_token"`
+		}
+		if err := json.Unmarshal(res.Body, &rec); err != nil || res.Status != 201 {
+			t.Fatalf("create %s: %d %s", kind, res.Status, res.Body)
+		}
+		for _, c := range strings.Fields(command) {
+			if r := a.Do(t, "POST", base+"/"+rec.ID+"/"+c+"?environment=sandbox", a.Creds.SandboxKey, ""); r.Status != 200 {
+				t.Fatalf("%s: %d %s", c, r.Status, r.Body)
+			}
+		}
+		return a.URL + "/v1/public/documents/" + rec.PublicToken
+	}
+	link := document("payment-links", `{"reference": "LINK-A11Y", "description": "A gift box", "amount_minor": 120000,
+		"max_quantity": 5, "fields": [
+		{"id": "name", "label": "Name on the card", "type": "text", "required": true},
+		{"id": "note", "label": "Message", "type": "textarea"},
+		{"id": "size", "label": "Box size", "type": "select", "options": ["Small", "Large"], "required": true},
+		{"id": "wrap", "label": "Wrapping", "type": "radio", "options": ["Paper", "Cloth"]},
+		{"id": "terms", "label": "I accept the terms", "type": "checkbox", "required": true},
+		{"id": "photo", "label": "Photo", "type": "file"}]}`, "publish")
+	invoice := document("invoices", `{"reference": "INV-A11Y", "due_at": "2030-01-31T00:00:00+06:00",
+		"items": [{"title": "Saree", "quantity": 2, "unit_amount_minor": 50000}], "tax_minor": 500}`, "issue")
+	closed := document("payment-links", `{"reference": "LINK-CLOSED", "amount_minor": 5000}`, "publish archive")
 	pages := []struct{ name, url, ready string }{
+		{"document: payment link", link, "#continue"},
+		{"document: invoice", invoice, "#continue"},
+		{"document: closed", closed, "#reference"},
+		{"document: not found", a.URL + "/v1/public/documents/" + strings.Repeat("Z", 43), "#error-title"},
 		{"pending", pending, "#route-bkash"},
 		{"locked (sandbox controls)", locked, "#approve"},
 		{"completed", done, "#status-title"},

@@ -79,7 +79,10 @@ type documentItem struct {
 	// Uses counts a payment link's live reservations and completed payments together (only
 	// when it has max_uses); Applying holds the intents whose outcome is being recorded (see
 	// webhook.DocumentLedger). Neither is part of the record.
-	Uses      int64     `dynamodbav:"uses,omitempty"`
+	Uses int64 `dynamodbav:"uses,omitempty"`
+	// GSI3PK finds an invoice or payment link by its public token: PUBDOC#<SHA-256 of the
+	// token, hex> (GSI3's sort key is created_at, as for every item in it).
+	GSI3PK    string    `dynamodbav:"gsi3pk,omitempty"`
 	Applying  []string  `dynamodbav:"applying,stringset,omitempty"`
 	Search    string    `dynamodbav:"search"`
 	LastEdit  *lastEdit `dynamodbav:"last_edit,omitempty"`
@@ -177,6 +180,9 @@ func toDocumentItem(r *document.Record) documentItem {
 	}
 	if r.Kind == document.Invoices && r.CustomerID != nil {
 		it.GSI1PK, it.GSI1SK = custInvPK(r.WorkspaceID, r.Environment, *r.CustomerID), r.ID
+	}
+	if r.PublicToken != "" {
+		it.GSI3PK = publicDocPK(r.PublicToken)
 	}
 	return it
 }

@@ -17,6 +17,7 @@ import (
 	paymentintents "github.com/takapay/payments/functions/payment-intents/handler"
 	paymentverify "github.com/takapay/payments/functions/payment-verify/handler"
 	probes "github.com/takapay/payments/functions/probes/handler"
+	publicdocuments "github.com/takapay/payments/functions/public-documents/handler"
 	webhookredrive "github.com/takapay/payments/functions/webhook-redrive/handler"
 	webhooksender "github.com/takapay/payments/functions/webhook-sender/handler"
 	"github.com/takapay/payments/shared/app"
@@ -38,7 +39,7 @@ func init() {
 // HTTP lists the functions behind the HTTP API, keyed by logical id.
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
-	merchant.Function, paymentintents.Function, paymentintentcancel.Function,
+	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.

@@ -1,0 +1,111 @@
+package publicdoc
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Store finds a document by its public token.
+type Store interface {
+	// PublicDocument returns the invoice or payment link whose public token is token and its
+	// workspace's name; nil when there is none.
+	PublicDocument(ctx context.Context, token string) (*document.Record, string, error)
+}
+
+// Service serves GET /v1/public/documents/{token}: public, no merchant credential; the token
+// (43 base64url characters, 256 random bits) is the capability.
+type Service struct {
+	Store Store
+	// AllowLocalhostFormAction lets the page's form post to http://localhost (make dev only).
+	AllowLocalhostFormAction bool
+	Now                      func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// wantsHTML reports a browser: Accept names text/html.
+func wantsHTML(r *web.Request) bool { return strings.Contains(r.Header("Accept"), "text/html") }
+
+func notFound() error {
+	return apierr.New(apierr.NotFound, "no invoice or payment link at this address")
+}
+
+// validToken reports whether a token is well formed (a public token is 32 random bytes as
+// 43 base64url characters): anything else is refused without a read.
+func validToken(t string) bool {
+	if len(t) != 43 {
+		return false
+	}
+	_, err := base64.RawURLEncoding.Strict().DecodeString(t)
+	return err == nil
+}
+
+// View answers the document as the payer may see it: the page to a browser, the View as
+// JSON otherwise. An unknown token, a draft and a customer are all 404.
+func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, error) {
+	token := r.PathParams["token"]
+	if !validToken(token) {
+		return nil, notFound()
+	}
+	doc, merchant, err := s.Store.PublicDocument(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, notFound()
+	}
+	v, err := ViewOf(doc, merchant, s.now())
+	if errors.Is(err, ErrNotPublic) {
+		return nil, notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !wantsHTML(r) {
+		resp := web.JSON(http.StatusOK, v)
+		resp.Headers = map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+		return resp, nil
+	}
+	var buf bytes.Buffer
+	page := Page{View: v, Action: r.Path, Sandbox: doc.Environment == auth.Sandbox}
+	if err := RenderPage(&buf, page); err != nil {
+		return nil, err
+	}
+	return &web.Response{Status: http.StatusOK, Headers: SecurityHeaders(s.AllowLocalhostFormAction), Raw: buf.Bytes()}, nil
+}
+
+// ErrorPage renders an error as a plain page for a browser (nil: the JSON envelope).
+func (s *Service) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
+	if !wantsHTML(r) {
+		return nil
+	}
+	title := "Something went wrong"
+	switch e.Code {
+	case apierr.NotFound:
+		title = "Not found"
+	case apierr.RateLimited:
+		title = "Too many requests"
+	}
+	var buf bytes.Buffer
+	_ = ErrorPage(&buf, title, e.Message)
+	h := SecurityHeaders(s.AllowLocalhostFormAction)
+	for k, v := range e.Headers {
+		h[k] = v
+	}
+	return &web.Response{Status: e.Status(), Headers: h, Raw: buf.Bytes()}
+}
