@@ -21,6 +21,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -548,3 +549,7 @@ func payerMessage(vs []apierr.Violation) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// Limiter bounds the page's requests per token and per client address (see
+// ratelimit.CapabilityLimiter).
+type Limiter = ratelimit.CapabilityLimiter

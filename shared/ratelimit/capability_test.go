@@ -1,4 +1,4 @@
-package checkout
+package ratelimit
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestLimiterWindows(t *testing.T) {
-	l := &Limiter{PerToken: 2, PerClient: 3}
+	l := &CapabilityLimiter{PerToken: 2, PerClient: 3}
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	allow := func(token, client string, at time.Time) bool { return l.Allow(token, client, at) == nil }
 	if !allow("a", "1.1.1.1", t0) || !allow("a", "1.1.1.1", t0) {
@@ -31,7 +31,7 @@ func TestLimiterWindows(t *testing.T) {
 	if !allow("a", "1.1.1.1", t0.Add(61*time.Second)) {
 		t.Fatal("a new minute still refused")
 	}
-	var nilLimiter *Limiter
+	var nilLimiter *CapabilityLimiter
 	if nilLimiter.Allow("x", "y", t0) != nil {
 		t.Fatal("a nil limiter must allow")
 	}

@@ -1,4 +1,4 @@
-package checkout
+package ratelimit
 
 import (
 	"strconv"
@@ -8,33 +8,33 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 )
 
-// Limiter bounds requests per checkout token and per client address in fixed one-minute
-// windows. It is per function instance (no DynamoDB write per request); API Gateway's stage
+// CapabilityLimiter bounds requests per capability token (a checkout token, a public document
+// token) and per client address in fixed one-minute windows. It is per function instance (no DynamoDB write per request); API Gateway's stage
 // throttle is the global backstop. A zero limit disables that dimension.
-type Limiter struct {
+type CapabilityLimiter struct {
 	PerToken  int
 	PerClient int
 
 	mu      sync.Mutex
-	windows map[string]*window
+	windows map[string]*capWindow
 	swept   time.Time
 }
 
-type window struct {
+type capWindow struct {
 	start time.Time
 	count int
 }
 
 // Allow counts one request for token and client at now, or returns 429 RATE_LIMITED with
 // Retry-After when either is over its limit.
-func (l *Limiter) Allow(token, client string, now time.Time) error {
+func (l *CapabilityLimiter) Allow(token, client string, now time.Time) error {
 	if l == nil {
 		return nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.windows == nil {
-		l.windows = map[string]*window{}
+		l.windows = map[string]*capWindow{}
 	}
 	if now.Sub(l.swept) > time.Minute {
 		for k, w := range l.windows {
@@ -45,7 +45,7 @@ func (l *Limiter) Allow(token, client string, now time.Time) error {
 		l.swept = now
 	}
 	// Count in both dimensions before deciding, so a refused request still counts for both.
-	var over *window
+	var over *capWindow
 	for _, c := range []struct {
 		key   string
 		limit int
@@ -55,7 +55,7 @@ func (l *Limiter) Allow(token, client string, now time.Time) error {
 		}
 		w := l.windows[c.key]
 		if w == nil || now.Sub(w.start) >= time.Minute {
-			w = &window{start: now}
+			w = &capWindow{start: now}
 			l.windows[c.key] = w
 		}
 		w.count++
