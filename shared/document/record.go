@@ -143,6 +143,10 @@ type Record struct {
 	// EditKeysUntil is when every applied edit key kept outside the record has expired
 	// (zero: none is kept outside); until then a key other than LastEdit's may be applied.
 	EditKeysUntil time.Time `json:"-"`
+	// LiveIntentID is an invoice's live payment intent from its public page (not sent): at
+	// most one at a time, until LiveIntentExpires, unless it ends first.
+	LiveIntentID      string    `json:"-"`
+	LiveIntentExpires time.Time `json:"-"`
 }
 
 // AppliedEdit is an edit applied under an Idempotency-Key.

@@ -87,6 +87,13 @@ type documentItem struct {
 	Search    string    `dynamodbav:"search"`
 	LastEdit  *lastEdit `dynamodbav:"last_edit,omitempty"`
 	KeysUntil int64     `dynamodbav:"keys_until,omitempty"`
+	// LiveIntent is an invoice's live intent from its public page: {i: id, e: expires_at}.
+	LiveIntent *liveIntent `dynamodbav:"live_intent,omitempty"`
+}
+
+type liveIntent struct {
+	ID        string `dynamodbav:"i"`
+	ExpiresAt string `dynamodbav:"e"`
 }
 
 // historyEntry is a history entry inside the document item, with one-letter names (they are
@@ -211,6 +218,14 @@ func (it *documentItem) record() (*document.Record, error) {
 	}
 	if it.KeysUntil > 0 {
 		r.EditKeysUntil = time.Unix(it.KeysUntil, 0).UTC()
+	}
+	if l := it.LiveIntent; l != nil {
+		r.LiveIntentID = l.ID
+		exp, err := time.Parse(time.RFC3339Nano, l.ExpiresAt)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: live_intent: %w", it.ID, err)
+		}
+		r.LiveIntentExpires = exp
 	}
 	return r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/intent"
 )
 
 // An invoice or payment link is found by its public token through GSI3: its item carries
@@ -70,4 +72,32 @@ func (s *Store) PublicDocument(ctx context.Context, token string) (*document.Rec
 		return nil, "", nil
 	}
 	return rec, ws.Workspace.Name, nil
+}
+
+// ReserveInvoiceIntent makes id the invoice's live intent until expires, with one conditional
+// UpdateItem: the invoice must still be issued, and have no live intent, or one that expired
+// (by now) or is replace (a live intent that ended). intent.ErrLiveIntentTaken when another
+// request got there first.
+func (s *Store) ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires, now time.Time, replace string) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(s.Table),
+		Key:              key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		UpdateExpression: aws.String("SET live_intent = :live"),
+		ConditionExpression: aws.String("#status = :issued AND (attribute_not_exists(live_intent) OR " +
+			"live_intent.i = :replace OR live_intent.e <= :now)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":live": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				"i": &types.AttributeValueMemberS{Value: id},
+				"e": &types.AttributeValueMemberS{Value: formatTime(expires)},
+			}},
+			":issued":  &types.AttributeValueMemberS{Value: document.StatusIssued},
+			":replace": &types.AttributeValueMemberS{Value: replace},
+			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+		},
+	})
+	if isConditionFailed(err) {
+		return intent.ErrLiveIntentTaken
+	}
+	return err
 }

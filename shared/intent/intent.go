@@ -62,6 +62,9 @@ type Snapshot struct {
 	// PaidMinor is what the invoice had been paid already (0 for a payment link); the intent
 	// collects TotalMinor − PaidMinor.
 	PaidMinor int64 `json:"paid_minor"`
+	// Answers are what the payer answered on the document's public page (its fields and
+	// contact details), when the intent was made there.
+	Answers json.RawMessage `json:"answers,omitempty"`
 }
 
 // Encode returns the snapshot's stored form (compact JSON) and its key: "SNAP#" and 16 hex
@@ -103,6 +106,17 @@ type Intent struct {
 	UpdatedAt   time.Time        `json:"updated_at"`
 	History     []HistoryEntry   `json:"history"`
 	Metadata    json.RawMessage  `json:"metadata,omitempty"`
+}
+
+// Linked returns the new PENDING payment of a linked intent priced at price: id, workspace,
+// environment and the merchant name the checkout shows; the caller sets the URLs, the
+// customer details, the request hash and the checkout hash.
+func Linked(id, ws string, env auth.Environment, merchant string, price *Price, now, expires time.Time) *payment.Payment {
+	return &payment.Payment{
+		InvoiceID: id, WorkspaceID: ws, Environment: env, Status: payment.Pending,
+		AmountMinor: price.AmountMinor, Currency: payment.Currency, Reference: price.Reference, Source: price.Source,
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: expires, MerchantName: merchant, ReservedUse: price.MaxUses > 0,
+	}
 }
 
 // Price is what a linked intent collects: the amount, the reference it carries (the

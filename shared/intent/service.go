@@ -54,6 +54,10 @@ type ListQuery struct {
 // was not: the intent exists (a retry of the same request writes the snapshot).
 var ErrSnapshotWrite = errors.New("intent: the snapshot was not written")
 
+// ErrLiveIntentTaken is returned when another request made its intent an invoice's live one
+// first (the public page's reservation).
+var ErrLiveIntentTaken = errors.New("intent: the invoice's live intent changed")
+
 // ErrNoUsesLeft is returned by Store.ReserveUse when a payment link's uses are all taken.
 var ErrNoUsesLeft = errors.New("intent: the payment link has no uses left")
 
