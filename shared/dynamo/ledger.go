@@ -2,9 +2,11 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -103,13 +105,30 @@ func (s *Store) ApplyOutcome(ctx context.Context, p *payment.Payment) error {
 	return err
 }
 
-// MarkApplied records in the intent's outbox that its document has the outcome (one
-// conditional UpdateItem: the event must still be the intent's).
-func (s *Store) MarkApplied(ctx context.Context, invoiceID, eventID string) error {
-	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.applied = :t", "outbox.event_id = :eid",
+// ClaimSettlement takes the event's follow-up until until (one conditional UpdateItem: the
+// event must be the intent's, not applied, and not held by an unexpired claim).
+func (s *Store) ClaimSettlement(ctx context.Context, invoiceID, eventID string, now, until time.Time) (bool, error) {
+	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.claim = :until",
+		"outbox.event_id = :eid AND attribute_not_exists(outbox.applied) AND (attribute_not_exists(outbox.claim) OR outbox.claim < :now)",
 		nil, map[string]types.AttributeValue{
-			":t":   &types.AttributeValueMemberBOOL{Value: true},
-			":eid": &types.AttributeValueMemberS{Value: eventID},
+			":until": &types.AttributeValueMemberS{Value: formatTime(until)},
+			":now":   &types.AttributeValueMemberS{Value: formatTime(now)},
+			":eid":   &types.AttributeValueMemberS{Value: eventID},
+		})
+	if errors.Is(err, payment.ErrStateChanged) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// MarkApplied records in the intent's outbox that its document has the outcome (one
+// conditional UpdateItem: the event must still be the intent's, and the claim the caller's).
+func (s *Store) MarkApplied(ctx context.Context, invoiceID, eventID string, claim time.Time) error {
+	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.applied = :t", "outbox.event_id = :eid AND outbox.claim = :claim",
+		nil, map[string]types.AttributeValue{
+			":t":     &types.AttributeValueMemberBOOL{Value: true},
+			":eid":   &types.AttributeValueMemberS{Value: eventID},
+			":claim": &types.AttributeValueMemberS{Value: formatTime(claim)},
 		})
 	return err
 }

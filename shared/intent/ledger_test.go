@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,8 +115,8 @@ func TestInvoiceLearnsItsPayments(t *testing.T) {
 		if err != nil || p.Outbox == nil || !p.Outbox.Applied || !p.Outbox.Settled {
 			t.Fatalf("intent %s after the follow-up: %+v %v", id, p.Outbox, err)
 		}
-		if err := webhook.SettleOne(context.Background(), a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}); err != nil {
-			t.Fatal(err)
+		if done, err := webhook.SettleOne(context.Background(), a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}, time.Now()); err != nil || done {
+			t.Fatalf("settling a settled event again: %v %v", done, err)
 		}
 	}
 	if n := l.run(t); n != 0 {
@@ -152,19 +153,35 @@ func TestDocumentFollowUpRecoversFromACrashBetweenItsWrites(t *testing.T) {
 	if err != nil || p.Outbox == nil || p.Outbox.Status != payment.DeliveryDelivered || p.Outbox.Applied {
 		t.Fatalf("event after the sender: %+v %v", p.Outbox, err)
 	}
-	// Step 1 happened, then the process died: the intent does not know the document has it.
+	// Steps 0 and 1 happened, then the process died: the intent does not know the document
+	// has it, and its claim holds until the lease ends.
+	now := time.Now()
+	if ok, err := a.Store.ClaimSettlement(ctx, it.ID, p.Outbox.EventID, now, now.Add(webhook.SettleLease)); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
 	if err := a.Store.ApplyOutcome(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	if got := getDocument(t, a, "invoices", inv); got.PaidMinor != invoiceTotal {
 		t.Fatalf("after step 1: %+v", got)
 	}
-	if n := l.run(t); n != 1 {
-		t.Fatalf("the next run settled %d events, want 1", n)
+	// While the dead run's claim holds, a run leaves the event alone; once it lapses, a run
+	// completes it.
+	if n := l.run(t); n != 0 {
+		t.Fatalf("a run settled %d events while the dead run's claim holds, want 0", n)
+	}
+	if p, _ := a.Store.GetPayment(ctx, it.ID); p.Outbox.Applied || p.Outbox.Settled {
+		t.Fatalf("a run took over an unexpired claim: %+v", p.Outbox)
+	}
+	later := l.redrive
+	later.Now = func() time.Time { return time.Now().Add(webhook.SettleLease + time.Second) }
+	if n, err := later.Settle(ctx); err != nil || n != 1 {
+		t.Fatalf("the run after the lease settled %d (%v), want 1", n, err)
 	}
 	if got := getDocument(t, a, "invoices", inv); got.PaidMinor != invoiceTotal || len(got.Payments) != 1 {
 		t.Fatalf("after the recovery: paid_minor %d (want %d, counted once), payments %+v", got.PaidMinor, invoiceTotal, got.Payments)
 	}
+	later.Now = nil
 
 	// The same with a death after step 2 (the intent knows; the document still lists it in flight).
 	inv2 := issuedInvoice(t, a)
@@ -177,10 +194,14 @@ func TestDocumentFollowUpRecoversFromACrashBetweenItsWrites(t *testing.T) {
 		}
 	}
 	p2, _ := a.Store.GetPayment(ctx, it2.ID)
+	now = time.Now()
+	if ok, err := a.Store.ClaimSettlement(ctx, it2.ID, p2.Outbox.EventID, now, now.Add(webhook.SettleLease)); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
 	if err := a.Store.ApplyOutcome(ctx, p2); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Store.MarkApplied(ctx, it2.ID, p2.Outbox.EventID); err != nil {
+	if err := a.Store.MarkApplied(ctx, it2.ID, p2.Outbox.EventID, now.Add(webhook.SettleLease)); err != nil {
 		t.Fatal(err)
 	}
 	if n := l.run(t); n != 1 {
@@ -235,6 +256,7 @@ func TestConcurrentCompletionsOfOneLinkAddUpExactly(t *testing.T) {
 	}
 	// Every follow-up at once, each twice (a duplicate run racing the first).
 	errs := make(chan error, 2*n)
+	var settled atomic.Int64
 	for _, id := range ids {
 		p, err := a.Store.GetPayment(ctx, id)
 		if err != nil || p.Outbox == nil {
@@ -244,7 +266,11 @@ func TestConcurrentCompletionsOfOneLinkAddUpExactly(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs <- webhook.SettleOne(ctx, a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID})
+				done, err := webhook.SettleOne(ctx, a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}, time.Now())
+				if done {
+					settled.Add(1)
+				}
+				errs <- err
 			}()
 		}
 	}
@@ -254,6 +280,9 @@ func TestConcurrentCompletionsOfOneLinkAddUpExactly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	if settled.Load() != n {
+		t.Errorf("%d runs finished a follow-up, want exactly one per intent (%d)", settled.Load(), n)
 	}
 	if left := l.run(t); left != 0 {
 		t.Errorf("%d events were still waiting after every follow-up ran", left)

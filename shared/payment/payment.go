@@ -153,6 +153,8 @@ type Delivery struct {
 	// id from its in-flight set (see webhook.DocumentLedger).
 	Applied bool `json:"document_applied,omitempty" dynamodbav:"applied,omitempty"`
 	Settled bool `json:"document_settled,omitempty" dynamodbav:"settled,omitempty"`
+	// ClaimedUntil is how long one run of the follow-up holds it (see webhook.DocumentLedger).
+	ClaimedUntil *time.Time `json:"-" dynamodbav:"claim,omitempty"`
 }
 
 // EventRef names one recorded webhook event of a payment.
