@@ -148,7 +148,9 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	}
 	u := r.BaseURL + payment.CheckoutPath(checkout)
 	if form {
-		return &web.Response{Status: http.StatusSeeOther, Headers: map[string]string{"Location": u, "Cache-Control": "no-store"}}, nil
+		h := SecurityHeaders(s.AllowLocalhostFormAction) // no-referrer, no-store, the page's CSP
+		h["Location"] = u
+		return &web.Response{Status: http.StatusSeeOther, Headers: h}, nil
 	}
 	resp := web.JSON(status, PayResponse{IntentID: p.InvoiceID, PaymentURL: u})
 	resp.Headers = map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}

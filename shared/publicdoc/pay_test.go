@@ -112,6 +112,10 @@ func TestPayInvoiceOneLiveIntent(t *testing.T) {
 	if raw.StatusCode != http.StatusSeeOther || raw.Header.Get("Location") != it.PaymentURL {
 		t.Fatalf("form post: %d Location %q, want 303 to %s", raw.StatusCode, raw.Header.Get("Location"), it.PaymentURL)
 	}
+	if raw.Header.Get("Referrer-Policy") != "no-referrer" || raw.Header.Get("Cache-Control") != "no-store" ||
+		raw.Header.Get("Content-Security-Policy") == "" {
+		t.Errorf("the 303 to the checkout (its URL is a bearer token) lacks the page's headers: %v", raw.Header)
+	}
 	if _, p := postPay(t, a, token, body); p.IntentID != live {
 		t.Fatalf("second post gave %s, want the live %s", p.IntentID, live)
 	}
