@@ -220,6 +220,9 @@ type Store interface {
 	History(ctx context.Context, rec *Record, from, to int64) ([]HistoryEntry, error)
 	// ListDocuments returns a page, newest first, and the next cursor ("" when none).
 	ListDocuments(ctx context.Context, q ListQuery) ([]*Record, string, error)
+	// Deliveries returns the webhook deliveries of these payment intents (those with a
+	// webhook_url and an event), in one read.
+	Deliveries(ctx context.Context, intentIDs []string) ([]Delivery, error)
 	// ListCustomerInvoices pages through the invoices linked to a customer, newest first.
 	ListCustomerInvoices(ctx context.Context, customerID string, q ListQuery) ([]*Record, string, error)
 }

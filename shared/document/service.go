@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -238,7 +239,12 @@ type ListResult struct {
 	Activity   map[string]any `json:"activity"`
 }
 
-// Delivery is a webhook delivery of a record (filled when webhooks land).
+// MaxDeliveries bounds a list result's delivery: those of the page's latest payments, at most
+// this many (a record carries its latest PaymentsWindow payments).
+const MaxDeliveries = 100
+
+// Delivery is a webhook delivery of a record's payment intent: id is the event id, kind the
+// event type, status pending, delivered or failed.
 type Delivery struct {
 	ID        string    `json:"id"`
 	Kind      string    `json:"kind"`
@@ -300,7 +306,37 @@ func (s *Service) list(ctx context.Context, req *request) (*web.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return web.JSON(http.StatusOK, result(items, next)), nil
+	res := result(items, next)
+	if res.Delivery, err = s.deliveries(ctx, items); err != nil {
+		return nil, err
+	}
+	return web.JSON(http.StatusOK, res), nil
+}
+
+// deliveries reads the webhook deliveries of the records' latest payments (at most
+// MaxDeliveries of them, newest first): one read, none when there are no payments.
+func (s *Service) deliveries(ctx context.Context, recs []*Record) ([]Delivery, error) {
+	var refs []PaymentRef
+	for _, r := range recs {
+		refs = append(refs, r.Payments...)
+	}
+	if len(refs) == 0 {
+		return []Delivery{}, nil
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].OccurredAt.After(refs[j].OccurredAt) })
+	ids := make([]string, 0, min(len(refs), MaxDeliveries))
+	for _, p := range refs[:min(len(refs), MaxDeliveries)] {
+		ids = append(ids, p.IntentID)
+	}
+	ds, err := s.Store.Deliveries(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].CreatedAt.After(ds[j].CreatedAt) })
+	if ds == nil {
+		ds = []Delivery{}
+	}
+	return ds, nil
 }
 
 // historyCursor reads the optional history_cursor query parameter (0 when absent).
@@ -381,6 +417,9 @@ func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) 
 		rec.SetHistory(page)
 	}
 	res := result([]*Record{rec}, "")
+	if res.Delivery, err = s.deliveries(ctx, res.Items); err != nil {
+		return nil, err
+	}
 	if rec.Kind == Customers {
 		invoices, next, err := s.Store.ListCustomerInvoices(ctx, rec.ID, q)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -366,5 +368,61 @@ func TestPaymentLinkMaxUses(t *testing.T) {
 	}
 	if doc := getDocument(t, a, "payment-links", link); doc.PaidMinor != 10000 || len(doc.Payments) != 3 {
 		t.Fatalf("link after two payments and a cancel: %+v", doc)
+	}
+}
+
+// A record's delivery lists its payment intents' webhook deliveries: on a get, the record's;
+// on a list page, those of the page's records, newest first.
+func TestRecordsListTheirDeliveries(t *testing.T) {
+	t.Parallel()
+	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true})
+	l := newLedger(a)
+	if _, err := a.Operator(t).IssueWebhookSecret(context.Background(), a.Creds.WorkspaceID, "sandbox"); err != nil {
+		t.Fatal(err)
+	}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(hook.Close)
+	inv := issuedInvoice(t, a)
+	// Without a webhook_url: a payment, but no delivery.
+	quiet, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`"}`)
+	a.Do(t, "POST", "/v1/payment-intents/"+quiet.ID+"/cancel", a.Creds.SandboxKey, "")
+	loud, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`", "webhook_url": "`+hook.URL+`/takapay"}`)
+	a.Do(t, "POST", "/v1/payment-intents/"+loud.ID+"/cancel", a.Creds.SandboxKey, "")
+	l.run(t)
+	p, err := a.Store.GetPayment(context.Background(), loud.ID)
+	if err != nil || p.Outbox == nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		Items    []docRecord `json:"items"`
+		Delivery []struct {
+			ID        string    `json:"id"`
+			Kind      string    `json:"kind"`
+			Status    string    `json:"status"`
+			CreatedAt time.Time `json:"created_at"`
+		} `json:"delivery"`
+	}
+	res := a.Do(t, "GET", docs(a, "invoices")+"/"+inv+"?environment=sandbox", a.Creds.SandboxKey, "")
+	var got result
+	if err := json.Unmarshal(res.Body, &got); err != nil || len(got.Items) != 1 || len(got.Items[0].Payments) != 2 {
+		t.Fatalf("get: %s", res.Body)
+	}
+	if len(got.Delivery) != 1 || got.Delivery[0].ID != p.Outbox.EventID || got.Delivery[0].Kind != "payment.cancelled" ||
+		got.Delivery[0].Status != "delivered" || got.Delivery[0].CreatedAt.IsZero() {
+		t.Fatalf("delivery of the invoice: %+v", got.Delivery)
+	}
+	if n := apitest.DDBRequests(t, a, res); n != 3 {
+		t.Errorf("a get with payments made %d DynamoDB requests, want 3 (key, GetItem, BatchGetItem of the deliveries)", n)
+	}
+	res = a.Do(t, "GET", docs(a, "invoices")+"?environment=sandbox", a.Creds.SandboxKey, "")
+	got = result{}
+	if err := json.Unmarshal(res.Body, &got); err != nil || len(got.Delivery) != 1 || got.Delivery[0].ID != p.Outbox.EventID {
+		t.Fatalf("list: %s", res.Body)
+	}
+	// A record without payments reads no deliveries.
+	other := issuedInvoice(t, a)
+	res = a.Do(t, "GET", docs(a, "invoices")+"/"+other+"?environment=sandbox", a.Creds.SandboxKey, "")
+	if n := apitest.DDBRequests(t, a, res); n != 2 || !strings.Contains(string(res.Body), `"delivery":[]`) {
+		t.Errorf("a get without payments: %d requests, %s", n, res.Body)
 	}
 }
