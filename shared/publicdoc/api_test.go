@@ -143,3 +143,27 @@ func decodeView(t *testing.T, res *localapi.Result) view {
 	}
 	return v
 }
+
+// The page and the POST share the checkout's abuse limits: per token (and per client address),
+// a minute's budget, then 429 with Retry-After.
+func TestPublicDocumentLimits(t *testing.T) {
+	t.Parallel()
+	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"CHECKOUT_RATE_PER_TOKEN": "3", "CHECKOUT_RATE_PER_CLIENT": "1000"}})
+	_, token := newDocument(t, a, "payment-links", `{"reference": "LINK-LIMIT", "amount_minor": 1000}`, "publish")
+	path := "/v1/public/documents/" + token
+	for i := range 3 {
+		if res := a.Do(t, "GET", path, "", ""); res.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, res.Status, res.Body)
+		}
+	}
+	res := a.Do(t, "POST", path, "", `{}`)
+	apitest.Envelope(t, res, 429, "RATE_LIMITED")
+	if res.Header.Get("Retry-After") == "" {
+		t.Errorf("429 without Retry-After: %v", res.Header)
+	}
+	// Another document's token has its own budget.
+	_, other := newDocument(t, a, "payment-links", `{"reference": "LINK-LIMIT-2", "amount_minor": 1000}`, "publish")
+	if res := a.Do(t, "GET", "/v1/public/documents/"+other, "", ""); res.Status != 200 {
+		t.Fatalf("another token: %d %s", res.Status, res.Body)
+	}
+}

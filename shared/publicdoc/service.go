@@ -12,6 +12,7 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -26,6 +27,8 @@ type Store interface {
 // (43 base64url characters, 256 random bits) is the capability.
 type Service struct {
 	Store Store
+	// Limiter bounds requests per token and per client address (shared with the POST).
+	Limiter *ratelimit.CapabilityLimiter
 	// AllowLocalhostFormAction lets the page's form post to http://localhost (make dev only).
 	AllowLocalhostFormAction bool
 	Now                      func() time.Time
@@ -61,6 +64,9 @@ func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, erro
 	token := r.PathParams["token"]
 	if !validToken(token) {
 		return nil, notFound()
+	}
+	if err := s.Limiter.Allow(token, r.SourceIP, s.now()); err != nil {
+		return nil, err
 	}
 	doc, merchant, err := s.Store.PublicDocument(ctx, token)
 	if err != nil {

@@ -12,11 +12,13 @@ import (
 var Function = app.HTTPFunction{LogicalID: "PublicDocumentsFunction", Name: "public-documents", Build: Build}
 
 // Build wires the public document page and the payer's POST (no merchant credential; the
-// token is the capability). The POST shares the checkout's abuse limits per token and client.
+// token is the capability). Both share one limiter per token and client address, with the
+// checkout's limits.
 func Build(d *app.Deps) app.API {
-	s := &publicdoc.Service{Store: d.Store, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs}
-	c := &publicdoc.Checkout{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs,
-		Limiter: &ratelimit.CapabilityLimiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}}
+	limiter := &ratelimit.CapabilityLimiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}
+	s := &publicdoc.Service{Store: d.Store, Limiter: limiter, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs}
+	c := &publicdoc.Checkout{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, Limiter: limiter,
+		AllowLocalhostFormAction: d.Config.AllowLocalhostURLs}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /v1/public/documents/{token}":  s.View,
 		"POST /v1/public/documents/{token}": c.Pay,
