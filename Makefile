@@ -39,6 +39,10 @@ bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs ra
 	$(GO) test -run '^$$' -bench . -benchtime 300x -count 1 ./shared/local/bench/ | grep -Ev '^(goos|goarch|pkg|cpu):'
 	TAKAPAY_BENCH=1 $(GO) test -run '^TestHotPartition$$' -count 1 -v -timeout 20m ./shared/local/bench/ | grep -E '^(hot partition|--- |ok|FAIL)'
 
+.PHONY: walkthrough
+walkthrough: deps ## Run README.md's curl walk-throughs (bash, curl, jq) against a fresh local stack; part of make test too
+	$(GO) test -count=1 -run '^TestReadmeWalkthrough$$' -v ./shared/local/walkthrough/
+
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck payment:FuzzParseCreateRequest \

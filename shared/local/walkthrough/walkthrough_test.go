@@ -1,0 +1,122 @@
+package walkthrough
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/samtemplate"
+	"github.com/takapay/payments/shared/local/sqspoll"
+)
+
+// sections are README.md's walk-throughs, in order: each builds on the shell of the ones before.
+var sections = []string{"## Walk-through (curl)", "## Intents: pay an invoice (curl)", "## Public documents: a payer pays a payment link (curl)"}
+
+// script returns the sh blocks of the sections, the `make dev` line left out and the base
+// URL pointed at the test's stack.
+func script(t *testing.T, readme, base string) string {
+	t.Helper()
+	var out []string
+	for _, heading := range sections {
+		i := strings.Index(readme, "\n"+heading+"\n")
+		if i < 0 {
+			t.Fatalf("README.md has no section %q", heading)
+		}
+		rest := readme[i+len(heading)+2:]
+		if j := strings.Index(rest, "\n## "); j >= 0 {
+			rest = rest[:j]
+		}
+		blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(rest, -1)
+		if len(blocks) == 0 {
+			t.Fatalf("section %q has no sh block", heading)
+		}
+		for _, b := range blocks {
+			out = append(out, b[1])
+		}
+	}
+	text := strings.Join(out, "\n")
+	text = regexp.MustCompile(`(?m)^make dev.*$`).ReplaceAllString(text, "")
+	if !strings.Contains(text, "B=http://127.0.0.1:3000") {
+		t.Fatal("the walk-through no longer sets B=http://127.0.0.1:3000")
+	}
+	return strings.ReplaceAll(text, "B=http://127.0.0.1:3000", "B="+base)
+}
+
+// TestReadmeWalkthrough runs the README's walk-throughs with bash, curl and jq against a fresh
+// stack, with the webhook sender and the re-drive running as `make dev` runs them, and checks
+// what they show: the payment verified with match true, the intent paid and verified, the
+// payment link's payment recorded.
+func TestReadmeWalkthrough(t *testing.T) {
+	devstack.RequireServers(t)
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the walk-through needs %s (.ci/run installs it): %v", tool, err)
+		}
+	}
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"KEY_CACHE_TTL_MS": "5000"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d := a.Deps["WebhookSenderFunction"]
+	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle, Wait: 1}
+	go poller.Run(ctx)
+	redrive := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"])
+	go func() {
+		for ctx.Err() == nil {
+			_, _ = redrive.Run(ctx)
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+
+	dir := t.TempDir()
+	if err := localapi.WriteCredentials(filepath.Join(dir, ".dev", "credentials.json"), a.Creds); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script(t, string(readme), a.URL))
+	cmd.Dir = dir
+	done := make(chan struct{})
+	var out []byte
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		cancel()
+		<-done
+		t.Fatalf("the walk-through did not finish in 3 minutes:\n%s", out)
+	}
+	text := string(out)
+	if err != nil {
+		t.Fatalf("the walk-through failed: %v\n%s", err, text)
+	}
+	for _, want := range []string{
+		`"status":"COMPLETED"`,                         // the approve
+		`"match":true,"mismatches":[]`,                 // verify and verify-transaction
+		`"status": "issued"`, `"amount_minor": 127500`, // the invoice
+		`"amount_minor":127500,"currency":"BDT","reference":"INV-7"`, // its intent
+		`"intent_id":"`,        // verify-transaction names it
+		"body.fields.size",     // the public POST's 422
+		`"paid_minor": 130000`, // the link learned its payment
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the walk-through's output lacks %s:\n%s", want, text)
+		}
+	}
+	if got := strings.Count(text, `"match":true`); got != 2 {
+		t.Errorf("match true %d times, want 2 (verify, verify-transaction):\n%s", got, text)
+	}
+}
