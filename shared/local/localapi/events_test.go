@@ -2,11 +2,14 @@ package localapi_test
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -113,6 +116,44 @@ func TestSampleEvents(t *testing.T) {
 	for _, id := range registry.LogicalIDs() {
 		if !covered[id] {
 			t.Errorf("no sample event for %s", id)
+		}
+	}
+}
+
+// The sample events are self-consistent, as API Gateway and SQS would send them: an HTTP
+// event's timeEpoch is its time, an SQS record's md5OfBody is the MD5 of its body.
+func TestSampleEventsAreConsistent(t *testing.T) {
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "events", "*.json"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f)
+		var sqsEv events.SQSEvent
+		if json.Unmarshal(raw, &sqsEv) == nil && len(sqsEv.Records) > 0 {
+			for _, r := range sqsEv.Records {
+				if sum := md5.Sum([]byte(r.Body)); r.Md5OfBody != hex.EncodeToString(sum[:]) {
+					t.Errorf("%s: md5OfBody %s is not the MD5 of the body (%x)", name, r.Md5OfBody, sum)
+				}
+			}
+			continue
+		}
+		var ev events.APIGatewayV2HTTPRequest
+		if json.Unmarshal(raw, &ev) != nil || ev.RequestContext.Time == "" {
+			continue
+		}
+		at, err := time.Parse("02/Jan/2006:15:04:05 -0700", ev.RequestContext.Time)
+		if err != nil {
+			t.Errorf("%s: requestContext.time %q: %v", name, ev.RequestContext.Time, err)
+			continue
+		}
+		if at.UnixMilli() != ev.RequestContext.TimeEpoch {
+			t.Errorf("%s: timeEpoch %d is not its time %s (%d)", name, ev.RequestContext.TimeEpoch, ev.RequestContext.Time, at.UnixMilli())
 		}
 	}
 }
