@@ -39,6 +39,10 @@ bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs ra
 	$(GO) test -run '^$$' -bench . -benchtime 300x -count 1 ./shared/local/bench/ | grep -Ev '^(goos|goarch|pkg|cpu):'
 	TAKAPAY_BENCH=1 $(GO) test -run '^TestHotPartition$$' -count 1 -v -timeout 20m ./shared/local/bench/ | grep -E '^(hot partition|--- |ok|FAIL)'
 
+.PHONY: provision
+provision: ## The SAM CLI path: provision ENDPOINT (DynamoDB Local, e.g. http://localhost:8000; SQS_ENDPOINT optional), write .dev/sam/
+	$(GO) run ./cmd/samlocal -dynamo-endpoint "$(ENDPOINT)" $(if $(SQS_ENDPOINT),-sqs-endpoint "$(SQS_ENDPOINT)") $(if $(CONTAINER_HOST),-container-host "$(CONTAINER_HOST)")
+
 .PHONY: walkthrough
 walkthrough: deps ## Run README.md's curl walk-throughs (bash, curl, jq) against a fresh local stack; part of make test too
 	$(GO) test -count=1 -run '^TestReadmeWalkthrough$$' -v ./shared/local/walkthrough/

@@ -63,8 +63,8 @@ type Resources struct {
 	mu       sync.Mutex
 }
 
-// Provision creates every table and queue tpl declares, idempotently: tables
-// and queues that already exist are reused (make dev restarts with a
+// Provision creates every table and queue tpl declares (no queues when q is nil: they resolve to
+// ""), idempotently: tables and queues that already exist are reused (make dev restarts with a
 // persistent dynalite data dir). It fails if an environment variable of a
 // function cannot be resolved against the created resources.
 func Provision(ctx context.Context, ddb *dynamodb.Client, q *sqs.Client, tpl *samtemplate.Template, names Names) (*Resources, error) {
@@ -243,6 +243,14 @@ func sameSchema(t samtemplate.Table, d *ddbtypes.TableDescription) error {
 // provisionQueues creates queues so that every dead-letter queue exists
 // before the queues that redrive into it.
 func (r *Resources) provisionQueues(ctx context.Context, q *sqs.Client, queues []samtemplate.Queue, names Names) error {
+	if q == nil {
+		// No SQS server (the SAM CLI path with DynamoDB Local only): every queue resolves to ""
+		// and the functions send no events.
+		for _, sq := range queues {
+			r.QueueURLs[sq.LogicalID], r.QueueARNs[sq.LogicalID] = "", ""
+		}
+		return nil
+	}
 	pending := append([]samtemplate.Queue(nil), queues...)
 	for len(pending) > 0 {
 		var next []samtemplate.Queue
