@@ -292,7 +292,17 @@ func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *D
 
 // NewLogger returns the JSON logger every function writes its request lines with.
 func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: level, ReplaceAttr: lambdaKeys}))
+}
+
+// lambdaKeys names the time "timestamp", as Lambda's JSON log format reads it: with an
+// application log level set (template.yaml's LogLevel), Lambda filters lines by "level" and
+// treats a line without a valid "timestamp" as INFO.
+func lambdaKeys(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		a.Key = "timestamp"
+	}
+	return a
 }
 
 // API is what an HTTP function serves: its route table, keyed by template.yaml's route keys,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/takapay/payments/shared/payment"
@@ -37,6 +38,10 @@ type Redrive struct {
 	Now     func() time.Time
 	// Documents settles linked intents' outcomes on their documents (Settle; nil: none).
 	Documents DocumentLedger
+	// Metrics receives, after every sweep of pending events, one CloudWatch Embedded Metric
+	// Format line with OldestPendingMetric (OldestPendingAge; nil: none). The Lambda function
+	// gives it stdout, which CloudWatch Logs reads the metric from.
+	Metrics io.Writer
 }
 
 // DefaultOverdue is the webhook queue's visibility timeout (template.yaml).
@@ -83,7 +88,8 @@ func (r *Redrive) Expire(ctx context.Context) (int, error) {
 
 // Run expires overdue payments, settles linked intents' outcomes on their documents, then
 // re-enqueues one round of overdue events; it returns how many events it re-enqueued. A failure of one step or one event does not stop the rest; the
-// errors come back joined.
+// errors come back joined. Every run whose sweep succeeds writes the OldestPendingMetric line
+// to Metrics.
 func (r *Redrive) Run(ctx context.Context) (int, error) {
 	_, expireErr := r.Expire(ctx)
 	_, settleErr := r.Settle(ctx)
@@ -95,12 +101,18 @@ func (r *Redrive) Run(ctx context.Context) (int, error) {
 	if limit <= 0 {
 		limit = 500
 	}
-	refs, err := r.Store.PendingDeliveries(ctx, now.Add(-overdue), limit)
+	dueBefore := now.Add(-overdue)
+	refs, err := r.Store.PendingDeliveries(ctx, dueBefore, limit)
 	if err != nil {
-		return 0, errors.Join(expireErr, settleErr, err)
+		return 0, errors.Join(expireErr, settleErr, err) // no metric: the sweep saw nothing
 	}
 	n := 0
 	errs := []error{expireErr, settleErr}
+	if r.Metrics != nil {
+		if err := writeOldestPendingAge(r.Metrics, now, OldestPendingAge(now, dueBefore, refs)); err != nil {
+			errs = append(errs, fmt.Errorf("metric %s: %w", OldestPendingMetric, err))
+		}
+	}
 	for _, ref := range refs {
 		if err := r.Queue.Enqueue(ctx, ref.InvoiceID, ref.EventID); err != nil {
 			errs = append(errs, fmt.Errorf("enqueue %s: %w", ref.EventID, err))

@@ -3,16 +3,20 @@ package handler
 
 import (
 	"context"
+	"os"
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/sqsqueue"
 	"github.com/takapay/payments/shared/webhook"
 )
 
-// Function is WebhookRedriveFunction.
+// Function is WebhookRedriveFunction. In Lambda every run also writes the
+// OldestPendingWebhookAgeSeconds metric to stdout as an Embedded Metric Format line (template.yaml
+// alarms on it); the local stack and the tests build the job with Redrive and print nothing.
 var Function = app.Worker{LogicalID: "WebhookRedriveFunction", Name: "webhook-redrive",
 	Build: func(d *app.Deps) any {
 		r := Redrive(d)
+		r.Metrics = os.Stdout
 		return func(ctx context.Context) error { _, err := r.Run(ctx); return err }
 	}}
 
