@@ -92,7 +92,7 @@ func TestCommandHelp(t *testing.T) {
 			if want := flagNames(cmd.synopsis); !slices.Equal(described, want) {
 				t.Errorf("help of %s describes flags %v, want %v:\n%s", cmd.name, described, want, first)
 			}
-			if got := flagNames(global); !slices.Equal(got, []string{"endpoint", "json", "kms-key", "table"}) {
+			if got := flagNames(global); !slices.Equal(got, []string{"endpoint", "json", "kms-key", "queue", "table"}) {
 				t.Errorf("help of %s: global flags %v", cmd.name, got)
 			}
 		})

@@ -1,7 +1,8 @@
 // Command paymentsctl is the operator CLI: it creates workspaces; issues, lists, rotates and
 // revokes API keys; creates dashboard users, grants them roles in workspaces and creates and
-// revokes their sessions; issues, rotates and lists webhook signing secrets, directly in
-// DynamoDB (none of this is reachable through the HTTP API).
+// revokes their sessions; issues, rotates and lists webhook signing secrets; shows and resends
+// a payment's webhook event and sends a signed test event, directly in DynamoDB (and the
+// webhook queue, and the merchant's URL; none of this is reachable through the HTTP API).
 //
 //	paymentsctl [--table NAME] [--endpoint URL] [--json] COMMAND [FLAGS]
 //
@@ -19,12 +20,16 @@
 //	webhook secret issue --workspace ID --env sandbox|live
 //	webhook secret rotate --workspace ID --env sandbox|live [--grace 24h]
 //	webhook secret list --workspace ID --env sandbox|live
+//	webhook deliveries --invoice ID
+//	webhook resend --invoice ID --event EVENT_ID
+//	webhook test --workspace ID --env sandbox|live --url URL
 //
 // "paymentsctl COMMAND --help" shows one command's flags (no table needed); "paymentsctl
 // --help" lists every command. The global flags may come before or after the command:
 // --table defaults to $TABLE_NAME; --endpoint to $AWS_ENDPOINT_URL_DYNAMODB or AWS itself;
-// --json prints JSON, in which "state" is active, revoked or expired and times have fields of
-// their own (created_at, revoked_at, expires_at).
+// --queue (the webhook queue's URL, for webhook resend) to $WEBHOOK_QUEUE_URL, its endpoint to
+// $AWS_ENDPOINT_URL_SQS or AWS; --json prints JSON, in which "state" is active, revoked or
+// expired and times have fields of their own (created_at, revoked_at, expires_at).
 //
 // Exit status: 0 on success (and for --help); 2 for a usage error (no or unknown command,
 // unknown, missing or malformed flag, no table); 1 for every other failure (not found, already
@@ -37,10 +42,17 @@
 // needs kms:Encrypt and never kms:Decrypt, or, against the local stack, with the key in
 // $LOCAL_SEALING_KEY (.dev/stack.env). Listings show ids only and need no key. A user's email
 // is unique, compared case-insensitively.
+//
+// webhook resend makes the payment's event pending and due now (one conditional write), then
+// enqueues it: the sender sends the same event id and payload with a fresh signature. webhook
+// test signs with the workspace environment's active secrets, so it opens them: kms:Decrypt on
+// --kms-key (locally $LOCAL_SEALING_KEY); it checks and posts like the sender (SSRF rules; a
+// localhost URL only with ALLOW_LOCALHOST_URLS=true, as in make dev).
 package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -54,6 +66,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/app"
@@ -62,6 +75,9 @@ import (
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/sqsqueue"
+	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -135,12 +151,18 @@ var commands = []*command{
 	{"webhook secret rotate", "--workspace ID --env sandbox|live [--grace 24h]",
 		"Make a new webhook secret current; the old ones keep signing for --grace more.", webhookSecretRotate},
 	{"webhook secret list", "--workspace ID --env sandbox|live", "List the active webhook secrets (ids only).", webhookSecretList},
+	{"webhook deliveries", "--invoice ID", "Show a payment's (payment intent's) webhook event and its delivery attempts.", webhookDeliveries},
+	{"webhook resend", "--invoice ID --event EVENT_ID",
+		"Send a payment's webhook event again: same id and payload, a fresh signature (needs --queue).", webhookResend},
+	{"webhook test", "--workspace ID --env sandbox|live --url URL",
+		"Send a signed webhook.test event to URL; print the HTTP status and latency.", webhookTest},
 }
 
 const globalUsage = `global flags, before or after the command:
   --table NAME     DynamoDB table (default $TABLE_NAME)
   --endpoint URL   DynamoDB endpoint (default $AWS_ENDPOINT_URL_DYNAMODB or AWS)
-  --kms-key KEY    KMS key that seals webhook secrets (default $WEBHOOK_SECRETS_KEY_ID)
+  --kms-key KEY    KMS key of the webhook secrets (default $WEBHOOK_SECRETS_KEY_ID)
+  --queue URL      webhook queue, for webhook resend (default $WEBHOOK_QUEUE_URL)
   --json           print JSON
 `
 
@@ -162,14 +184,15 @@ type ctl struct {
 	op             *operator.Operator // nil until a command needs it (tests set it)
 	cmd            *command
 	// Global flags.
-	table, endpoint, kmsKey string
-	json                    bool
+	table, endpoint, kmsKey, queueURL string
+	json                              bool
+	aws                               *aws.Config // loaded on first use
 }
 
 // run executes one command; op, when non-nil, replaces the configured store and sealer (tests).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, op *operator.Operator) error {
 	c := &ctl{ctx: ctx, stdout: stdout, stderr: stderr, op: op, table: os.Getenv("TABLE_NAME"),
-		kmsKey: os.Getenv(app.EnvWebhookSecretsKeyID)}
+		kmsKey: os.Getenv(app.EnvWebhookSecretsKeyID), queueURL: os.Getenv("WEBHOOK_QUEUE_URL")}
 	global := newFlagSet("paymentsctl")
 	c.globalFlags(global)
 	if err := global.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -228,14 +251,15 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
-var globalNames = []string{"table", "endpoint", "kms-key", "json"}
+var globalNames = []string{"table", "endpoint", "kms-key", "queue", "json"}
 
 // globalFlags defines the global flags on fs, bound to c, so that every command accepts them
 // after its name too.
 func (c *ctl) globalFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.table, "table", c.table, "DynamoDB table `NAME`")
 	fs.StringVar(&c.endpoint, "endpoint", c.endpoint, "DynamoDB endpoint `URL`")
-	fs.StringVar(&c.kmsKey, "kms-key", c.kmsKey, "KMS `KEY` (ARN, id or alias) that seals webhook secrets (default $"+app.EnvWebhookSecretsKeyID+")")
+	fs.StringVar(&c.kmsKey, "kms-key", c.kmsKey, "KMS `KEY` (ARN, id or alias) of the webhook secrets (default $"+app.EnvWebhookSecretsKeyID+")")
+	fs.StringVar(&c.queueURL, "queue", c.queueURL, "webhook queue `URL` (default $WEBHOOK_QUEUE_URL)")
 	fs.BoolVar(&c.json, "json", c.json, "print JSON")
 }
 
@@ -326,7 +350,7 @@ func (c *ctl) operator() (*operator.Operator, error) {
 		if c.table == "" {
 			return nil, &usageError{msg: "no table: pass --table or set TABLE_NAME"}
 		}
-		cfg, err := awsx.Load(c.ctx, 0)
+		cfg, err := c.awsConfig()
 		if err != nil {
 			return nil, err
 		}
@@ -338,9 +362,55 @@ func (c *ctl) operator() (*operator.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.op = &operator.Operator{Store: &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: c.table}, Sealer: sealer}
+		urls, err := localhostPolicy(os.Getenv("ALLOW_LOCALHOST_URLS"))
+		if err != nil {
+			return nil, err
+		}
+		c.op = &operator.Operator{Store: &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, opts...), Table: c.table}, Sealer: sealer, URLs: urls}
 	}
 	return c.op, nil
+}
+
+// awsConfig loads the AWS configuration once.
+func (c *ctl) awsConfig() (aws.Config, error) {
+	if c.aws == nil {
+		cfg, err := awsx.Load(c.ctx, 0)
+		if err != nil {
+			return aws.Config{}, err
+		}
+		c.aws = &cfg
+	}
+	return *c.aws, nil
+}
+
+// localhostPolicy is the webhook URL policy of webhook test: the sender's, which accepts
+// localhost only where ALLOW_LOCALHOST_URLS=true (make dev's stack).
+func localhostPolicy(v string) (urlcheck.Policy, error) {
+	switch v {
+	case "", "false":
+		return urlcheck.Policy{}, nil
+	case "true":
+		return urlcheck.Policy{AllowLocalhost: true}, nil
+	}
+	return urlcheck.Policy{}, &usageError{msg: fmt.Sprintf("ALLOW_LOCALHOST_URLS must be true or false, not %q", v)}
+}
+
+// queue gives the operator the webhook queue (--queue; SQS at $AWS_ENDPOINT_URL_SQS or AWS),
+// unless it has one (tests).
+func (c *ctl) queue(op *operator.Operator) error {
+	if op.Queue != nil {
+		return nil
+	}
+	url := strings.TrimSpace(c.queueURL)
+	if url == "" {
+		return &usageError{msg: "no webhook queue: pass --queue <stack output WebhookQueueUrl> or set WEBHOOK_QUEUE_URL"}
+	}
+	cfg, err := c.awsConfig()
+	if err != nil {
+		return err
+	}
+	op.Queue = &sqsqueue.Queue{SQS: sqs.NewFromConfig(cfg), URL: url}
+	return nil
 }
 
 // newSealer is the sealer of new webhook secrets: KMS with --kms-key, else the local
@@ -761,6 +831,148 @@ func webhookSecretList(c *ctl, fs *flag.FlagSet, args []string) error {
 	})
 }
 
+// invoiceFlag returns the required --invoice flag's invoice (payment intent) id.
+func (c *ctl) invoiceFlag(fs *flag.FlagSet) (string, error) {
+	if err := c.need(fs, "invoice"); err != nil {
+		return "", err
+	}
+	v := strings.TrimSpace(fs.Lookup("invoice").Value.String())
+	id, ok := payment.ParseInvoiceID(v)
+	if !ok {
+		return "", c.usageErr(fs, "--invoice must be an invoice (payment intent) id, a UUID, not %q", v)
+	}
+	return id, nil
+}
+
+func webhookDeliveries(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("invoice", "", "the payment's invoice_id, `ID` (a UUID; a payment intent's id is the same)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	id, err := c.invoiceFlag(fs)
+	if err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	list, err := op.WebhookDeliveries(c.ctx, id)
+	if err != nil {
+		return err
+	}
+	views := deliveryViews(list)
+	return c.out().table(views, []string{"EVENT_ID", "KIND", "STATUS", "ATTEMPTS", "LAST_ATTEMPT_AT", "LAST_HTTP_STATUS",
+		"NEXT_ATTEMPT_AT", "CORRELATION_ID", "DETAIL"}, func(yield func([]string)) {
+		for _, v := range views {
+			attempts := fmt.Sprint(v.Attempts)
+			if v.PriorAttempts > 0 {
+				attempts += fmt.Sprintf(" (+%d before resend)", v.PriorAttempts)
+			}
+			code := "-"
+			if v.LastHTTPStatus != 0 {
+				code = fmt.Sprint(v.LastHTTPStatus)
+			}
+			yield([]string{v.EventID, v.Kind, v.Status, attempts, dash(v.LastAttemptAt), code, dash(v.NextAttemptAt),
+				dash(v.CorrelationID), dash(v.Detail)})
+		}
+	})
+}
+
+func webhookResend(c *ctl, fs *flag.FlagSet, args []string) error {
+	fs.String("invoice", "", "the payment's invoice_id, `ID` (a UUID; a payment intent's id is the same)")
+	event := fs.String("event", "", "the event's id, `EVENT_ID` (the webhook-id header; webhook deliveries shows it)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	id, err := c.invoiceFlag(fs)
+	if err != nil {
+		return err
+	}
+	if err := c.need(fs, "event"); err != nil {
+		return err
+	}
+	eventID := strings.TrimSpace(*event)
+	if strings.HasPrefix(eventID, "evt_test_") {
+		return c.usageErr(fs, "--event must be a recorded event's id: %s is a webhook test event's, never recorded", eventID)
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	if err := c.queue(op); err != nil { // before anything is written
+		return err
+	}
+	r, err := op.ResendWebhook(c.ctx, id, eventID)
+	if err != nil {
+		return err
+	}
+	v := struct {
+		InvoiceID        string `json:"invoice_id"`
+		EventID          string `json:"event_id"`
+		Kind             string `json:"kind"`
+		PreviousStatus   string `json:"previous_status"`
+		PreviousAttempts int    `json:"previous_attempts"`
+		Status           string `json:"status"`
+		NextAttemptAt    string `json:"next_attempt_at"`
+		Enqueued         bool   `json:"enqueued"`
+	}{r.InvoiceID, r.After.EventID, r.After.Kind, r.Before.Status, r.Before.Attempts, r.After.Status,
+		r.After.NextAttemptAt.UTC().Format(time.RFC3339), true}
+	return c.out().print(v, fmt.Sprintf("resent: %s (%s)\ninvoice_id: %s\nwas: %s after %d attempts\nstatus: %s, due now, enqueued\n\n"+
+		"The sender sends the same event id and payload with a fresh signature; follow it with\n"+
+		"  paymentsctl webhook deliveries --invoice %s\n",
+		v.EventID, v.Kind, v.InvoiceID, v.PreviousStatus, v.PreviousAttempts, v.Status, v.InvoiceID))
+}
+
+func webhookTest(c *ctl, fs *flag.FlagSet, args []string) error {
+	webhookFlags(fs)
+	rawURL := fs.String("url", "", "the receiver's `URL` (https; checked like any webhook_url)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	ws, e, err := c.webhookScope(fs)
+	if err != nil {
+		return err
+	}
+	if err := c.need(fs, "url"); err != nil {
+		return err
+	}
+	op, err := c.operator()
+	if err != nil {
+		return err
+	}
+	if err := op.URLs.CheckWebhook(*rawURL); err != nil {
+		return c.usageErr(fs, "--url is refused: %v", err)
+	}
+	res, err := op.TestWebhook(c.ctx, ws, e, *rawURL)
+	if errors.Is(err, webhook.ErrNoSealer) {
+		return errors.New("no key to open the webhook secrets with: pass --kms-key <stack output WebhookSecretsKeyArn> " +
+			"(signing a test event needs kms:Decrypt on it); against the local stack, source .dev/stack.env")
+	}
+	if err != nil {
+		return err
+	}
+	v := struct {
+		EventID     string  `json:"event_id"`
+		Type        string  `json:"type"`
+		WorkspaceID string  `json:"workspace_id"`
+		Environment string  `json:"environment"`
+		URL         string  `json:"url"`
+		Signatures  int     `json:"signatures"`
+		HTTPStatus  int     `json:"http_status"`
+		LatencyMS   float64 `json:"latency_ms"`
+	}{res.EventID, operator.TestEventType, ws, string(e), res.URL, res.Signatures, res.HTTPStatus,
+		float64(res.Latency.Microseconds()) / 1000}
+	if err := c.out().print(v, fmt.Sprintf("event_id: %s\nurl: %s\nsignatures: %d\nhttp_status: %d\nlatency_ms: %.1f\n",
+		v.EventID, v.URL, v.Signatures, v.HTTPStatus, v.LatencyMS)); err != nil {
+		return err
+	}
+	if v.HTTPStatus < 200 || v.HTTPStatus > 299 {
+		return fmt.Errorf("the receiver answered HTTP %d: a webhook is delivered only on 2xx", v.HTTPStatus)
+	}
+	return nil
+}
+
 func roleList() string {
 	names := make([]string, 0, len(auth.AllRoles))
 	for _, r := range auth.AllRoles {
@@ -820,6 +1032,51 @@ func keyViews(keys []*auth.KeyRecord) []keyView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// deliveryView is a webhook event as webhook deliveries shows it.
+type deliveryView struct {
+	InvoiceID string `json:"invoice_id"`
+	EventID   string `json:"event_id"`
+	Kind      string `json:"kind"`
+	// Status is pending, delivered or failed.
+	Status    string `json:"status"`
+	CreatedAt string `json:"created_at"`
+	// Attempts counts from the latest resend; PriorAttempts are those before it.
+	Attempts       int    `json:"attempts"`
+	PriorAttempts  int    `json:"attempts_before_resend,omitempty"`
+	LastAttemptAt  string `json:"last_attempt_at,omitempty"`
+	LastHTTPStatus int    `json:"last_http_status,omitempty"`
+	Detail         string `json:"detail,omitempty"`
+	// NextAttemptAt is when a pending event's next attempt is due (absent once final).
+	NextAttemptAt string `json:"next_attempt_at,omitempty"`
+	// CorrelationID is the request's that caused the event (absent for the expiry sweep's).
+	CorrelationID string `json:"correlation_id,omitempty"`
+}
+
+func deliveryViews(list []operator.WebhookDelivery) []deliveryView {
+	out := make([]deliveryView, 0, len(list))
+	for _, d := range list {
+		v := deliveryView{InvoiceID: d.InvoiceID, EventID: d.EventID, Kind: d.Kind, Status: d.Status,
+			CreatedAt: d.CreatedAt.UTC().Format(time.RFC3339), Attempts: d.Attempts, PriorAttempts: d.PriorAttempts,
+			LastHTTPStatus: d.LastHTTPStatus, Detail: d.Detail, CorrelationID: hex.EncodeToString(d.CID)}
+		if d.LastAttemptAt != nil {
+			v.LastAttemptAt = d.LastAttemptAt.UTC().Format(time.RFC3339)
+		}
+		if d.Status == payment.DeliveryPending {
+			v.NextAttemptAt = d.NextAttemptAt.UTC().Format(time.RFC3339)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// dash stands for an empty table cell.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 type printer struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -28,6 +29,10 @@ type cli struct {
 	store  *dynamo.Store
 	sealer webhook.Sealer
 	ctx    context.Context
+	// queue and urls are webhook resend's queue and webhook test's URL rules (nil: the
+	// CLI's own, from --queue).
+	queue webhook.Enqueuer
+	urls  urlcheck.Policy
 }
 
 func newCLI(t *testing.T) *cli {
@@ -45,7 +50,7 @@ func newCLI(t *testing.T) *cli {
 // run runs the CLI in-process against the test store, sealing with the stack's local key.
 func (c *cli) run(args ...string) (stdout, stderr string, err error) {
 	var out, errw bytes.Buffer
-	err = run(c.ctx, args, &out, &errw, &operator.Operator{Store: c.store, Sealer: c.sealer})
+	err = run(c.ctx, args, &out, &errw, &operator.Operator{Store: c.store, Sealer: c.sealer, Queue: c.queue, URLs: c.urls})
 	return out.String(), errw.String(), err
 }
 

@@ -10,7 +10,9 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -20,6 +22,7 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/jsonbody"
+	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/web"
@@ -176,6 +179,7 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 	if !ok {
 		return nil, m, "", notFound()
 	}
+	obs.Annotate(ctx, slog.String("invoice_id", invoiceID))
 	p, err := s.Store.GetPayment(ctx, invoiceID)
 	if err != nil {
 		return nil, m, "", err
@@ -189,6 +193,7 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 		if err != nil {
 			return nil, m, "", err
 		}
+		causedBy(d, r)
 		q, err := s.Store.ExpirePayment(ctx, p.InvoiceID, d, s.now())
 		switch {
 		case err == nil:
@@ -202,6 +207,14 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 }
 
 func (s *Service) stateChanged(err error) bool { return errors.Is(err, payment.ErrStateChanged) }
+
+// causedBy records the request's correlation id with the event it causes (d may be nil): the
+// sender's log lines of the event carry it.
+func causedBy(d *payment.Delivery, r *web.Request) {
+	if b, err := hex.DecodeString(r.CorrelationID); d != nil && err == nil {
+		d.CID = b
+	}
+}
 
 func notFound() error {
 	return apierr.New(apierr.NotFound, "this payment link is not valid")
@@ -498,6 +511,7 @@ func (s *Service) notice(ctx context.Context, r *web.Request, p *payment.Payment
 	if err != nil {
 		return nil, err
 	}
+	causedBy(d, r)
 	q, err := s.Store.FinishPayment(ctx, p.InvoiceID, n.to, n.sandboxOnly, d, s.now())
 	switch {
 	case err == nil:

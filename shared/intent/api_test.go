@@ -233,8 +233,8 @@ func TestLinkedInvoiceIntent(t *testing.T) {
 		s.DiscountMinor != 550 || s.TotalMinor != invoiceTotal || s.PaidMinor != 0 || s.Quantity != 1 {
 		t.Fatalf("snapshot = %+v", s)
 	}
-	if n := apitest.DDBRequests(t, a, res); n != 4 {
-		t.Errorf("linked create made %d DynamoDB requests, want 4 (key, document BatchGetItem, snapshot PutItem, intent PutItem)", n)
+	if n := apitest.DDBRequests(t, a, res); n != 5 {
+		t.Errorf("linked create made %d DynamoDB requests, want 5 (key, document BatchGetItem, the invoice's live-intent UpdateItem, intent PutItem, snapshot PutItem)", n)
 	}
 	// A replay answers the same intent with its snapshot.
 	res = a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", key)

@@ -223,8 +223,8 @@ func TestDashboardIntents(t *testing.T) {
 		linked.Snapshot.TotalMinor != invoiceTotal || linked.Snapshot.DocumentID != inv || len(linked.Snapshot.Items) != 2 {
 		t.Fatalf("dashboard linked create: %d %s", res.Status, res.Body)
 	}
-	if n := apitest.DDBRequests(t, a, res); n != 6 {
-		t.Errorf("session linked create made %d DynamoDB requests, want 6 (session, membership, document BatchGetItem, workspace GetItem, snapshot PutItem, conditional PutItem)", n)
+	if n := apitest.DDBRequests(t, a, res); n != 7 {
+		t.Errorf("session linked create made %d DynamoDB requests, want 7 (session, membership, document BatchGetItem, the invoice's live-intent UpdateItem, workspace GetItem, conditional PutItem, snapshot PutItem)", n)
 	}
 	u, _ = url.Parse(linked.PaymentURL)
 	if v := decode[struct {

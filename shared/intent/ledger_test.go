@@ -426,3 +426,47 @@ func TestRecordsListTheirDeliveries(t *testing.T) {
 		t.Errorf("a get without payments: %d requests, %s", n, res.Body)
 	}
 }
+
+// An invoice has at most one live intent, whichever door it comes through: a second API
+// create (another key) while one is PENDING is a 409 naming it, as is the public page's POST
+// answering the same intent; once the live one is cancelled, a new one may be made; a replay
+// of the first create still answers it. So an invoice cannot be paid twice over.
+func TestInvoiceHasOneLiveIntent(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	inv := issuedInvoice(t, a)
+	body := `{"document_id": "` + inv + `"}`
+	key := idemKey()
+	first, _ := createIntent(t, a, key, body)
+	msg := apitest.Envelope(t, a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", idemKey()), 409, "STATE_CONFLICT")
+	if !strings.Contains(msg, first.ID) {
+		t.Errorf("second live intent: %s (want it to name %s)", msg, first.ID)
+	}
+	// The invoice's public page answers the same live intent.
+	var rec struct {
+		PublicToken string `json:"public_token"`
+		Items       []struct {
+			PublicToken string `json:"public_token"`
+		} `json:"items"`
+	}
+	_ = json.Unmarshal(a.Do(t, "GET", docs(a, "invoices")+"/"+inv+"?environment=sandbox", a.Creds.SandboxKey, "").Body, &rec)
+	res := a.Do(t, "POST", "/v1/public/documents/"+rec.Items[0].PublicToken, "", `{}`)
+	var pub struct {
+		IntentID string `json:"intent_id"`
+	}
+	if _ = json.Unmarshal(res.Body, &pub); res.Status != http.StatusOK || pub.IntentID != first.ID {
+		t.Fatalf("the page's POST: %d %s, want 200 with %s", res.Status, res.Body, first.ID)
+	}
+	// The replay still answers the first; after a cancel a new intent may be made.
+	if res := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", key); res.Status != http.StatusCreated ||
+		decode[intentResp](t, res).ID != first.ID {
+		t.Fatalf("replay: %d %s", res.Status, res.Body)
+	}
+	if res := a.Do(t, "POST", "/v1/payment-intents/"+first.ID+"/cancel", a.Creds.SandboxKey, ""); res.Status != http.StatusOK {
+		t.Fatalf("cancel: %d %s", res.Status, res.Body)
+	}
+	second, _ := createIntent(t, a, idemKey(), body)
+	if second.ID == first.ID {
+		t.Fatal("the new intent is the cancelled one")
+	}
+}

@@ -88,6 +88,9 @@ type Store interface {
 	// and live intents hold them all) and ReleaseUse gives one back; each one conditional write.
 	ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error
 	ReleaseUse(ctx context.Context, doc *document.Record) error
+	// ReserveInvoiceIntent makes id the invoice's live intent until expires, on the condition
+	// that it has none, or one that expired by now, or replace (ErrLiveIntentTaken otherwise).
+	ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires, now time.Time, replace string) error
 	// GetWorkspace reads the workspace (its name is shown to payers; a key carries it, a
 	// dashboard session does not).
 	GetWorkspace(ctx context.Context, id string) (*auth.Workspace, error)
@@ -219,6 +222,7 @@ func (s *Service) load(ctx context.Context, req *request) (*Stored, error) {
 	if err != nil {
 		return nil, err
 	}
+	obs.Annotate(ctx, slog.String("invoice_id", id))
 	st, err := s.Store.GetIntent(ctx, id)
 	if err != nil {
 		return nil, err
@@ -333,6 +337,7 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		Status: payment.Pending, Currency: payment.Currency, CreatedAt: now, UpdatedAt: now,
 		IdempotencyKey: key, MerchantName: req.id.WorkspaceName,
 	}
+	obs.Annotate(ctx, slog.String("invoice_id", p.InvoiceID))
 	var snap *Snapshot
 	var opts payment.Options
 	var reserved *document.Record // the payment link whose use this create holds
@@ -348,7 +353,7 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		}
 	} else {
 		opts, p.RequestHash = linked.Options, linked.Hash()
-		price, err := s.price(ctx, req, linked, now)
+		price, doc, err := s.price(ctx, req, linked, now)
 		if err != nil {
 			// A replay of a create that succeeded answers as it did, even if the document can
 			// no longer be paid (the intent itself may have paid it).
@@ -367,6 +372,14 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		}
 		if p.SnapshotKey, _, err = snap.Encode(); err != nil {
 			return nil, err
+		}
+		if doc.Kind == document.Invoices {
+			if err := s.reserveInvoice(ctx, doc, p.InvoiceID, now.Add(opts.ExpiresIn), now); err != nil {
+				if prior, perr := s.priorCreate(ctx, p); perr == nil && prior != nil {
+					return s.replay(req, prior, p) // a replay after another intent became live
+				}
+				return nil, err
+			}
 		}
 	}
 	p.RedirectURL, p.CancelURL, p.WebhookURL, p.Metadata = opts.RedirectURL, opts.CancelURL, opts.WebhookURL, opts.Metadata
@@ -404,27 +417,72 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 	case err != nil:
 		return nil, err
 	}
-	obs.Annotate(ctx, slog.String("intent_id", p.InvoiceID))
 	return s.answer(req, http.StatusCreated, &Stored{Payment: p, Snapshot: snap})
 }
 
 // price reads the document (one read: invoice or payment link) and prices the intent.
-func (s *Service) price(ctx context.Context, req *request, l *LinkedRequest, now time.Time) (*Price, error) {
+func (s *Service) price(ctx context.Context, req *request, l *LinkedRequest, now time.Time) (*Price, *document.Record, error) {
 	doc, err := s.Store.PayableDocument(ctx, req.ws, req.env, l.DocumentID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if doc == nil || doc.WorkspaceID != req.ws || doc.Environment != req.env {
-		return nil, apierr.New(apierr.NotFound,
+		return nil, nil, apierr.New(apierr.NotFound,
 			"no invoice or payment link with this document_id in this workspace and environment")
 	}
+	var price *Price
 	if doc.Kind == document.Invoices {
 		if l.Quantity != nil && *l.Quantity != 1 {
-			return nil, apierr.Invalid(apierr.Violation{Path: QuantityPath, Rule: "must be 1 (or absent) for an invoice: an invoice is paid whole"})
+			return nil, nil, apierr.Invalid(apierr.Violation{Path: QuantityPath, Rule: "must be 1 (or absent) for an invoice: an invoice is paid whole"})
 		}
-		return PriceInvoice(doc)
+		price, err = PriceInvoice(doc)
+	} else {
+		price, err = PriceLink(doc, l.Quantity, now)
 	}
-	return PriceLink(doc, l.Quantity, now)
+	return price, doc, err
+}
+
+// reserveInvoice makes the intent id its invoice's live intent until expires (the public
+// page's rule holds for the API too: an invoice has at most one live intent, so it cannot be
+// paid twice). A replay re-reserves its own id. When another intent is live: 409 naming it
+// while it is PENDING, 409 paid when it completed; one that ended otherwise is replaced.
+func (s *Service) reserveInvoice(ctx context.Context, doc *document.Record, id string, expires, now time.Time) error {
+	replace := id
+	for range 3 {
+		err := s.Store.ReserveInvoiceIntent(ctx, doc, id, expires, now, replace)
+		if !errors.Is(err, ErrLiveIntentTaken) {
+			return err
+		}
+		cur, err := s.Store.PayableDocument(ctx, doc.WorkspaceID, doc.Environment, doc.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil || cur.Status != document.StatusIssued {
+			return apierr.New(apierr.StateConflict, "cannot pay this invoice: it is no longer issued")
+		}
+		replace = cur.LiveIntentID
+		if cur.LiveIntentID == "" || !cur.LiveIntentExpires.After(now) {
+			continue
+		}
+		live, err := s.Store.GetIntent(ctx, cur.LiveIntentID)
+		if err != nil {
+			return err
+		}
+		if live == nil || live.Payment.Source.DocumentID != doc.ID {
+			if live == nil {
+				return apierr.New(apierr.StateConflict, "this invoice has a payment starting on its public page; retry in a moment")
+			}
+			continue // a stale pointer (an intent of another document): replace it
+		}
+		switch live.Payment.EffectiveStatus(now) {
+		case payment.Pending:
+			return apierr.New(apierr.StateConflict,
+				"this invoice already has a live payment intent (%s): cancel it or wait for it to end", live.Payment.InvoiceID)
+		case payment.Completed:
+			return apierr.New(apierr.StateConflict, "this invoice has been paid")
+		}
+	}
+	return apierr.New(apierr.ServiceUnavailable, "the invoice is busy; retry shortly")
 }
 
 // reserveUse takes one use of the payment link the intent is priced from.
@@ -609,6 +667,9 @@ func (s *Service) cancel(ctx context.Context, req *request) (*web.Response, erro
 		d, err := p.NewDelivery(payment.Cancelled, now)
 		if err != nil {
 			return nil, err
+		}
+		if cid, err := hex.DecodeString(req.CorrelationID); d != nil && err == nil {
+			d.CID = cid // the sender's log lines of the event carry it
 		}
 		q, err := s.Store.FinishPayment(ctx, p.InvoiceID, payment.Cancelled, false, d, now)
 		switch {

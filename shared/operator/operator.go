@@ -7,6 +7,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -23,8 +25,16 @@ import (
 type Operator struct {
 	Store *dynamo.Store
 	// Sealer seals new webhook signing secrets before they are stored (KMS Encrypt on AWS);
-	// only issuing and rotating them need it, and nothing here ever opens one.
+	// issuing and rotating them need it, and only TestWebhook opens them (KMS Decrypt).
 	Sealer webhook.Sealer
+	// Queue receives the events ResendWebhook makes due again (the webhook queue); only
+	// resending needs it.
+	Queue webhook.Enqueuer
+	// URLs checks TestWebhook's URL with the webhook rules (the zero value is production's;
+	// the local stack allows localhost), and Client posts its event (nil: webhook.NewClient
+	// with URLs' localhost setting, as the sender).
+	URLs   urlcheck.Policy
+	Client *http.Client
 	Now    func() time.Time
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
+	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/web"
 )
@@ -281,6 +283,7 @@ func (c *Creator) Handle(ctx context.Context, r *web.Request) (*web.Response, er
 	if err != nil {
 		return nil, err
 	}
+	obs.Annotate(ctx, slog.String("invoice_id", p.InvoiceID))
 	existing, err := c.Store.CreatePayment(ctx, p)
 	switch {
 	case errors.Is(err, ErrExists):

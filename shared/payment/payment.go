@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -155,6 +154,11 @@ type Delivery struct {
 	Settled bool `json:"document_settled,omitempty" dynamodbav:"settled,omitempty"`
 	// ClaimedUntil is how long one run of the follow-up holds it (see webhook.DocumentLedger).
 	ClaimedUntil *time.Time `json:"-" dynamodbav:"claim,omitempty"`
+	// CID is the correlation id of the request that caused the event, as its 12 bytes (the
+	// 24-hex id decoded; nil when no request did: the re-drive's expiry sweep). The sender's log
+	// lines carry it, in hex, as correlation_id. Short and binary (16 bytes stored): it is in
+	// the payment item, whose size prices every write of it.
+	CID []byte `json:"-" dynamodbav:"cid,omitempty"`
 }
 
 // EventRef names one recorded webhook event of a payment.
@@ -185,13 +189,14 @@ func (p *Payment) Linked() bool {
 // outcome from the same event, exactly once, whether or not there is a webhook to send).
 func (p *Payment) NeedsEvents() bool { return p.WebhookURL != "" || p.Linked() }
 
-// NewEvent returns the pending delivery of a new event of terminal status to, with a new id.
+// NewEvent returns the pending delivery of a new event of terminal status to, with a new id: a
+// time-ordered UUID (version 7), as the records' delivery lists name it.
 func NewEvent(to Status, now time.Time) (*Delivery, error) {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	id, err := uuid.NewV7()
+	if err != nil {
 		return nil, err
 	}
-	return &Delivery{EventID: "evt_" + hex.EncodeToString(b[:]), Kind: EventKind(to), Status: DeliveryPending,
+	return &Delivery{EventID: id.String(), Kind: EventKind(to), Status: DeliveryPending,
 		CreatedAt: now, NextAttemptAt: now}, nil
 }
 

@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
+	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -97,6 +99,7 @@ func (v *Verifier) Handle(ctx context.Context, r *web.Request) (*web.Response, e
 	if err != nil {
 		return nil, err
 	}
+	obs.Annotate(ctx, slog.String("invoice_id", req.InvoiceID))
 	p, err := v.Store.GetPayment(ctx, req.InvoiceID)
 	if err != nil {
 		return nil, err

@@ -211,10 +211,12 @@ func (s *Checkout) payInvoice(ctx context.Context, r *web.Request, doc *document
 					p, err := s.create(ctx, doc.LiveIntentID, doc, merchant, a, opts, now, doc.LiveIntentExpires)
 					return p, http.StatusCreated, err
 				}
-				switch p.EffectiveStatus(now) {
-				case payment.Pending:
+				switch {
+				case p.Source.DocumentID != doc.ID:
+					// A stale pointer (an API create that reused another intent's id): replace it.
+				case p.EffectiveStatus(now) == payment.Pending:
 					return p, http.StatusOK, nil
-				case payment.Completed:
+				case p.EffectiveStatus(now) == payment.Completed:
 					return nil, 0, apierr.New(apierr.StateConflict, "this invoice has been paid")
 				}
 			}

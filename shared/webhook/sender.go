@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,14 +164,20 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	if status == payment.DeliveryPending {
 		delay = s.schedule()[attempt-1]
 	}
-	if err := s.Store.RecordAttempt(ctx, p.InvoiceID, m.EventID, attempt, status, code, detail, p.Linked(), now, now.Add(delay)); err != nil {
+	// A linked intent's event waits for its document follow-up once final, unless that is done
+	// (an operator's resend of a settled event: paymentsctl webhook resend).
+	settle := p.Linked() && !p.Outbox.Settled
+	if err := s.Store.RecordAttempt(ctx, p.InvoiceID, m.EventID, attempt, status, code, detail, settle, now, now.Add(delay)); err != nil {
 		if errors.Is(err, payment.ErrStateChanged) {
 			return false, 0 // another sender recorded this event meanwhile
 		}
 		s.log(ctx, slog.LevelError, "webhook attempt not recorded", slog.String("error", err.Error()))
 	}
+	// correlation_id is the request's that caused the event (none for the re-drive's expiry):
+	// one query finds that request's log line and every attempt of its event.
 	s.log(ctx, slog.LevelInfo, "webhook attempt", slog.String("event_id", m.EventID), slog.String("invoice_id", p.InvoiceID),
-		slog.Int("attempt", attempt), slog.Int("http_status", code), slog.String("delivery", status), slog.String("detail", detail))
+		slog.Int("attempt", attempt), slog.Int("http_status", code), slog.String("delivery", status), slog.String("detail", detail),
+		slog.String("correlation_id", hex.EncodeToString(p.Outbox.CID)))
 	switch status {
 	case payment.DeliveryDelivered:
 		return false, 0
