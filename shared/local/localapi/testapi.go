@@ -17,6 +17,7 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/kmsseal"
+	"github.com/takapay/payments/shared/local/contract"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/operator"
 )
@@ -30,6 +31,9 @@ type TestAPI struct {
 	Creds *Credentials
 	Logs  *LogBuffer
 	Deps  map[string]*app.Deps
+
+	// contract checks every response against openapi.yaml (see contract.go).
+	contract *contract.Contract
 }
 
 // StartTestAPI starts a stack and the API on a free loopback port, seeded like `make dev`;
@@ -64,7 +68,8 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv.Config.Handler = gw
+	c := loadContract(tb)
+	srv.Config.Handler = contractHandler(tb, c, gw)
 	srv.Start()
 	tb.Cleanup(srv.Close)
 	tb.Cleanup(func() {
@@ -83,7 +88,7 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 		tb.Fatal(err)
 	}
 	creds.BaseURL = base
-	return &TestAPI{URL: base, Stack: stack, Store: store, Creds: creds, Logs: logs, Deps: deps}
+	return &TestAPI{URL: base, Stack: stack, Store: store, Creds: creds, Logs: logs, Deps: deps, contract: c}
 }
 
 // Operator returns an operator on the test table that seals webhook secrets the way the
@@ -106,7 +111,10 @@ type Result struct {
 	Body   []byte
 }
 
-// Do sends a request with an optional bearer key and headers (name, value pairs).
+// Do sends a request with an optional bearer key and headers (name, value pairs), following
+// redirects. Every response it receives (each redirect hop too) is checked against the OpenAPI
+// contract: one that openapi.yaml does not allow — an undocumented status or Content-Type, a
+// body that fails its schema — fails the test (tb.Errorf), and Do still returns it.
 func (a *TestAPI) Do(tb testing.TB, method, path, key, body string, headers ...string) *Result {
 	tb.Helper()
 	var rd io.Reader
@@ -126,7 +134,12 @@ func (a *TestAPI) Do(tb testing.TB, method, path, key, body string, headers ...s
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	c := a.contract
+	if c == nil {
+		c = loadContract(tb)
+	}
+	client := &http.Client{Transport: &contractTransport{tb: tb, contract: c, host: req.URL.Host}}
+	resp, err := client.Do(req)
 	if err != nil {
 		tb.Fatal(err)
 	}
