@@ -357,7 +357,7 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		if err != nil {
 			// A replay of a create that succeeded answers as it did, even if the document can
 			// no longer be paid (the intent itself may have paid it).
-			if prior, perr := s.priorCreate(ctx, p); perr == nil && prior != nil {
+			if prior, perr := s.Store.GetIntent(ctx, p.InvoiceID); perr == nil && prior != nil {
 				return s.replay(req, prior, p)
 			}
 			return nil, err
@@ -375,7 +375,7 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		}
 		if doc.Kind == document.Invoices {
 			if err := s.reserveInvoice(ctx, doc, p.InvoiceID, now.Add(opts.ExpiresIn), now); err != nil {
-				if prior, perr := s.priorCreate(ctx, p); perr == nil && prior != nil {
+				if prior, perr := s.Store.GetIntent(ctx, p.InvoiceID); perr == nil && prior != nil {
 					return s.replay(req, prior, p) // a replay after another intent became live
 				}
 				return nil, err
@@ -510,15 +510,6 @@ func (s *Service) repairSnapshot(ctx context.Context, prior *Stored, attempt *pa
 	prior.Snapshot, prior.SnapshotMissing = snap, false
 	obs.Annotate(ctx, slog.String("snapshot_repaired", prior.Payment.SnapshotKey))
 	return nil
-}
-
-// priorCreate reads the intent an earlier create with this Idempotency-Key made (nil if none).
-func (s *Service) priorCreate(ctx context.Context, p *payment.Payment) (*Stored, error) {
-	prior, err := s.Store.GetIntent(ctx, p.InvoiceID)
-	if err != nil || prior == nil {
-		return nil, err
-	}
-	return prior, nil
 }
 
 // replay answers a create whose Idempotency-Key already made an intent: the same 201 for the
