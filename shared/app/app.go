@@ -39,7 +39,7 @@ type Config struct {
 	// PublicBaseURL builds payment_url (PUBLIC_BASE_URL); empty means the request's domain over https.
 	PublicBaseURL string
 	// CheckoutTokenKey derives checkout tokens (CHECKOUT_TOKEN_KEY, at least 32 bytes; only
-	// PaymentCreateFunction is given it).
+	// the functions that answer with a payment_url are given it).
 	CheckoutTokenKey []byte
 	// AllowLocalhostURLs lets merchants register http://localhost callback URLs
 	// (ALLOW_LOCALHOST_URLS=true). Only `make dev` sets it; template.yaml never does.
@@ -55,6 +55,12 @@ type Config struct {
 	// (CHECKOUT_RATE_PER_TOKEN, default 60; CHECKOUT_RATE_PER_CLIENT, default 300).
 	CheckoutRatePerToken  int
 	CheckoutRatePerClient int
+	// DocumentPayRate and DocumentPayBurst limit the intents a document's public page may start,
+	// per document across every instance (package ratelimit, one DynamoDB write per POST):
+	// DOCUMENT_PAY_RATE per second sustained (default 1; 0 disables), DOCUMENT_PAY_BURST at once
+	// after a pause (default 30).
+	DocumentPayRate  int
+	DocumentPayBurst int
 	// AttemptTimeout bounds one attempt of a DynamoDB or SQS call (ATTEMPT_TIMEOUT_MS, default
 	// awsx.DefaultAttemptTimeout); awsx.MaxAttempts attempts make a call's budget.
 	AttemptTimeout time.Duration
@@ -149,6 +155,8 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}{
 		{"CHECKOUT_RATE_PER_TOKEN", &c.CheckoutRatePerToken, 60, 1},
 		{"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300, 1},
+		{"DOCUMENT_PAY_RATE", &c.DocumentPayRate, 1, 0},
+		{"DOCUMENT_PAY_BURST", &c.DocumentPayBurst, 30, 1},
 		{"WORKSPACE_RATE_LIMIT", &c.WorkspaceRateLimit, 100, 0},
 		{"WORKSPACE_RATE_BURST", &c.WorkspaceRateBurst, 200, 1},
 		{"WORKSPACE_RATE_LEASE", &c.WorkspaceRateLease, 20, 1},
@@ -258,6 +266,9 @@ type Deps struct {
 	Limiter *ratelimit.Limiter
 	URLs    urlcheck.Policy
 	Adapter httpapi.Adapter
+	// Now is the services' clock (nil: the system clock). Only tests set it, to step time
+	// across an expiry without waiting for it.
+	Now func() time.Time
 }
 
 // New wires Deps from a configuration and AWS clients.

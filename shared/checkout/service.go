@@ -21,6 +21,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/payment"
@@ -34,9 +35,12 @@ type Store interface {
 	GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error)
 	// LockPayment, FinishPayment and ExpirePayment return payment.ErrStateChanged with the
 	// current payment when the payment was no longer in the state the write required.
-	LockPayment(ctx context.Context, invoiceID, route, payer string, now time.Time) (*payment.Payment, error)
+	LockPayment(ctx context.Context, p *payment.Payment, route, payer string, now time.Time) (*payment.Payment, error)
 	FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, d *payment.Delivery, now time.Time) (*payment.Payment, error)
 	ExpirePayment(ctx context.Context, invoiceID string, d *payment.Delivery, now time.Time) (*payment.Payment, error)
+	// DocumentStatus reads the status of the document a linked intent was priced from (one
+	// strongly consistent GetItem of that attribute; "" when there is no such document).
+	DocumentStatus(ctx context.Context, p *payment.Payment) (string, error)
 }
 
 // Enqueuer hands a recorded webhook event to the delivery queue.
@@ -265,7 +269,7 @@ func ViewOf(p *payment.Payment, now time.Time) View {
 	v := View{
 		InvoiceID: p.InvoiceID, Status: string(status), AmountMinor: int64(p.AmountMinor),
 		AmountDisplay: p.AmountMinor.Display(), Currency: p.Currency, Reference: p.Reference,
-		MerchantName: p.MerchantName, ExpiresAt: p.ExpiresAt, Environment: string(p.Environment),
+		MerchantName: p.MerchantName, ExpiresAt: p.Expiry(), Environment: string(p.Environment),
 		Routes: routesFor(p), Terminal: status.Terminal(), ReturnURL: ReturnURL(p, status),
 	}
 	if v.MerchantName == "" {
@@ -447,7 +451,10 @@ func (s *Service) lock(ctx context.Context, r *web.Request, p *payment.Payment, 
 	if st := p.EffectiveStatus(s.now()); st != payment.Pending {
 		return nil, apierr.New(apierr.StateConflict, "this payment is %s and cannot be locked", strings.ToLower(string(st)))
 	}
-	q, err := s.Store.LockPayment(ctx, p.InvoiceID, route.ID, payer, s.now())
+	if resp, err := s.refuseIfClosed(ctx, r, p, base, m); resp != nil || err != nil {
+		return resp, err
+	}
+	q, err := s.Store.LockPayment(ctx, p, route.ID, payer, s.now())
 	switch {
 	case err == nil:
 		if m.html {
@@ -507,6 +514,11 @@ func (s *Service) notice(ctx context.Context, r *web.Request, p *payment.Payment
 	if st := p.EffectiveStatus(s.now()); st != payment.Pending {
 		return s.finished(p, n.to, base, m)
 	}
+	if n.to == payment.Completed {
+		if resp, err := s.refuseIfClosed(ctx, r, p, base, m); resp != nil || err != nil {
+			return resp, err
+		}
+	}
 	d, err := p.NewDelivery(n.to, s.now())
 	if err != nil {
 		return nil, err
@@ -521,6 +533,47 @@ func (s *Service) notice(ctx context.Context, r *web.Request, p *payment.Payment
 		return s.finished(q, n.to, base, m)
 	}
 	return nil, err
+}
+
+// refuseIfClosed closes the door of a document the merchant closed (a cancelled invoice, an
+// archived payment link): before a payer locks or approves one of its intents, the document is
+// read (one GetItem), and if it no longer takes payments the intent is cancelled (with its
+// event, so its document and the merchant learn it) and the payer is told why. It answers nil,
+// nil to go on. An approve already past this check when the merchant closes the document still
+// completes: the settlement records it on the document as paid after close, never lost.
+func (s *Service) refuseIfClosed(ctx context.Context, r *web.Request, p *payment.Payment, base string, m mode) (*web.Response, error) {
+	if !p.Linked() {
+		return nil, nil
+	}
+	status, err := s.Store.DocumentStatus(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	kind := document.Kind(p.Source.Kind)
+	if status == "" || document.Open(kind, status) {
+		return nil, nil
+	}
+	msg := "The merchant has closed this payment link, so this payment was cancelled. No money was taken."
+	if kind == document.Invoices {
+		msg = "The merchant has cancelled this invoice, so this payment was cancelled. No money was taken."
+	}
+	now := s.now()
+	d, err := p.NewDelivery(payment.Cancelled, now)
+	if err != nil {
+		return nil, err
+	}
+	causedBy(d, r)
+	q, err := s.Store.FinishPayment(ctx, p.InvoiceID, payment.Cancelled, false, d, now)
+	switch {
+	case err == nil:
+		payment.Emit(ctx, s.Events, s.EnqueueTimeout, q.InvoiceID, d)
+	case !s.stateChanged(err):
+		return nil, err
+	}
+	if m.html {
+		return s.page(q, base, m, msg, http.StatusConflict), nil
+	}
+	return nil, apierr.New(apierr.StateConflict, "%s", msg)
 }
 
 // finished answers a notice for a payment that is no longer PENDING: terminal states never

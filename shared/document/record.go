@@ -76,6 +76,13 @@ var Transitions = []Transition{
 	{PaymentLinks, "archive", []string{StatusActive}, StatusArchived},
 }
 
+// Open reports whether a document in this status takes payments: an issued invoice, an active
+// payment link. Closing one (cancel, archive) closes its door: no payment of it newly
+// completes (its pending intents are cancelled at lock and approve).
+func Open(k Kind, status string) bool {
+	return (k == Invoices && status == StatusIssued) || (k == PaymentLinks && status == StatusActive)
+}
+
 // FindTransition returns the command for a kind and action.
 func FindTransition(k Kind, action string) (Transition, bool) {
 	for _, t := range Transitions {
@@ -106,6 +113,10 @@ type PaymentRef struct {
 	State       string    `json:"state" dynamodbav:"s"`
 	AmountMinor int64     `json:"amount_minor" dynamodbav:"a"`
 	OccurredAt  time.Time `json:"occurred_at" dynamodbav:"t"`
+	// AfterClose is true for a payment that completed after the document was closed
+	// (cancelled or archived): an approve already under way when the merchant closed it. Its
+	// amount is in PaidAfterCloseMinor, not PaidMinor.
+	AfterClose bool `json:"after_close,omitempty" dynamodbav:"c,omitempty"`
 }
 
 // PaymentsWindow is how many payments a record carries: the latest ones, oldest first (GET
@@ -124,10 +135,14 @@ type Record struct {
 	Body        json.RawMessage  `json:"body"`
 	AmountMinor *int64           `json:"amount_minor"`
 	PaidMinor   int64            `json:"paid_minor"`
-	CustomerID  *string          `json:"customer_id"`
-	PublicToken string           `json:"public_token,omitempty"`
-	CreatedAt   time.Time        `json:"created_at"`
-	UpdatedAt   time.Time        `json:"updated_at"`
+	// PaidAfterCloseMinor is what payments that completed after the document was closed
+	// collected (see PaymentRef.AfterClose): money the merchant received on a cancelled
+	// invoice or an archived link, to refund or account for. Omitted when 0.
+	PaidAfterCloseMinor int64     `json:"paid_after_close_minor,omitempty"`
+	CustomerID          *string   `json:"customer_id"`
+	PublicToken         string    `json:"public_token,omitempty"`
+	CreatedAt           time.Time `json:"created_at"`
+	UpdatedAt           time.Time `json:"updated_at"`
 	// History is a window of at most HistoryWindow consecutive versions, oldest first: the
 	// latest ones, or a page of older ones. Older entries are stored apart from the record.
 	History []HistoryEntry `json:"history"`

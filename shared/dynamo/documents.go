@@ -56,26 +56,28 @@ const EditKeyRetention = 24 * time.Hour
 const clockSkew = 5 * time.Minute
 
 type documentItem struct {
-	PK          string                `dynamodbav:"pk"`
-	SK          string                `dynamodbav:"sk"`
-	GSI1PK      string                `dynamodbav:"gsi1pk,omitempty"`
-	GSI1SK      string                `dynamodbav:"gsi1sk,omitempty"`
-	ID          string                `dynamodbav:"id"`
-	WorkspaceID string                `dynamodbav:"workspace_id"`
-	Environment string                `dynamodbav:"environment"`
-	Kind        string                `dynamodbav:"kind"`
-	Reference   string                `dynamodbav:"reference"`
-	Status      string                `dynamodbav:"status"`
-	Version     int64                 `dynamodbav:"version"`
-	Body        string                `dynamodbav:"body"`
-	AmountMinor *int64                `dynamodbav:"amount_minor,omitempty"`
-	PaidMinor   int64                 `dynamodbav:"paid_minor"`
-	CustomerID  *string               `dynamodbav:"customer_id,omitempty"`
-	PublicToken string                `dynamodbav:"public_token,omitempty"`
-	CreatedAt   time.Time             `dynamodbav:"created_at"`
-	UpdatedAt   time.Time             `dynamodbav:"updated_at"`
-	History     []historyEntry        `dynamodbav:"history"`
-	Payments    []document.PaymentRef `dynamodbav:"payments"`
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	GSI1PK      string `dynamodbav:"gsi1pk,omitempty"`
+	GSI1SK      string `dynamodbav:"gsi1sk,omitempty"`
+	ID          string `dynamodbav:"id"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+	Environment string `dynamodbav:"environment"`
+	Kind        string `dynamodbav:"kind"`
+	Reference   string `dynamodbav:"reference"`
+	Status      string `dynamodbav:"status"`
+	Version     int64  `dynamodbav:"version"`
+	Body        string `dynamodbav:"body"`
+	AmountMinor *int64 `dynamodbav:"amount_minor,omitempty"`
+	PaidMinor   int64  `dynamodbav:"paid_minor"`
+	// PaidAfterClose is written only by the settlement (ApplyOutcome).
+	PaidAfterClose int64                 `dynamodbav:"paid_after_close_minor,omitempty"`
+	CustomerID     *string               `dynamodbav:"customer_id,omitempty"`
+	PublicToken    string                `dynamodbav:"public_token,omitempty"`
+	CreatedAt      time.Time             `dynamodbav:"created_at"`
+	UpdatedAt      time.Time             `dynamodbav:"updated_at"`
+	History        []historyEntry        `dynamodbav:"history"`
+	Payments       []document.PaymentRef `dynamodbav:"payments"`
 	// Uses counts a payment link's live reservations and completed payments together (only
 	// when it has max_uses); Applying holds the intents whose outcome is being recorded (see
 	// webhook.DocumentLedger). Neither is part of the record.
@@ -200,6 +202,7 @@ func (it *documentItem) record() (*document.Record, error) {
 		Reference: it.Reference, Status: it.Status, Version: it.Version, Body: json.RawMessage(it.Body),
 		AmountMinor: it.AmountMinor, PaidMinor: it.PaidMinor, CustomerID: it.CustomerID, PublicToken: it.PublicToken,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, Payments: lastPayments(it.Payments), SearchText: it.Search,
+		PaidAfterCloseMinor: it.PaidAfterClose,
 	}
 	history := make([]document.HistoryEntry, len(it.History))
 	for i, e := range it.History {

@@ -153,9 +153,11 @@ func (s *Store) GetIntent(ctx context.Context, id string) (*intent.Stored, error
 	}
 	var st intent.Stored
 	snaps := map[string]map[string]types.AttributeValue{}
+	now := time.Now()
 	for _, item := range out.Items {
 		sk, _ := item["sk"].(*types.AttributeValueMemberS)
 		switch {
+		case !retained(item, now):
 		case sk == nil:
 		case sk.Value == "PAY":
 			if st.Payment, err = decodePayment(item); err != nil {
@@ -343,6 +345,7 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 func (s *Store) readIntents(ctx context.Context, keys []map[string]types.AttributeValue) (map[string]*intent.Stored, error) {
 	out := map[string]*intent.Stored{}
 	snaps := map[string]map[string]map[string]types.AttributeValue{}
+	now := time.Now()
 	for start := 0; start < len(keys); start += 100 {
 		items, err := s.batchGet(ctx, keys[start:min(start+100, len(keys))], "")
 		if err != nil {
@@ -351,7 +354,7 @@ func (s *Store) readIntents(ctx context.Context, keys []map[string]types.Attribu
 		for _, item := range items {
 			pkv, _ := item["pk"].(*types.AttributeValueMemberS)
 			skv, _ := item["sk"].(*types.AttributeValueMemberS)
-			if pkv == nil || skv == nil {
+			if pkv == nil || skv == nil || !retained(item, now) {
 				continue
 			}
 			id := strings.TrimPrefix(pkv.Value, "PAY#")

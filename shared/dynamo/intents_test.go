@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/payment"
-	"github.com/takapay/payments/shared/webhook"
 )
 
 func TestIntentsKey(t *testing.T) {
@@ -66,4 +66,4 @@ func TestPaymentWorkspaceFromEitherLayout(t *testing.T) {
 	}
 }
 
-var _ webhook.DocumentLedger = (*Store)(nil)
+var _ intent.Ledger = (*Store)(nil)

@@ -13,12 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/payment"
 )
 
-// Store implements webhook.DocumentLedger (asserted in the tests: dynamo does not import
-// webhook). A linked intent's event waits for it under GSI2 SETTLE#<shard> / <when its
-// delivery ended>#<event id> (RecordAttempt puts it there).
+// Store implements intent.Ledger. A linked intent's event waits for its document follow-up
+// under GSI2 SETTLE#<shard> / <when it was recorded>#<event id>, from the terminal write that
+// recorded it (outboxSet) until FinishSettlement moves it on.
+
+var _ intent.Ledger = (*Store)(nil)
 
 const settlePrefix = "SETTLE#"
 
@@ -42,15 +45,48 @@ func (s *Store) SettlePending(ctx context.Context, limit int) ([]payment.EventRe
 	return out, nil
 }
 
-// FinishSettlement marks the event settled and takes the intent out of GSI2 (one conditional
-// UpdateItem: the event must still be the intent's and unsettled).
-func (s *Store) FinishSettlement(ctx context.Context, invoiceID, eventID string) error {
-	_, err := s.updatePayment(ctx, invoiceID, "SET outbox.settled = :t REMOVE gsi2pk, gsi2sk",
-		"outbox.event_id = :eid AND attribute_not_exists(outbox.settled)", nil,
-		map[string]types.AttributeValue{
-			":t":   &types.AttributeValueMemberBOOL{Value: true},
-			":eid": &types.AttributeValueMemberS{Value: eventID},
-		})
+// FinishSettlement marks the event of p (as last read) settled and moves the intent from the
+// settle index to where its delivery stands: under OUTBOX# by its next attempt while it is
+// pending, out of GSI2 once it is delivered or failed. One conditional UpdateItem: the event
+// must still be unsettled and its delivery exactly as read (status and next attempt), so an
+// attempt recorded meanwhile makes it fail with payment.ErrStateChanged and the current
+// payment, to be placed again.
+func (s *Store) FinishSettlement(ctx context.Context, p *payment.Payment) (*payment.Payment, error) {
+	ob := p.Outbox
+	vals := map[string]types.AttributeValue{
+		":t":   &types.AttributeValueMemberBOOL{Value: true},
+		":eid": &types.AttributeValueMemberS{Value: ob.EventID},
+		":st":  &types.AttributeValueMemberS{Value: ob.Status},
+	}
+	update := "SET outbox.settled = :t REMOVE gsi2pk, gsi2sk"
+	cond := "outbox.event_id = :eid AND attribute_not_exists(outbox.settled) AND outbox.#st = :st"
+	if ob.Status == payment.DeliveryPending {
+		vals[":next"] = &types.AttributeValueMemberS{Value: formatTime(ob.NextAttemptAt)}
+		vals[":g2pk"] = &types.AttributeValueMemberS{Value: s.outboxPK(p.InvoiceID)}
+		vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(ob.NextAttemptAt, ob.EventID)}
+		update = "SET outbox.settled = :t, gsi2pk = :g2pk, gsi2sk = :g2sk"
+		cond += " AND outbox.next_attempt_at = :next"
+	}
+	return s.updatePayment(ctx, p.InvoiceID, update, cond, map[string]string{"#st": "status"}, vals)
+}
+
+// RetainSnapshot gives a linked intent's snapshot item its ttl (one UpdateItem; none when the
+// intent has no snapshot, or it is not stored).
+func (s *Store) RetainSnapshot(ctx context.Context, p *payment.Payment, until time.Time) error {
+	if p.SnapshotKey == "" {
+		return nil
+	}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Table),
+		Key:                       key(paymentPK(p.InvoiceID), p.SnapshotKey),
+		UpdateExpression:          aws.String("SET #ttl = :ttl"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  map[string]string{"#ttl": "ttl"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":ttl": epochSeconds(until)},
+	})
+	if isConditionFailed(err) {
+		return nil
+	}
 	return err
 }
 
@@ -60,49 +96,95 @@ func linkedDocKey(p *payment.Payment) map[string]types.AttributeValue {
 }
 
 // ApplyOutcome records a linked intent's terminal status on its document with one conditional
-// UpdateItem: the payments entry is appended, paid_minor grows by the amount of a COMPLETED
-// intent, a payment link's reserved use is released by any other outcome, and the intent id
-// joins the document's in-flight set — all on the condition that the id is not in that set,
-// so a second application changes nothing. A document that no longer exists (documents are
-// never deleted) has nothing to learn.
-func (s *Store) ApplyOutcome(ctx context.Context, p *payment.Payment) error {
+// UpdateItem, as e (intent.EffectOf) says: the payments entry is appended, a COMPLETED
+// intent's amount is added, a payment link's reserved use is released by any other outcome,
+// and the intent id joins the document's in-flight set — all on the condition that the id is
+// not in that set, so a second application changes nothing. The amount goes to paid_minor
+// while the document is open (issued, active); on a closed one (cancelled, archived) it goes
+// to paid_after_close_minor and the entry says after_close — decided by the write's own
+// condition, so a close racing the outcome cannot hide it. A document that no longer exists
+// (documents are never deleted) has nothing to learn.
+func (s *Store) ApplyOutcome(ctx context.Context, p *payment.Payment, e intent.Effect) error {
 	if !p.Linked() || p.FinishedAt == nil || !p.Status.Terminal() {
 		return fmt.Errorf("apply outcome: %s is not a finished linked intent", p.InvoiceID)
 	}
-	// A document.PaymentRef as the document item stores it (written by hand: this runs in the
-	// webhook sender, whose binary is kept small).
-	ref := &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-		"i": &types.AttributeValueMemberS{Value: p.InvoiceID},
-		"s": &types.AttributeValueMemberS{Value: string(p.Status)},
-		"a": &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(p.AmountMinor), 10)},
-		"t": &types.AttributeValueMemberS{Value: formatTime(*p.FinishedAt)},
-	}}}}
-	update := "SET payments = list_append(if_not_exists(payments, :none), :ref) ADD applying :ids"
-	vals := map[string]types.AttributeValue{
-		":ref":  ref,
-		":none": &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
-		":ids":  &types.AttributeValueMemberSS{Value: []string{p.InvoiceID}},
-		":id":   &types.AttributeValueMemberS{Value: p.InvoiceID},
+	apply := func(afterClose bool) error {
+		// A document.PaymentRef as the document item stores it.
+		entry := map[string]types.AttributeValue{
+			"i": &types.AttributeValueMemberS{Value: p.InvoiceID},
+			"s": &types.AttributeValueMemberS{Value: string(p.Status)},
+			"a": &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(p.AmountMinor), 10)},
+			"t": &types.AttributeValueMemberS{Value: formatTime(*p.FinishedAt)},
+		}
+		if afterClose {
+			entry["c"] = &types.AttributeValueMemberBOOL{Value: true}
+		}
+		update := "SET payments = list_append(if_not_exists(payments, :none), :ref) ADD applying :ids"
+		vals := map[string]types.AttributeValue{
+			":ref":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberM{Value: entry}}},
+			":none": &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+			":ids":  &types.AttributeValueMemberSS{Value: []string{p.InvoiceID}},
+			":id":   &types.AttributeValueMemberS{Value: p.InvoiceID},
+		}
+		cond := "attribute_exists(pk) AND NOT contains(applying, :id)"
+		var names map[string]string
+		if e.Paid > 0 {
+			vals[":amount"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(e.Paid, 10)}
+			names = map[string]string{"#status": "status"}
+			if afterClose {
+				update += ", paid_after_close_minor :amount"
+				cond += " AND #status IN (:cancelled, :archived)"
+				vals[":cancelled"] = &types.AttributeValueMemberS{Value: document.StatusCancelled}
+				vals[":archived"] = &types.AttributeValueMemberS{Value: document.StatusArchived}
+			} else {
+				update += ", paid_minor :amount"
+				cond += " AND #status IN (:issued, :active)"
+				vals[":issued"] = &types.AttributeValueMemberS{Value: document.StatusIssued}
+				vals[":active"] = &types.AttributeValueMemberS{Value: document.StatusActive}
+			}
+		}
+		if e.ReleaseUse {
+			update += ", uses :release"
+			vals[":release"] = &types.AttributeValueMemberN{Value: "-1"}
+		}
+		_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(s.Table),
+			Key:                       linkedDocKey(p),
+			UpdateExpression:          aws.String(update),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: vals,
+		})
+		return err
 	}
-	switch {
-	case p.Status == payment.Completed:
-		update += ", paid_minor :amount"
-		vals[":amount"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(p.AmountMinor), 10)}
-	case p.ReservedUse:
-		update += ", uses :release"
-		vals[":release"] = &types.AttributeValueMemberN{Value: "-1"}
+	err := apply(false)
+	if isConditionFailed(err) && e.Paid > 0 {
+		err = apply(true) // the document was closed: the money is recorded as paid after close
 	}
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.Table),
-		Key:                       linkedDocKey(p),
-		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String("attribute_exists(pk) AND NOT contains(applying, :id)"),
-		ExpressionAttributeValues: vals,
-	})
 	if isConditionFailed(err) {
 		return nil // applied already (or no such document)
 	}
 	return err
+}
+
+// DocumentStatus reads the status of the document a linked intent was priced from (one
+// strongly consistent GetItem of that attribute); "" when there is none.
+func (s *Store) DocumentStatus(ctx context.Context, p *payment.Payment) (string, error) {
+	if !p.Linked() {
+		return "", nil
+	}
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.Table), Key: linkedDocKey(p), ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("#status"), ExpressionAttributeNames: map[string]string{"#status": "status"},
+	})
+	if err != nil {
+		return "", err
+	}
+	v, _ := out.Item["status"].(*types.AttributeValueMemberS)
+	if v == nil {
+		return "", nil
+	}
+	return v.Value, nil
 }
 
 // ClaimSettlement takes the event's follow-up until until (one conditional UpdateItem: the

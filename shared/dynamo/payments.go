@@ -47,6 +47,7 @@ type paymentItem struct {
 	UpdatedAt       time.Time         `dynamodbav:"updated_at"`
 	FirstVerifiedAt *time.Time        `dynamodbav:"first_verified_at,omitempty"`
 	ExpiresAt       time.Time         `dynamodbav:"expires_at"`
+	LockBy          *time.Time        `dynamodbav:"lock_by,omitempty"`
 	MerchantName    string            `dynamodbav:"merchant_name,omitempty"`
 	LockRoute       string            `dynamodbav:"lock_route,omitempty"`
 	LockPayer       string            `dynamodbav:"lock_payer,omitempty"`
@@ -61,13 +62,19 @@ type paymentItem struct {
 	Quantity        int64  `dynamodbav:"qty,omitempty"`
 	SnapshotHash    string `dynamodbav:"snap,omitempty"` // the snapshot item's sort key is SNAP#<snap>
 	ReservedUse     bool   `dynamodbav:"use,omitempty"`
+	// TTL (epoch seconds) is set when the payment ends other than COMPLETED
+	// (payment.RetainUntil); past it the item reads as absent.
+	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
-// GSI2 is sparse, KEYS_ONLY, and follows a payment with a webhook_url through its life: while
-// PENDING it sits under EXPIRY#<shard> (sort key: expires_at), so the scheduled sweep can
-// expire it and emit payment.expired even if nobody looks at it again; once terminal, under
-// OUTBOX#<shard> (sort key: when the event's next attempt is due, then "#" and the event id)
-// until its event is delivered or failed; then nowhere. The shard (FNV-1a of the invoice id,
+// GSI2 is sparse, KEYS_ONLY, and follows a payment that needs events (a webhook_url, or a
+// linked intent) through its life: while PENDING it sits under EXPIRY#<shard> (sort key: its
+// expiry, payment.Expiry, with "#s" after it for a linked intent), so the scheduled sweep can
+// expire it and emit payment.expired even if nobody looks at it again. Once terminal, a linked
+// intent's event sits under SETTLE#<shard> (sort key: when it was recorded, "#", the event
+// id) until its document has the outcome — whatever happens to the webhook meanwhile — and
+// then, like any event, under OUTBOX#<shard> (sort key: when the event's next attempt is due,
+// then "#" and the event id) until it is delivered or failed; then nowhere. The shard (FNV-1a of the invoice id,
 // modulo GSI2Shards) spreads the writes over many partition key values: no hot partition.
 // Projecting keys only means a change that keeps the index keys (a lock, an attempt that keeps
 // its due time) writes nothing to the index; the keys carry all the sweep needs.
@@ -101,6 +108,30 @@ func (s *Store) outboxPK(invoiceID string) string { return outboxPrefix + s.shar
 // outboxSK orders pending events by due time and carries the event id for the keys-only sweep.
 func outboxSK(next time.Time, eventID string) string { return formatTime(next) + "#" + eventID }
 
+// linkedExpiry marks a linked intent's EXPIRY# sort key: its expiry event has a document
+// follow-up, which the sweep needs to know without reading the item.
+const linkedExpiry = "#s"
+
+// expirySK is a pending payment's EXPIRY# sort key.
+func expirySK(p *payment.Payment) string {
+	sk := formatTime(p.Expiry())
+	if p.Linked() {
+		sk += linkedExpiry
+	}
+	return sk
+}
+
+// retained reports whether an item is still there as far as readers go: an item whose ttl
+// (epoch seconds) has passed is absent, whether or not DynamoDB has deleted it yet.
+func retained(item map[string]types.AttributeValue, now time.Time) bool {
+	n, ok := item["ttl"].(*types.AttributeValueMemberN)
+	if !ok {
+		return true
+	}
+	ttl, err := strconv.ParseInt(n.Value, 10, 64)
+	return err != nil || ttl > now.Unix()
+}
+
 // GSI2 is the name of the table's second global secondary index.
 const GSI2 = "gsi2"
 
@@ -116,7 +147,7 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		RequestHash: hexBytes(p.RequestHash),
 		CreatedAt:   p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(), FirstVerifiedAt: p.FirstVerifiedAt,
 		ExpiresAt: p.ExpiresAt.UTC(), MerchantName: p.MerchantName, LockRoute: p.LockRoute, LockPayer: p.LockPayer,
-		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox,
+		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox, LockBy: p.LockBy,
 		GSI3PK:     intentsPK(p.WorkspaceID, p.Environment),
 		DocumentID: p.Source.DocumentID, DocumentVersion: p.Source.DocumentVersion, Quantity: p.Source.Quantity,
 		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix), ReservedUse: p.ReservedUse,
@@ -125,7 +156,7 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		it.SourceKind = string(k)
 	}
 	if p.NeedsEvents() && p.Status == payment.Pending {
-		it.GSI2PK, it.GSI2SK = s.expiryPK(p.InvoiceID), formatTime(p.ExpiresAt)
+		it.GSI2PK, it.GSI2SK = s.expiryPK(p.InvoiceID), expirySK(p)
 	}
 	return it
 }
@@ -140,7 +171,7 @@ func (it *paymentItem) payment() *payment.Payment {
 		RequestHash: hex.EncodeToString(it.RequestHash),
 		CreatedAt:   it.CreatedAt, UpdatedAt: it.UpdatedAt, FirstVerifiedAt: it.FirstVerifiedAt,
 		ExpiresAt: it.ExpiresAt, MerchantName: it.MerchantName, LockRoute: it.LockRoute, LockPayer: it.LockPayer,
-		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox,
+		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox, LockBy: it.LockBy,
 		Source: payment.Source{Kind: payment.SourceKind(it.SourceKind), DocumentID: it.DocumentID,
 			DocumentVersion: it.DocumentVersion, Quantity: it.Quantity},
 		ReservedUse: it.ReservedUse,
@@ -178,10 +209,14 @@ func (s *Store) CreatePayment(ctx context.Context, p *payment.Payment) (*payment
 	if err != nil {
 		return nil, err
 	}
+	// An item past its ttl is absent (DynamoDB deletes it only eventually; dynalite never):
+	// its id may be created again.
 	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           aws.String(s.Table),
 		Item:                                av,
-		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ConditionExpression:                 aws.String("attribute_not_exists(pk) OR #ttl < :now"),
+		ExpressionAttributeNames:            map[string]string{"#ttl": "ttl"},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":now": epochSeconds(time.Now())},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err == nil {
@@ -206,10 +241,11 @@ func (s *Store) CreatePayment(ctx context.Context, p *payment.Payment) (*payment
 	return existing, payment.ErrExists
 }
 
-// GetPayment reads a payment with one strongly consistent GetItem; nil when absent.
+// GetPayment reads a payment with one strongly consistent GetItem; nil when absent (or past
+// its retention).
 func (s *Store) GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error) {
 	item, err := s.get(ctx, paymentPK(invoiceID), "PAY")
-	if err != nil || item == nil {
+	if err != nil || item == nil || !retained(item, time.Now()) {
 		return nil, err
 	}
 	return decodePayment(item)
@@ -286,23 +322,35 @@ func (s *Store) updatePayment(ctx context.Context, invoiceID, update, cond strin
 	return p, payment.ErrStateChanged
 }
 
-// LockPayment records the payer's route and identity once: only a PENDING, unexpired,
-// unlocked payment takes a lock (one conditional UpdateItem).
-func (s *Store) LockPayment(ctx context.Context, invoiceID, route, payer string, now time.Time) (*payment.Payment, error) {
-	return s.updatePayment(ctx, invoiceID,
-		"SET lock_route = :route, lock_payer = :payer, locked_at = :now, updated_at = :now",
-		"#status = :pending AND expires_at > :now AND attribute_not_exists(lock_route)",
-		map[string]string{"#status": "status"},
-		map[string]types.AttributeValue{
-			":route":   &types.AttributeValueMemberS{Value: route},
-			":payer":   &types.AttributeValueMemberS{Value: payer},
-			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
-			":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
-		})
+// LockPayment records the payer's route and identity once: only a PENDING, unexpired
+// (payment.Expiry), unlocked payment takes a lock (one conditional UpdateItem). The lock ends
+// the use hold (lock_by): the intent now lives to its expires_at, and a pending one in the
+// expiry index moves there.
+func (s *Store) LockPayment(ctx context.Context, p *payment.Payment, route, payer string, now time.Time) (*payment.Payment, error) {
+	vals := map[string]types.AttributeValue{
+		":route":   &types.AttributeValueMemberS{Value: route},
+		":payer":   &types.AttributeValueMemberS{Value: payer},
+		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
+	}
+	update := "SET lock_route = :route, lock_payer = :payer, locked_at = :now, updated_at = :now"
+	if p.LockBy != nil && p.NeedsEvents() {
+		locked := *p
+		locked.LockBy = nil
+		vals[":g2sk"] = &types.AttributeValueMemberS{Value: expirySK(&locked)}
+		update += ", gsi2sk = :g2sk"
+	}
+	if p.LockBy != nil {
+		update += " REMOVE lock_by"
+	}
+	return s.updatePayment(ctx, p.InvoiceID, update,
+		"#status = :pending AND expires_at > :now AND (attribute_not_exists(lock_by) OR lock_by > :now) AND attribute_not_exists(lock_route)",
+		map[string]string{"#status": "status"}, vals)
 }
 
 // outboxSet adds the pending delivery to an update: set in the same conditional write as the
-// state change, so an event is recorded if and only if the change happened.
+// state change, so an event is recorded if and only if the change happened. A linked intent's
+// event (d.Settle) goes to the settle index first, any other to the pending-delivery index.
 func (s *Store) outboxSet(invoiceID, update string, vals map[string]types.AttributeValue, d *payment.Delivery) (string, error) {
 	if d == nil {
 		return update + " REMOVE gsi2pk, gsi2sk", nil
@@ -317,16 +365,31 @@ func (s *Store) outboxSet(invoiceID, update string, vals map[string]types.Attrib
 	}
 	vals[":outbox"] = av
 	vals[":g2pk"] = &types.AttributeValueMemberS{Value: s.outboxPK(invoiceID)}
+	if d.Settle {
+		vals[":g2pk"] = &types.AttributeValueMemberS{Value: s.settlePK(invoiceID)}
+	}
 	vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(d.NextAttemptAt, d.EventID)}
 	return update + ", outbox = :outbox, gsi2pk = :g2pk, gsi2sk = :g2sk", nil
 }
 
-// FinishPayment moves a PENDING, unexpired payment to a terminal status with one conditional
-// UpdateItem whose condition names the state it leaves, so of two racing outcomes only one
-// can win. requireLock demands that the payer has locked a route (provider outcomes). The
-// webhook delivery d (nil for none) is recorded in the same write.
+// retainSet adds the ttl of a payment that reaches status to at now (payment.RetainUntil) to
+// an update.
+func retainSet(update string, names map[string]string, vals map[string]types.AttributeValue, to payment.Status, now time.Time) string {
+	until := payment.RetainUntil(to, now)
+	if until.IsZero() {
+		return update
+	}
+	names["#ttl"], vals[":ttl"] = "ttl", epochSeconds(until)
+	return update + ", #ttl = :ttl"
+}
+
+// FinishPayment moves a PENDING, unexpired (payment.Expiry) payment to a terminal status with
+// one conditional UpdateItem whose condition names the state it leaves, so of two racing
+// outcomes only one can win. requireLock demands that the payer has locked a route (provider
+// outcomes). The webhook delivery d (nil for none) is recorded in the same write, and so is
+// the retention of an outcome other than COMPLETED.
 func (s *Store) FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, d *payment.Delivery, now time.Time) (*payment.Payment, error) {
-	cond := "#status = :pending AND expires_at > :now"
+	cond := "#status = :pending AND expires_at > :now AND (attribute_not_exists(lock_by) OR lock_by > :now)"
 	if requireLock {
 		cond += " AND attribute_exists(lock_route)"
 	}
@@ -335,34 +398,42 @@ func (s *Store) FinishPayment(ctx context.Context, invoiceID string, to payment.
 		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
 		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
 	}
-	update, err := s.outboxSet(invoiceID, "SET #status = :to, finished_at = :now, updated_at = :now", vals, d)
+	names := map[string]string{"#status": "status"}
+	update, err := s.outboxSet(invoiceID, retainSet("SET #status = :to, finished_at = :now, updated_at = :now", names, vals, to, now), vals, d)
 	if err != nil {
 		return nil, err
 	}
-	return s.updatePayment(ctx, invoiceID, update, cond, map[string]string{"#status": "status"}, vals)
+	return s.updatePayment(ctx, invoiceID, update, cond, names, vals)
 }
 
 // ExpirePayment records EXPIRED for a PENDING payment whose expiry has passed (readers treat
-// it as expired either way; this makes the state explicit and emits its event).
+// it as expired either way; this makes the state explicit and emits its event). Its expiry is
+// expires_at, or lock_by while nobody has locked it (the lock removes lock_by, and lock_by is
+// never after expires_at), and that is when it finished.
 func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, d *payment.Delivery, now time.Time) (*payment.Payment, error) {
 	vals := map[string]types.AttributeValue{
 		":expired": &types.AttributeValueMemberS{Value: string(payment.Expired)},
 		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
 		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
 	}
-	update, err := s.outboxSet(invoiceID, "SET #status = :expired, finished_at = expires_at, updated_at = :now", vals, d)
+	names := map[string]string{"#status": "status"}
+	update := retainSet("SET #status = :expired, finished_at = if_not_exists(lock_by, expires_at), updated_at = :now", names, vals, payment.Expired, now)
+	update, err := s.outboxSet(invoiceID, update, vals, d)
 	if err != nil {
 		return nil, err
 	}
-	return s.updatePayment(ctx, invoiceID, update, "#status = :pending AND expires_at <= :now", map[string]string{"#status": "status"}, vals)
+	return s.updatePayment(ctx, invoiceID, update, "#status = :pending AND (expires_at <= :now OR lock_by <= :now)", names, vals)
 }
 
 // RecordAttempt stores the outcome of one delivery attempt of a pending event (one
 // conditional UpdateItem: the event must still be the payment's and still pending). A pending
 // event's next attempt is due at next (its GSI2 sort key follows); a final status (delivered,
-// failed) takes the payment out of the pending-delivery index — into the settle index when
-// settle is set (a linked intent: its document follow-up is still to do).
-func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, settle bool, now, next time.Time) error {
+// failed) takes the payment out of the pending-delivery index. unsettled says the event is a
+// linked intent's whose document follow-up is not done: it is in the settle index, which the
+// attempt leaves alone (the condition requires it still unsettled; FinishSettlement then
+// places it by the delivery state it finds), and ErrStateChanged means it was settled
+// meanwhile: record the attempt again as settled.
+func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, unsettled bool, now, next time.Time) error {
 	vals := map[string]types.AttributeValue{
 		":n":       &types.AttributeValueMemberN{Value: strconv.Itoa(attempts)},
 		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
@@ -373,20 +444,21 @@ func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, at
 		":pending": &types.AttributeValueMemberS{Value: payment.DeliveryPending},
 	}
 	update := "SET outbox.attempts = :n, outbox.last_attempt_at = :now, outbox.#st = :st, outbox.last_http_status = :code, outbox.detail = :detail"
+	cond := "outbox.event_id = :eid AND outbox.#st = :pending"
 	if status == payment.DeliveryPending {
 		vals[":next"] = &types.AttributeValueMemberS{Value: formatTime(next)}
+		update += ", outbox.next_attempt_at = :next"
+	}
+	switch {
+	case unsettled:
+		cond += " AND attribute_not_exists(outbox.settled)"
+	case status == payment.DeliveryPending:
 		vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(next, eventID)}
-		update += ", outbox.next_attempt_at = :next, gsi2sk = :g2sk"
-	} else if settle {
-		// A linked intent's event: its document follow-up is next (the re-drive's Settle).
-		vals[":g2pk"] = &types.AttributeValueMemberS{Value: s.settlePK(invoiceID)}
-		vals[":g2sk"] = &types.AttributeValueMemberS{Value: outboxSK(now, eventID)}
-		update += ", gsi2pk = :g2pk, gsi2sk = :g2sk"
-	} else {
+		update += ", gsi2sk = :g2sk"
+	default:
 		update += " REMOVE gsi2pk, gsi2sk"
 	}
-	_, err := s.updatePayment(ctx, invoiceID, update, "outbox.event_id = :eid AND outbox.#st = :pending",
-		map[string]string{"#st": "status"}, vals)
+	_, err := s.updatePayment(ctx, invoiceID, update, cond, map[string]string{"#st": "status"}, vals)
 	return err
 }
 
@@ -423,19 +495,19 @@ func (s *Store) PendingDeliveries(ctx context.Context, dueBefore time.Time, limi
 	return out, nil
 }
 
-// ExpiredPending lists PENDING payments with a webhook_url whose expiry has passed (every GSI2
-// expiry shard, keys only; at most limit): the sweep expires them so their payment.expired
-// event is sent.
-func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	keys, err := s.sweep(ctx, expiryPrefix, formatTime(now)+"~", limit) // "~" sorts after any fraction
+// ExpiredPending lists PENDING payments that need events (a webhook_url, or a linked intent)
+// whose expiry has passed (every GSI2 expiry shard, keys only; at most limit): the sweep
+// expires them so their payment.expired event is sent and their document learns it.
+func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([]payment.Expiring, error) {
+	keys, err := s.sweep(ctx, expiryPrefix, formatTime(now)+"~", limit) // "~" sorts after any fraction and "#s"
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(keys))
+	out := make([]payment.Expiring, 0, len(keys))
 	for _, k := range keys {
-		ids = append(ids, k.invoiceID)
+		out = append(out, payment.Expiring{InvoiceID: k.invoiceID, Linked: strings.HasSuffix(k.sk, linkedExpiry)})
 	}
-	return ids, nil
+	return out, nil
 }
 
 type sweptKey struct{ invoiceID, sk string }

@@ -75,26 +75,30 @@ func (s *Store) PublicDocument(ctx context.Context, token string) (*document.Rec
 }
 
 // ReserveInvoiceIntent makes id the invoice's live intent until expires, with one conditional
-// UpdateItem: the invoice must still be issued, and have no live intent, or one that expired
-// (by now) or is replace (a live intent that ended). intent.ErrLiveIntentTaken when another
-// request got there first.
-func (s *Store) ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires, now time.Time, replace string) error {
+// UpdateItem: the invoice must still be issued and name no live intent, or name replace — the
+// one the caller read and found ended other than COMPLETED (intent.Linker decides; time plays
+// no part here, so a COMPLETED live intent is never replaced however old its reservation).
+// intent.ErrLiveIntentTaken when another request got there first.
+func (s *Store) ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires time.Time, replace string) error {
+	cond := "#status = :issued AND attribute_not_exists(live_intent)"
+	vals := map[string]types.AttributeValue{
+		":live": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"i": &types.AttributeValueMemberS{Value: id},
+			"e": &types.AttributeValueMemberS{Value: formatTime(expires)},
+		}},
+		":issued": &types.AttributeValueMemberS{Value: document.StatusIssued},
+	}
+	if replace != "" {
+		cond = "#status = :issued AND live_intent.i = :replace"
+		vals[":replace"] = &types.AttributeValueMemberS{Value: replace}
+	}
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:        aws.String(s.Table),
-		Key:              key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
-		UpdateExpression: aws.String("SET live_intent = :live"),
-		ConditionExpression: aws.String("#status = :issued AND (attribute_not_exists(live_intent) OR " +
-			"live_intent.i = :replace OR live_intent.e <= :now)"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":live": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-				"i": &types.AttributeValueMemberS{Value: id},
-				"e": &types.AttributeValueMemberS{Value: formatTime(expires)},
-			}},
-			":issued":  &types.AttributeValueMemberS{Value: document.StatusIssued},
-			":replace": &types.AttributeValueMemberS{Value: replace},
-			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
-		},
+		TableName:                 aws.String(s.Table),
+		Key:                       key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		UpdateExpression:          aws.String("SET live_intent = :live"),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: vals,
 	})
 	if isConditionFailed(err) {
 		return intent.ErrLiveIntentTaken

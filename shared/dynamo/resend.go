@@ -58,7 +58,9 @@ func (s *Store) ResendDelivery(ctx context.Context, invoiceID string, prev *paym
 	}
 	names := map[string]string{"#st": "status"}
 	update := "SET outbox.next_attempt_at = :now, gsi2pk = :g2pk, gsi2sk = :g2sk"
-	cond := "outbox.event_id = :eid AND outbox.#st = :st"
+	// A linked intent's event stays in the settle index until its document has the outcome
+	// (FinishSettlement places it then): a resend never moves it out early.
+	cond := "outbox.event_id = :eid AND outbox.#st = :st AND (attribute_not_exists(src) OR attribute_exists(outbox.settled))"
 	if prev.Status != payment.DeliveryPending {
 		vals[":pending"] = &types.AttributeValueMemberS{Value: payment.DeliveryPending}
 		vals[":n"] = &types.AttributeValueMemberN{Value: strconv.Itoa(prev.Attempts)}

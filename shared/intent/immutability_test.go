@@ -36,7 +36,9 @@ var namedImmutable = []string{"amount_minor", "currency", "reference", "src", "d
 // verification). Every other attribute, whatever its name, must stay byte-identical and none
 // may appear or disappear.
 var mutableAttributes = []string{"status", "updated_at", "expires_at", "finished_at", "locked_at",
-	"lock_route", "lock_payer", "outbox", "gsi2pk", "gsi2sk", "first_verified_at"}
+	"lock_route", "lock_payer", "outbox", "gsi2pk", "gsi2sk", "first_verified_at",
+	// The use hold ends at the lock; an outcome other than COMPLETED sets the retention.
+	"lock_by", "ttl"}
 
 // The five statuses an intent may be in.
 var intentStatuses = []string{"PENDING", "COMPLETED", "FAILED", "CANCELLED", "EXPIRED"}

@@ -102,10 +102,14 @@ type Intent struct {
 	Snapshot    *Snapshot        `json:"snapshot,omitempty"`
 	PaymentURL  string           `json:"payment_url"`
 	ExpiresAt   time.Time        `json:"expires_at"`
-	CreatedAt   time.Time        `json:"created_at"`
-	UpdatedAt   time.Time        `json:"updated_at"`
-	History     []HistoryEntry   `json:"history"`
-	Metadata    json.RawMessage  `json:"metadata,omitempty"`
+	// StartBy is when a PENDING intent that holds one of a payment link's max_uses expires
+	// unless its payer has started paying (locked a route) by then: payment.UseHold after
+	// create. Omitted once started, and for every other intent.
+	StartBy   *time.Time      `json:"start_by,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	History   []HistoryEntry  `json:"history"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Linked returns the new PENDING payment of a linked intent priced at price: id, workspace,
@@ -178,7 +182,7 @@ func PriceInvoice(doc *document.Record) (*Price, error) {
 	}
 	outstanding := total - doc.PaidMinor
 	if outstanding <= 0 {
-		return nil, apierr.New(apierr.StateConflict, "cannot pay an issued invoice with nothing outstanding: %d of its %d paisa are paid", doc.PaidMinor, total)
+		return nil, apierr.New(apierr.StateConflict, "this invoice has been paid: %d of its %d paisa are paid, nothing is outstanding", doc.PaidMinor, total)
 	}
 	if outstanding > int64(MaxAmountMinor) {
 		// Unreachable while document.MaxMinor == money.MaxPaisa; kept so the bound is explicit.

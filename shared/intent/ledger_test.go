@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
@@ -62,10 +63,12 @@ func newLedger(a *localapi.TestAPI) *ledger {
 		redrive: registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"])}
 }
 
-// run drains the queue and settles; it returns how many events were settled.
+// run drains the queue (the sender settles each linked event it receives) and runs the
+// re-drive's settle sweep; it returns how many events left the settle index meanwhile.
 func (l *ledger) run(t *testing.T) int {
 	t.Helper()
 	ctx := context.Background()
+	before := l.waiting(t)
 	for idle := 0; idle < 3; {
 		n, err := l.poller.RunOnce(ctx)
 		if err != nil {
@@ -75,11 +78,20 @@ func (l *ledger) run(t *testing.T) int {
 			idle++
 		}
 	}
-	n, err := l.redrive.Settle(ctx)
+	if _, err := l.redrive.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return before - l.waiting(t)
+}
+
+// waiting counts the events in the settle index.
+func (l *ledger) waiting(t *testing.T) int {
+	t.Helper()
+	refs, err := l.a.Store.SettlePending(context.Background(), 10000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return len(refs)
 }
 
 // An invoice learns its intents' outcomes: a cancelled intent is listed, a completed one is
@@ -117,7 +129,7 @@ func TestInvoiceLearnsItsPayments(t *testing.T) {
 		if err != nil || p.Outbox == nil || !p.Outbox.Applied || !p.Outbox.Settled {
 			t.Fatalf("intent %s after the follow-up: %+v %v", id, p.Outbox, err)
 		}
-		if done, err := webhook.SettleOne(context.Background(), a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}, time.Now()); err != nil || done {
+		if done, err := intent.SettleRef(context.Background(), a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}, time.Now()); err != nil || done {
 			t.Fatalf("settling a settled event again: %v %v", done, err)
 		}
 	}
@@ -142,26 +154,18 @@ func TestDocumentFollowUpRecoversFromACrashBetweenItsWrites(t *testing.T) {
 	inv := issuedInvoice(t, a)
 	it, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`"}`)
 	pay(t, a, it.PaymentURL, "approve")
-	for idle := 0; idle < 3; { // the sender only: the event now waits for its follow-up
-		n, err := l.poller.RunOnce(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			idle++
-		}
-	}
+	// No settler has run yet (the queue is not drained): the event waits for its follow-up.
 	p, err := a.Store.GetPayment(ctx, it.ID)
-	if err != nil || p.Outbox == nil || p.Outbox.Status != payment.DeliveryDelivered || p.Outbox.Applied {
-		t.Fatalf("event after the sender: %+v %v", p.Outbox, err)
+	if err != nil || p.Outbox == nil || p.Outbox.Status != payment.DeliveryPending || p.Outbox.Applied {
+		t.Fatalf("event after the approve: %+v %v", p.Outbox, err)
 	}
 	// Steps 0 and 1 happened, then the process died: the intent does not know the document
 	// has it, and its claim holds until the lease ends.
 	now := time.Now()
-	if ok, err := a.Store.ClaimSettlement(ctx, it.ID, p.Outbox.EventID, now, now.Add(webhook.SettleLease)); err != nil || !ok {
+	if ok, err := a.Store.ClaimSettlement(ctx, it.ID, p.Outbox.EventID, now, now.Add(intent.SettleLease)); err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	if err := a.Store.ApplyOutcome(ctx, p); err != nil {
+	if err := a.Store.ApplyOutcome(ctx, p, intent.EffectOf(p)); err != nil {
 		t.Fatal(err)
 	}
 	if got := getDocument(t, a, "invoices", inv); got.PaidMinor != invoiceTotal {
@@ -176,7 +180,7 @@ func TestDocumentFollowUpRecoversFromACrashBetweenItsWrites(t *testing.T) {
 		t.Fatalf("a run took over an unexpired claim: %+v", p.Outbox)
 	}
 	later := l.redrive
-	later.Now = func() time.Time { return time.Now().Add(webhook.SettleLease + time.Second) }
+	later.Now = func() time.Time { return time.Now().Add(intent.SettleLease + time.Second) }
 	if n, err := later.Settle(ctx); err != nil || n != 1 {
 		t.Fatalf("the run after the lease settled %d (%v), want 1", n, err)
 	}
@@ -189,21 +193,15 @@ func TestDocumentFollowUpRecoversFromACrashBetweenItsWrites(t *testing.T) {
 	inv2 := issuedInvoice(t, a)
 	it2, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv2+`"}`)
 	pay(t, a, it2.PaymentURL, "approve")
-	for idle := 0; idle < 3; {
-		n, _ := l.poller.RunOnce(ctx)
-		if n == 0 {
-			idle++
-		}
-	}
 	p2, _ := a.Store.GetPayment(ctx, it2.ID)
 	now = time.Now()
-	if ok, err := a.Store.ClaimSettlement(ctx, it2.ID, p2.Outbox.EventID, now, now.Add(webhook.SettleLease)); err != nil || !ok {
+	if ok, err := a.Store.ClaimSettlement(ctx, it2.ID, p2.Outbox.EventID, now, now.Add(intent.SettleLease)); err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	if err := a.Store.ApplyOutcome(ctx, p2); err != nil {
+	if err := a.Store.ApplyOutcome(ctx, p2, intent.EffectOf(p2)); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Store.MarkApplied(ctx, it2.ID, p2.Outbox.EventID, now.Add(webhook.SettleLease)); err != nil {
+	if err := a.Store.MarkApplied(ctx, it2.ID, p2.Outbox.EventID, now.Add(intent.SettleLease)); err != nil {
 		t.Fatal(err)
 	}
 	if n := l.run(t); n != 1 {
@@ -247,16 +245,8 @@ func TestConcurrentCompletionsOfOneLinkAddUpExactly(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for idle := 0; idle < 3; {
-		got, err := l.poller.RunOnce(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got == 0 {
-			idle++
-		}
-	}
-	// Every follow-up at once, each twice (a duplicate run racing the first).
+	// Every follow-up at once, each twice (a duplicate run racing the first), before the sender
+	// has seen any of their events.
 	errs := make(chan error, 2*n)
 	var settled atomic.Int64
 	for _, id := range ids {
@@ -268,7 +258,7 @@ func TestConcurrentCompletionsOfOneLinkAddUpExactly(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				done, err := webhook.SettleOne(ctx, a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}, time.Now())
+				done, err := intent.SettleRef(ctx, a.Store, payment.EventRef{InvoiceID: id, EventID: p.Outbox.EventID}, time.Now())
 				if done {
 					settled.Add(1)
 				}

@@ -137,7 +137,7 @@ func TestPriceInvoiceOutstanding(t *testing.T) {
 	for _, paid := range []int64{total, total + 1} {
 		rec.PaidMinor = paid
 		_, err := PriceInvoice(rec)
-		wantCode(t, err, apierr.StateConflict, "issued", "nothing outstanding")
+		wantCode(t, err, apierr.StateConflict, "has been paid", "nothing is outstanding")
 	}
 	rec.PaidMinor = -1
 	_, err := PriceInvoice(rec)

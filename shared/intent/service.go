@@ -54,27 +54,14 @@ type ListQuery struct {
 // was not: the intent exists (a retry of the same request writes the snapshot).
 var ErrSnapshotWrite = errors.New("intent: the snapshot was not written")
 
-// ErrLiveIntentTaken is returned when another request made its intent an invoice's live one
-// first (the public page's reservation).
-var ErrLiveIntentTaken = errors.New("intent: the invoice's live intent changed")
-
-// ErrNoUsesLeft is returned by Store.ReserveUse when a payment link's uses are all taken.
-var ErrNoUsesLeft = errors.New("intent: the payment link has no uses left")
-
 // ErrBadCursor is returned by ListIntents when the cursor names no intent of the list.
 var ErrBadCursor = errors.New("intent: cursor is not an intent of this list")
 
 // Store persists intents. Every write is one single-item conditional write of the payment.
 type Store interface {
-	// CreateIntent writes a new intent: the payment with one conditional PutItem (p.SnapshotKey
-	// names the snapshot), then, only if that write created it, the snapshot (PutSnapshot). When
-	// the id exists it returns payment.ErrExists and the stored payment, and writes nothing.
-	CreateIntent(ctx context.Context, p *payment.Payment, snap *Snapshot) (*payment.Payment, error)
-	// PutSnapshot writes an intent's snapshot under the key it encodes to, unless one is there.
-	PutSnapshot(ctx context.Context, intentID string, snap *Snapshot) error
-	// GetIntent reads an intent and its snapshot (one strongly consistent read); nil when
-	// there is no such intent.
-	GetIntent(ctx context.Context, id string) (*Stored, error)
+	// LinkedStore: CreateIntent, PutSnapshot, GetIntent (one strongly consistent read of an
+	// intent and its snapshot; nil when there is none) and the linked-intent reservations.
+	LinkedStore
 	// ListIntents returns a page and the cursor of the next one ("" when none); ErrBadCursor
 	// for a cursor that is not an intent of the list.
 	ListIntents(ctx context.Context, q ListQuery) ([]Stored, string, error)
@@ -84,13 +71,6 @@ type Store interface {
 	// FinishPayment and MarkFirstVerified are the payment's (see package dynamo).
 	FinishPayment(ctx context.Context, invoiceID string, to payment.Status, requireLock bool, d *payment.Delivery, now time.Time) (*payment.Payment, error)
 	MarkFirstVerified(ctx context.Context, invoiceID string, at time.Time) (time.Time, bool, error)
-	// ReserveUse takes one of a payment link's max_uses (ErrNoUsesLeft when completed payments
-	// and live intents hold them all) and ReleaseUse gives one back; each one conditional write.
-	ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error
-	ReleaseUse(ctx context.Context, doc *document.Record) error
-	// ReserveInvoiceIntent makes id the invoice's live intent until expires, on the condition
-	// that it has none, or one that expired by now, or replace (ErrLiveIntentTaken otherwise).
-	ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires, now time.Time, replace string) error
 	// GetWorkspace reads the workspace (its name is shown to payers; a key carries it, a
 	// dashboard session does not).
 	GetWorkspace(ctx context.Context, id string) (*auth.Workspace, error)
@@ -332,75 +312,37 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		return nil, err
 	}
 	now := s.now()
-	p := &payment.Payment{
-		InvoiceID: payment.InvoiceIDForKey(req.ws, req.env, key), WorkspaceID: req.ws, Environment: req.env,
-		Status: payment.Pending, Currency: payment.Currency, CreatedAt: now, UpdatedAt: now,
-		IdempotencyKey: key, MerchantName: req.id.WorkspaceName,
-	}
-	obs.Annotate(ctx, slog.String("invoice_id", p.InvoiceID))
-	var snap *Snapshot
-	var opts payment.Options
-	var reserved *document.Record // the payment link whose use this create holds
-	if standalone != nil {
-		p.AmountMinor, p.Reference, p.RequestHash = standalone.Amount, standalone.Reference, standalone.Hash()
-		p.CustomerName, p.CustomerEmail, p.CustomerPhone = standalone.CustomerName, standalone.CustomerEmail, standalone.CustomerPhone
-		opts = payment.Options{RedirectURL: standalone.RedirectURL, CancelURL: standalone.CancelURL,
-			WebhookURL: standalone.WebhookURL, Metadata: standalone.Metadata, ExpiresIn: standalone.ExpiresIn}
-		if p.Reference == "" {
-			if p.Reference, err = payment.NewReference(); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		opts, p.RequestHash = linked.Options, linked.Hash()
-		price, doc, err := s.price(ctx, req, linked, now)
-		if err != nil {
-			// A replay of a create that succeeded answers as it did, even if the document can
-			// no longer be paid (the intent itself may have paid it).
-			if prior, perr := s.Store.GetIntent(ctx, p.InvoiceID); perr == nil && prior != nil {
-				return s.replay(req, prior, p)
-			}
-			return nil, err
-		}
-		p.AmountMinor, p.Reference, p.Source = price.AmountMinor, price.Reference, price.Source
-		snap = &price.Snapshot
-		if price.MaxUses > 0 {
-			if reserved, err = s.reserveUse(ctx, p, price); err != nil {
-				return nil, err
-			}
-			p.ReservedUse = true
-		}
-		if p.SnapshotKey, _, err = snap.Encode(); err != nil {
-			return nil, err
-		}
-		if doc.Kind == document.Invoices {
-			if err := s.reserveInvoice(ctx, doc, p.InvoiceID, now.Add(opts.ExpiresIn), now); err != nil {
-				if prior, perr := s.Store.GetIntent(ctx, p.InvoiceID); perr == nil && prior != nil {
-					return s.replay(req, prior, p) // a replay after another intent became live
-				}
-				return nil, err
-			}
-		}
-	}
-	p.RedirectURL, p.CancelURL, p.WebhookURL, p.Metadata = opts.RedirectURL, opts.CancelURL, opts.WebhookURL, opts.Metadata
-	p.ExpiresAt = now.Add(opts.ExpiresIn)
+	id := payment.InvoiceIDForKey(req.ws, req.env, key)
+	obs.Annotate(ctx, slog.String("invoice_id", id))
+	merchant := req.id.WorkspaceName
 	if req.id.Kind == auth.KindSession {
 		w, err := s.Store.GetWorkspace(ctx, req.ws)
 		if err != nil {
 			return nil, err
 		}
-		p.MerchantName = w.Name
+		merchant = w.Name
+	}
+	if linked != nil {
+		return s.createLinked(ctx, req, linked, id, merchant, now)
+	}
+	p := &payment.Payment{
+		InvoiceID: id, WorkspaceID: req.ws, Environment: req.env,
+		Status: payment.Pending, Currency: payment.Currency, CreatedAt: now, UpdatedAt: now,
+		IdempotencyKey: key, MerchantName: merchant,
+		AmountMinor: standalone.Amount, Reference: standalone.Reference, RequestHash: standalone.Hash(),
+		CustomerName: standalone.CustomerName, CustomerEmail: standalone.CustomerEmail, CustomerPhone: standalone.CustomerPhone,
+		RedirectURL: standalone.RedirectURL, CancelURL: standalone.CancelURL, WebhookURL: standalone.WebhookURL,
+		Metadata: standalone.Metadata, ExpiresAt: now.Add(standalone.ExpiresIn),
+	}
+	if p.Reference == "" {
+		if p.Reference, err = payment.NewReference(); err != nil {
+			return nil, err
+		}
 	}
 	if _, p.CheckoutHash, err = s.Tokens.CheckoutToken(p.InvoiceID); err != nil {
 		return nil, err
 	}
-	existing, err := s.Store.CreateIntent(ctx, p, snap)
-	if err != nil && reserved != nil && !errors.Is(err, ErrSnapshotWrite) {
-		// No intent holds the use this create took (a replay, or the write failed): give it back.
-		if rerr := s.Store.ReleaseUse(ctx, reserved); rerr != nil {
-			obs.Annotate(ctx, slog.String("use_release_error", rerr.Error()))
-		}
-	}
+	existing, err := s.Store.CreateIntent(ctx, p, nil)
 	switch {
 	case errors.Is(err, payment.ErrExists):
 		prior, err := s.Store.GetIntent(ctx, existing.InvoiceID)
@@ -410,106 +352,36 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		if prior == nil {
 			return nil, fmt.Errorf("intent %s vanished after a conditional failure", existing.InvoiceID)
 		}
-		if err := s.repairSnapshot(ctx, prior, p, snap); err != nil {
-			return nil, err
-		}
 		return s.replay(req, prior, p)
 	case err != nil:
 		return nil, err
 	}
-	return s.answer(req, http.StatusCreated, &Stored{Payment: p, Snapshot: snap})
+	return s.answer(req, http.StatusCreated, &Stored{Payment: p})
 }
 
-// price reads the document (one read: invoice or payment link) and prices the intent.
-func (s *Service) price(ctx context.Context, req *request, l *LinkedRequest, now time.Time) (*Price, *document.Record, error) {
+// createLinked makes an intent priced from a document through the linked-intent rules
+// (Linker.Place), as the API door: the id is the Idempotency-Key's (a replay answers the first
+// create), and an invoice's PENDING live intent is refused with 409 naming it (RefuseLive).
+func (s *Service) createLinked(ctx context.Context, req *request, l *LinkedRequest, id, merchant string, now time.Time) (*web.Response, error) {
 	doc, err := s.Store.PayableDocument(ctx, req.ws, req.env, l.DocumentID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if doc == nil || doc.WorkspaceID != req.ws || doc.Environment != req.env {
-		return nil, nil, apierr.New(apierr.NotFound,
-			"no invoice or payment link with this document_id in this workspace and environment")
+	if doc != nil && (doc.WorkspaceID != req.ws || doc.Environment != req.env) {
+		doc = nil
 	}
-	var price *Price
-	if doc.Kind == document.Invoices {
-		if l.Quantity != nil && *l.Quantity != 1 {
-			return nil, nil, apierr.Invalid(apierr.Violation{Path: QuantityPath, Rule: "must be 1 (or absent) for an invoice: an invoice is paid whole"})
-		}
-		price, err = PriceInvoice(doc)
-	} else {
-		price, err = PriceLink(doc, l.Quantity, now)
+	attempt := &payment.Payment{InvoiceID: id, WorkspaceID: req.ws, Environment: req.env, RequestHash: l.Hash()}
+	placed, err := (&Linker{Store: s.Store, Tokens: s.Tokens}).Place(ctx, Order{
+		Doc: doc, ID: id, Keyed: true, Quantity: l.Quantity, Options: l.Options,
+		RequestHash: attempt.RequestHash, MerchantName: merchant, Live: RefuseLive, Now: now,
+	})
+	if err != nil {
+		return nil, err
 	}
-	return price, doc, err
-}
-
-// reserveInvoice makes the intent id its invoice's live intent until expires (the public
-// page's rule holds for the API too: an invoice has at most one live intent, so it cannot be
-// paid twice). A replay re-reserves its own id. When another intent is live: 409 naming it
-// while it is PENDING, 409 paid when it completed; one that ended otherwise is replaced.
-func (s *Service) reserveInvoice(ctx context.Context, doc *document.Record, id string, expires, now time.Time) error {
-	replace := id
-	for range 3 {
-		err := s.Store.ReserveInvoiceIntent(ctx, doc, id, expires, now, replace)
-		if !errors.Is(err, ErrLiveIntentTaken) {
-			return err
-		}
-		cur, err := s.Store.PayableDocument(ctx, doc.WorkspaceID, doc.Environment, doc.ID)
-		if err != nil {
-			return err
-		}
-		if cur == nil || cur.Status != document.StatusIssued {
-			return apierr.New(apierr.StateConflict, "cannot pay this invoice: it is no longer issued")
-		}
-		replace = cur.LiveIntentID
-		if cur.LiveIntentID == "" || !cur.LiveIntentExpires.After(now) {
-			continue
-		}
-		live, err := s.Store.GetIntent(ctx, cur.LiveIntentID)
-		if err != nil {
-			return err
-		}
-		if live == nil || live.Payment.Source.DocumentID != doc.ID {
-			if live == nil {
-				return apierr.New(apierr.StateConflict, "this invoice has a payment starting on its public page; retry in a moment")
-			}
-			continue // a stale pointer (an intent of another document): replace it
-		}
-		switch live.Payment.EffectiveStatus(now) {
-		case payment.Pending:
-			return apierr.New(apierr.StateConflict,
-				"this invoice already has a live payment intent (%s): cancel it or wait for it to end", live.Payment.InvoiceID)
-		case payment.Completed:
-			return apierr.New(apierr.StateConflict, "this invoice has been paid")
-		}
+	if placed.Replayed {
+		return s.replay(req, &placed.Stored, attempt)
 	}
-	return apierr.New(apierr.ServiceUnavailable, "the invoice is busy; retry shortly")
-}
-
-// reserveUse takes one use of the payment link the intent is priced from.
-func (s *Service) reserveUse(ctx context.Context, p *payment.Payment, price *Price) (*document.Record, error) {
-	doc := &document.Record{ID: price.Source.DocumentID, WorkspaceID: p.WorkspaceID, Environment: p.Environment, Kind: document.PaymentLinks}
-	err := s.Store.ReserveUse(ctx, doc, price.MaxUses)
-	if errors.Is(err, ErrNoUsesLeft) {
-		return nil, apierr.New(apierr.StateConflict,
-			"this payment link cannot take another payment: its max_uses (%d) are taken by completed payments and live payment intents", price.MaxUses)
-	}
-	return doc, err
-}
-
-// repairSnapshot completes an intent whose create stopped between the payment's write and its
-// snapshot's: a retry of the same request that priced the very same snapshot (same key, so the
-// same content) writes it now. Anything else leaves the intent as it is.
-func (s *Service) repairSnapshot(ctx context.Context, prior *Stored, attempt *payment.Payment, snap *Snapshot) error {
-	if !prior.SnapshotMissing || snap == nil || prior.Payment.SnapshotKey != attempt.SnapshotKey ||
-		prior.Payment.RequestHash != attempt.RequestHash || !visible(prior.Payment, attempt.WorkspaceID, attempt.Environment) {
-		return nil
-	}
-	if err := s.Store.PutSnapshot(ctx, prior.Payment.InvoiceID, snap); err != nil {
-		return err
-	}
-	prior.Snapshot, prior.SnapshotMissing = snap, false
-	obs.Annotate(ctx, slog.String("snapshot_repaired", prior.Payment.SnapshotKey))
-	return nil
+	return s.answer(req, http.StatusCreated, &placed.Stored)
 }
 
 // replay answers a create whose Idempotency-Key already made an intent: the same 201 for the
@@ -768,7 +640,11 @@ func Resource(st *Stored, paymentURL string, now time.Time) *Intent {
 	case status != payment.Pending && p.FinishedAt != nil:
 		it.History = append(it.History, HistoryEntry{Status: status, OccurredAt: *p.FinishedAt})
 	case status == payment.Expired:
-		it.History = append(it.History, HistoryEntry{Status: status, OccurredAt: p.ExpiresAt})
+		it.History = append(it.History, HistoryEntry{Status: status, OccurredAt: p.Expiry()})
+	}
+	if p.LockBy != nil && p.LockRoute == "" && p.Status == payment.Pending {
+		by := *p.LockBy
+		it.StartBy = &by
 	}
 	if p.Metadata != "" {
 		it.Metadata = json.RawMessage(p.Metadata)

@@ -75,6 +75,10 @@ type Payment struct {
 	FirstVerifiedAt *time.Time
 	// ExpiresAt is when a PENDING payment becomes EXPIRED.
 	ExpiresAt time.Time
+	// LockBy, when set, is when a PENDING payment that nobody has started paying (no route
+	// locked) becomes EXPIRED, before ExpiresAt: an intent holding one of a payment link's
+	// max_uses holds it that long unless its payer starts (UseHold). The lock clears it.
+	LockBy *time.Time
 	// MerchantName is the workspace's display name at creation (shown on the hosted page).
 	MerchantName string
 	// LockRoute and LockPayer are the payer's first (and only) route choice; LockedAt when.
@@ -154,6 +158,11 @@ type Delivery struct {
 	Settled bool `json:"document_settled,omitempty" dynamodbav:"settled,omitempty"`
 	// ClaimedUntil is how long one run of the follow-up holds it (see webhook.DocumentLedger).
 	ClaimedUntil *time.Time `json:"-" dynamodbav:"claim,omitempty"`
+	// Settle is true for the event of a linked intent (not stored: the store places the event
+	// by it). Its document follow-up comes first (package intent's Settle): the event waits in
+	// the settle index from the terminal write until the document has the outcome, and only
+	// then in the pending-delivery index. Delivery attempts go on meanwhile.
+	Settle bool `json:"-" dynamodbav:"-"`
 	// CID is the correlation id of the request that caused the event, as its 12 bytes (the
 	// 24-hex id decoded; nil when no request did: the re-drive's expiry sweep). The sender's log
 	// lines carry it, in hex, as correlation_id. Short and binary (16 bytes stored): it is in
@@ -176,7 +185,18 @@ func (p *Payment) NewDelivery(to Status, now time.Time) (*Delivery, error) {
 	if !p.NeedsEvents() || !to.Terminal() {
 		return nil, nil
 	}
-	return NewEvent(to, now)
+	d, err := NewEvent(to, now)
+	if d != nil {
+		d.Settle = p.Linked()
+	}
+	return d, err
+}
+
+// Expiring names a PENDING payment past its expiry that the re-drive's sweep found: Linked
+// says its expiry event has a document follow-up (Delivery.Settle).
+type Expiring struct {
+	InvoiceID string
+	Linked    bool
 }
 
 // Linked reports whether the payment is an intent priced from a document.
@@ -203,10 +223,38 @@ func NewEvent(to Status, now time.Time) (*Delivery, error) {
 // EffectiveStatus is the status as of now: a PENDING payment past its expiry is EXPIRED even
 // if nothing has written that yet.
 func (p *Payment) EffectiveStatus(now time.Time) Status {
-	if p.Status == Pending && !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt) {
+	if p.Status == Pending && !p.ExpiresAt.IsZero() && !now.Before(p.Expiry()) {
 		return Expired
 	}
 	return p.Status
+}
+
+// Expiry is when a PENDING payment becomes EXPIRED: ExpiresAt, or LockBy while its payer has
+// not started (locked a route). The store's conditional writes use the same rule.
+func (p *Payment) Expiry() time.Time {
+	if p.LockBy != nil && p.LockRoute == "" && p.LockBy.Before(p.ExpiresAt) {
+		return *p.LockBy
+	}
+	return p.ExpiresAt
+}
+
+// UseHold is how long an intent that holds one of a payment link's max_uses keeps it while
+// nobody starts paying it (no route locked on its checkout): then it expires and the use goes
+// back to the link. Once a payer locks a route, the intent lives to its expires_at.
+const UseHold = 5 * time.Minute
+
+// Retention is how long a payment that ended other than COMPLETED (failed, cancelled,
+// expired: no money moved) is kept after it ended; its item (and a linked intent's snapshot)
+// then carries a DynamoDB TTL and reads as absent. A COMPLETED payment is kept.
+const Retention = 90 * 24 * time.Hour
+
+// RetainUntil is the TTL of a payment that reached status to at t (zero for COMPLETED and
+// PENDING: kept).
+func RetainUntil(to Status, t time.Time) time.Time {
+	if to == Completed || !to.Terminal() {
+		return time.Time{}
+	}
+	return t.Add(Retention)
 }
 
 // ErrStateChanged is returned, with the current payment, when a conditional state change

@@ -39,8 +39,16 @@ func linkPage(t *testing.T) Page {
 	return Page{View: mustView(t, record(t, document.PaymentLinks, document.StatusActive, linkBody, 0), testNow), Action: testAction, Sandbox: true}
 }
 
+// invoicePage is an invoice's page without the sandbox banner (the record is a sandbox one: a
+// live one would not be payable in this release, see unavailableInvoicePage).
 func invoicePage(t *testing.T, status string, paid int64) Page {
 	rec := record(t, document.Invoices, status, invoiceBody, paid)
+	return Page{View: mustView(t, rec, testNow), Action: testAction}
+}
+
+// unavailableInvoicePage is a live invoice's page: this release takes sandbox payments only.
+func unavailableInvoicePage(t *testing.T) Page {
+	rec := record(t, document.Invoices, document.StatusIssued, invoiceBody, 0)
 	rec.Environment = "live"
 	return Page{View: mustView(t, rec, testNow), Action: testAction}
 }
@@ -77,6 +85,7 @@ func goldenCases() []goldenCase {
 		{"payable-invoice", func(t *testing.T) Page { return invoicePage(t, document.StatusIssued, 50000) }},
 		{"paid-invoice", func(t *testing.T) Page { return invoicePage(t, document.StatusIssued, invoiceTotal) }},
 		{"closed-invoice", func(t *testing.T) Page { return invoicePage(t, document.StatusCancelled, 0) }},
+		{"unavailable-invoice", unavailableInvoicePage},
 		{"closed-link", func(t *testing.T) Page {
 			p := linkPage(t)
 			p.View = mustView(t, record(t, document.PaymentLinks, document.StatusArchived, linkBody, 0), testNow)

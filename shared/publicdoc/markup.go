@@ -76,6 +76,15 @@ func writePage(b *htmlw.Builder, p *Page) {
 	switch v.State {
 	case StatePayable:
 		writeForm(b, p)
+	case StateUnavailable:
+		b.Raw(`<h2 class="state-title" id="status-title">Payments are not open here yet</h2>
+<p class="state-message" id="status-message">`)
+		if v.MerchantName != "" {
+			b.Text(v.MerchantName)
+		} else {
+			b.Raw("This merchant")
+		}
+		b.Raw(" does not accept payments on this page yet. Please contact them to pay another way.</p>\n")
 	case StatePaid:
 		b.Raw(`<h2 class="state-title state-paid" id="status-title">This `)
 		b.Text(noun(v))

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,32 +18,40 @@ import (
 	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/ratelimit"
+	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/web"
 )
 
-// PayStore is what the payer's POST needs beyond Store.
+// PayStore is what the payer's POST needs beyond Store: the linked-intent rules' storage
+// (package intent owns every reservation and use; this door only asks it).
 type PayStore interface {
 	Store
-	GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error)
-	// CreateIntent, ReserveUse and ReleaseUse are the payment intents' (package intent).
-	CreateIntent(ctx context.Context, p *payment.Payment, snap *intent.Snapshot) (*payment.Payment, error)
-	ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error
-	ReleaseUse(ctx context.Context, doc *document.Record) error
-	// ReserveInvoiceIntent makes id the invoice's live intent until expires, on the condition
-	// that it has none, or one that expired by now, or replace (one that ended).
-	ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires, now time.Time, replace string) error
+	intent.LinkedStore
+}
+
+// Limiter spends one request of a budget named by key, across every instance (package
+// ratelimit's Limiter); false and how long to wait when it is spent.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (bool, time.Duration)
 }
 
 // Checkout serves POST /v1/public/documents/{token}: the payer starts paying. The answers are
-// checked against the document's fields; the server prices a payment intent from the document
-// as it is now (package intent's rules) and answers where to pay: 201 {intent_id,
-// payment_url}, or 303 to payment_url for a form. An invoice has at most one live intent: while
-// one is PENDING and unexpired, another POST answers it again (200), so two tabs or two payers
-// cannot pay it twice. A payment link gives each payer their own intent, within its max_uses.
+// checked against the document's fields; the linked-intent rules (intent.Linker, AdoptLive)
+// price an intent from the document as it is now and say where to pay: 201 {intent_id,
+// payment_url}, or 303 to payment_url for a form. An invoice has at most one live intent:
+// while one is PENDING and unexpired, another POST answers it again (200), so two tabs or two
+// payers cannot pay it twice; once one COMPLETED, every POST is refused. A payment link gives
+// each payer their own intent, within its max_uses.
 type Checkout struct {
 	Store   PayStore
 	Tokens  payment.TokenKey
 	Limiter *ratelimit.CapabilityLimiter
+	// Documents limits intent creation per document across every instance (nil: none):
+	// each POST that reaches the pricing spends one request of "DOCPAY#<document id>".
+	Documents Limiter
+	// URLs checks the URL a payer is sent back to (a payment link's return_url) with the
+	// rules of a payment's redirect_url; one that fails them is not used.
+	URLs urlcheck.Policy
 	// AllowLocalhostFormAction: see Service.
 	AllowLocalhostFormAction bool
 	Now                      func() time.Time
@@ -74,7 +83,8 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	if !validToken(token) {
 		return nil, notFound()
 	}
-	if err := s.Limiter.Allow(token, r.SourceIP, s.now()); err != nil {
+	now := s.now()
+	if err := s.Limiter.Allow(token, r.SourceIP, now); err != nil {
 		return nil, err
 	}
 	doc, merchant, err := s.Store.PublicDocument(ctx, token)
@@ -84,7 +94,7 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	if doc == nil {
 		return nil, notFound()
 	}
-	v, err := ViewOf(doc, merchant, s.now())
+	v, err := viewOf(ctx, s.Store, doc, merchant, now)
 	if errors.Is(err, ErrNotPublic) {
 		return nil, notFound()
 	}
@@ -103,45 +113,47 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 		}
 		return &web.Response{Status: status, Headers: SecurityHeaders(s.AllowLocalhostFormAction), Raw: buf.Bytes()}
 	}
-	if v.State != StatePayable {
-		e := notPayable(v)
-		if form {
-			if resp := page(e.Status(), e, nil); resp != nil {
+	refuse := func(err error, values *Answers) (*web.Response, error) {
+		var e *apierr.Error
+		if form && errors.As(err, &e) && e.Status() < 500 {
+			if resp := page(e.Status(), e, values); resp != nil {
 				return resp, nil
 			}
 		}
-		return nil, e
+		return nil, err
+	}
+	if v.State != StatePayable {
+		return refuse(notPayable(v), nil)
 	}
 	answers, err := ParseAnswers(r.Body, form, v)
 	if err != nil {
-		var e *apierr.Error
-		if form && errors.As(err, &e) {
-			if resp := page(e.Status(), e, answers); resp != nil {
-				return resp, nil
-			}
+		return refuse(err, answers)
+	}
+	if s.Documents != nil {
+		if ok, wait := s.Documents.Allow(ctx, "DOCPAY#"+doc.ID); !ok {
+			return refuse(rateLimited(wait), answers)
 		}
-		return nil, err
 	}
-	opts := payment.Options{CancelURL: r.BaseURL + r.Path}
-	if u := returnURL(doc); u != "" {
-		opts.RedirectURL = u
-	}
-	var p *payment.Payment
-	status := http.StatusCreated
-	if doc.Kind == document.Invoices {
-		p, status, err = s.payInvoice(ctx, r, doc, merchant, answers, opts)
-	} else {
-		p, err = s.payLink(ctx, doc, merchant, answers, opts)
-	}
+	id, err := payment.NewInvoiceID()
 	if err != nil {
-		var e *apierr.Error
-		if form && errors.As(err, &e) && e.Status() < 500 {
-			if resp := page(e.Status(), e, answers); resp != nil {
-				return resp, nil
-			}
-		}
 		return nil, err
 	}
+	canon := answers.Canonical()
+	sum := sha256.Sum256([]byte(canon))
+	order := intent.Order{
+		Doc: doc, ID: id, Quantity: answers.Quantity, Options: s.options(r, doc),
+		CustomerName: answers.Payer.Name, CustomerEmail: answers.Payer.Email, CustomerPhone: answers.Payer.Phone,
+		Answers: json.RawMessage(canon), RequestHash: hex.EncodeToString(sum[:16]), MerchantName: merchant,
+		Live: intent.AdoptLive, Now: now,
+	}
+	if doc.Kind == document.Invoices {
+		order.Quantity = nil // an invoice is paid whole
+	}
+	placed, err := (&intent.Linker{Store: s.Store, Tokens: s.Tokens}).Place(ctx, order)
+	if err != nil {
+		return refuse(err, answers)
+	}
+	p := placed.Payment
 	checkout, _, err := s.Tokens.CheckoutToken(p.InvoiceID)
 	if err != nil {
 		return nil, err
@@ -152,9 +164,32 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 		h["Location"] = u
 		return &web.Response{Status: http.StatusSeeOther, Headers: h}, nil
 	}
+	status := http.StatusOK // the invoice's live intent, answered again
+	if placed.Created {
+		status = http.StatusCreated
+	}
 	resp := web.JSON(status, PayResponse{IntentID: p.InvoiceID, PaymentURL: u})
 	resp.Headers = map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 	return resp, nil
+}
+
+// options are the intent's URLs: the payer comes back to the document's page after a cancel
+// or an expiry, and goes to a payment link's return_url after paying — only when it passes the
+// redirect_url rules (a link stored before those rules applied to it may hold one that does
+// not: the payer then stays on the checkout's outcome page).
+func (s *Checkout) options(r *web.Request, doc *document.Record) payment.Options {
+	opts := payment.Options{CancelURL: r.BaseURL + r.Path, ExpiresIn: payment.DefaultExpiry}
+	if u := returnURL(doc); u != "" && s.URLs.Check(u) == nil {
+		opts.RedirectURL = u
+	}
+	return opts
+}
+
+// rateLimited is the 429 of a document whose intent creation budget is spent.
+func rateLimited(wait time.Duration) error {
+	e := apierr.New(apierr.RateLimited, "too many payments are being started for this document; retry in %d seconds", int(wait/time.Second))
+	e.Headers = map[string]string{"Retry-After": strconv.Itoa(int(wait / time.Second))}
+	return e
 }
 
 // payerMessage words an error for the payer.
@@ -173,12 +208,15 @@ func payerMessage(e *apierr.Error) string {
 	return e.Message
 }
 
-// notPayable is the 409 for a document whose state is not payable.
-func notPayable(v *View) *apierr.Error {
-	if v.State == StatePaid {
+// notPayable is the refusal for a document whose state is not payable: 403 for a live one (the
+// sandbox-only rule of every money path), 409 naming the state otherwise.
+func notPayable(v *View) error {
+	switch {
+	case v.State == StateUnavailable:
+		return payment.RequireSandbox(v.Environment)
+	case v.State == StatePaid:
 		return apierr.New(apierr.StateConflict, "this invoice has been paid")
-	}
-	if v.Kind == document.Invoices {
+	case v.Kind == document.Invoices:
 		return apierr.New(apierr.StateConflict, "this invoice can no longer be paid")
 	}
 	return apierr.New(apierr.StateConflict, "this payment link can no longer be paid")
@@ -191,124 +229,4 @@ func returnURL(doc *document.Record) string {
 	}
 	_ = json.Unmarshal(doc.Body, &b)
 	return b.ReturnURL
-}
-
-// payInvoice answers the invoice's live intent, or makes one.
-func (s *Checkout) payInvoice(ctx context.Context, r *web.Request, doc *document.Record, merchant string, a *Answers, opts payment.Options) (*payment.Payment, int, error) {
-	for range 3 {
-		now := s.now()
-		replace := ""
-		if doc.LiveIntentID != "" {
-			replace = doc.LiveIntentID
-			if doc.LiveIntentExpires.After(now) {
-				p, err := s.Store.GetPayment(ctx, doc.LiveIntentID)
-				if err != nil {
-					return nil, 0, err
-				}
-				if p == nil {
-					// Reserved, but its intent was never written (the writer died, or is still
-					// writing): write it now under the reserved id.
-					p, err := s.create(ctx, doc.LiveIntentID, doc, merchant, a, opts, now, doc.LiveIntentExpires)
-					return p, http.StatusCreated, err
-				}
-				switch {
-				case p.Source.DocumentID != doc.ID:
-					// A stale pointer (an API create that reused another intent's id): replace it.
-				case p.EffectiveStatus(now) == payment.Pending:
-					return p, http.StatusOK, nil
-				case p.EffectiveStatus(now) == payment.Completed:
-					return nil, 0, apierr.New(apierr.StateConflict, "this invoice has been paid")
-				}
-			}
-		}
-		id, err := payment.NewInvoiceID()
-		if err != nil {
-			return nil, 0, err
-		}
-		expires := now.Add(payment.DefaultExpiry)
-		err = s.Store.ReserveInvoiceIntent(ctx, doc, id, expires, now, replace)
-		if errors.Is(err, intent.ErrLiveIntentTaken) {
-			// Another payer's request got there first (or the invoice changed): read it again.
-			next, _, err := s.Store.PublicDocument(ctx, r.PathParams["token"])
-			if err != nil {
-				return nil, 0, err
-			}
-			if next == nil || next.Status != document.StatusIssued {
-				return nil, 0, apierr.New(apierr.StateConflict, "this invoice can no longer be paid")
-			}
-			doc = next
-			continue
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		p, err := s.create(ctx, id, doc, merchant, a, opts, now, expires)
-		return p, http.StatusCreated, err
-	}
-	return nil, 0, apierr.New(apierr.ServiceUnavailable, "the invoice is busy; retry shortly")
-}
-
-// payLink makes a payment link's payer their own intent, within its max_uses.
-func (s *Checkout) payLink(ctx context.Context, doc *document.Record, merchant string, a *Answers, opts payment.Options) (*payment.Payment, error) {
-	now := s.now()
-	price, err := intent.PriceLink(doc, a.Quantity, now)
-	if err != nil {
-		return nil, err
-	}
-	if price.MaxUses > 0 {
-		err := s.Store.ReserveUse(ctx, doc, price.MaxUses)
-		if errors.Is(err, intent.ErrNoUsesLeft) {
-			return nil, apierr.New(apierr.StateConflict, "this payment link cannot take more payments right now")
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	id, err := payment.NewInvoiceID()
-	if err == nil {
-		var p *payment.Payment
-		if p, err = s.createPriced(ctx, id, doc, merchant, price, a, opts, now, now.Add(payment.DefaultExpiry)); err == nil {
-			return p, nil
-		}
-	}
-	if price.MaxUses > 0 && !errors.Is(err, intent.ErrSnapshotWrite) {
-		_ = s.Store.ReleaseUse(ctx, doc) // no intent holds the use
-	}
-	return nil, err
-}
-
-// create prices an invoice's intent and writes it under id.
-func (s *Checkout) create(ctx context.Context, id string, doc *document.Record, merchant string, a *Answers, opts payment.Options, now, expires time.Time) (*payment.Payment, error) {
-	price, err := intent.PriceInvoice(doc)
-	if err != nil {
-		return nil, err
-	}
-	return s.createPriced(ctx, id, doc, merchant, price, a, opts, now, expires)
-}
-
-// createPriced writes the intent (payment, then its snapshot with the payer's answers); an
-// intent already written under id is answered as it is.
-func (s *Checkout) createPriced(ctx context.Context, id string, doc *document.Record, merchant string, price *intent.Price, a *Answers, opts payment.Options, now, expires time.Time) (*payment.Payment, error) {
-	snap := price.Snapshot
-	snap.Answers = json.RawMessage(a.Canonical())
-	p := intent.Linked(id, doc.WorkspaceID, doc.Environment, merchant, price, now, expires)
-	p.RedirectURL, p.CancelURL = opts.RedirectURL, opts.CancelURL
-	p.CustomerName, p.CustomerEmail, p.CustomerPhone = a.Payer.Name, a.Payer.Email, a.Payer.Phone
-	sum := sha256.Sum256(snap.Answers)
-	p.RequestHash = hex.EncodeToString(sum[:16])
-	var err error
-	if p.SnapshotKey, _, err = snap.Encode(); err != nil {
-		return nil, err
-	}
-	if _, p.CheckoutHash, err = s.Tokens.CheckoutToken(id); err != nil {
-		return nil, err
-	}
-	existing, err := s.Store.CreateIntent(ctx, p, &snap)
-	if errors.Is(err, payment.ErrExists) {
-		return existing, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
 }

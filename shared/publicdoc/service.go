@@ -16,11 +16,12 @@ import (
 	"github.com/takapay/payments/shared/web"
 )
 
-// Store finds a document by its public token.
+// Store finds a document by its public token, and an invoice's live intent.
 type Store interface {
 	// PublicDocument returns the invoice or payment link whose public token is token and its
 	// workspace's name; nil when there is none.
 	PublicDocument(ctx context.Context, token string) (*document.Record, string, error)
+	PaymentReader
 }
 
 // Service serves GET /v1/public/documents/{token}: public, no merchant credential; the token
@@ -75,7 +76,7 @@ func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, erro
 	if doc == nil {
 		return nil, notFound()
 	}
-	v, err := ViewOf(doc, merchant, s.now())
+	v, err := viewOf(ctx, s.Store, doc, merchant, s.now())
 	if errors.Is(err, ErrNotPublic) {
 		return nil, notFound()
 	}

@@ -9,6 +9,7 @@
 package publicdoc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/money"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // ErrNotPublic is ViewOf's answer for a document a payer may not see: a draft invoice or
@@ -32,6 +34,9 @@ const (
 	// StateClosed: a cancelled invoice, an archived or expired payment link, or one that has
 	// nothing to charge (an issued invoice or an active link without an amount).
 	StateClosed = "closed"
+	// StateUnavailable: a live document that would be payable, but this release takes
+	// sandbox payments only (the rule of every money path, payment.RequireSandbox).
+	StateUnavailable = "unavailable"
 )
 
 // View is what a payer may see of a document, and the JSON body of GET
@@ -77,7 +82,7 @@ type View struct {
 	MaxQuantity int64 `json:"max_quantity"`
 	// Fields are the custom fields the payer answers, in the document's order (never null).
 	Fields []Field `json:"fields"`
-	// State is StatePayable, StatePaid or StateClosed.
+	// State is StatePayable, StatePaid, StateClosed or StateUnavailable.
 	State string `json:"state"`
 }
 
@@ -185,6 +190,35 @@ func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, er
 		default:
 			return nil, fmt.Errorf("publicdoc: stored payment link %s: unknown status %q", doc.ID, doc.Status)
 		}
+	}
+	if v.State == StatePayable && payment.RequireSandbox(doc.Environment) != nil {
+		v.State = StateUnavailable
+	}
+	return v, nil
+}
+
+// PaymentReader reads a payment (package dynamo); nil when there is none.
+type PaymentReader interface {
+	GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error)
+}
+
+// viewOf is ViewOf, told by the invoice's live intent too: an invoice whose live intent has
+// COMPLETED is paid — the payment says so before the settlement has added it to paid_minor
+// (one more read, only for an issued invoice that looks payable and names a live intent).
+func viewOf(ctx context.Context, st PaymentReader, doc *document.Record, merchant string, now time.Time) (*View, error) {
+	v, err := ViewOf(doc, merchant, now)
+	if err != nil || v.State != StatePayable || doc.Kind != document.Invoices || doc.LiveIntentID == "" {
+		return v, err
+	}
+	live, err := st.GetPayment(ctx, doc.LiveIntentID)
+	if err != nil {
+		return nil, err
+	}
+	if live != nil && live.Status == payment.Completed && live.Source.DocumentID == doc.ID {
+		v.State = StatePaid
+		v.PaidMinor = min(v.TotalMinor, doc.PaidMinor+int64(live.AmountMinor))
+		v.OutstandingMinor = max(v.TotalMinor-v.PaidMinor, 0)
+		v.AmountDisplay = money.Paisa(v.OutstandingMinor).Display()
 	}
 	return v, nil
 }

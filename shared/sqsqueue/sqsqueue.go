@@ -6,14 +6,19 @@ package sqsqueue
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -23,6 +28,7 @@ const MaxVisibility = 12 * time.Hour
 // SendAPI is the part of the SQS client Queue uses.
 type SendAPI interface {
 	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
 }
 
 // Queue sends delivery messages to the webhook queue.
@@ -31,13 +37,49 @@ type Queue struct {
 	URL string
 }
 
-var _ webhook.Enqueuer = (*Queue)(nil)
+var (
+	_ webhook.Enqueuer      = (*Queue)(nil)
+	_ webhook.BatchEnqueuer = (*Queue)(nil)
+)
+
+// maxBatch is SendMessageBatch's limit of messages per request.
+const maxBatch = 10
 
 // Enqueue sends one delivery message.
 func (q *Queue) Enqueue(ctx context.Context, invoiceID, eventID string) error {
 	body := webhook.Message{InvoiceID: invoiceID, EventID: eventID}.Encode()
 	_, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)})
 	return err
+}
+
+// EnqueueBatch sends delivery messages ten to a SendMessageBatch request (the re-drive's
+// drains) and returns those SQS accepted; the error names how many it did not.
+func (q *Queue) EnqueueBatch(ctx context.Context, refs []payment.EventRef) ([]payment.EventRef, error) {
+	var sent []payment.EventRef
+	var errs []error
+	for start := 0; start < len(refs); start += maxBatch {
+		chunk := refs[start:min(start+maxBatch, len(refs))]
+		entries := make([]types.SendMessageBatchRequestEntry, len(chunk))
+		for i, ref := range chunk {
+			body := webhook.Message{InvoiceID: ref.InvoiceID, EventID: ref.EventID}.Encode()
+			entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(body)}
+		}
+		out, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.URL), Entries: entries})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, ok := range out.Successful {
+			if i, err := strconv.Atoi(aws.ToString(ok.Id)); err == nil && i >= 0 && i < len(chunk) {
+				sent = append(sent, chunk[i])
+			}
+		}
+		if len(out.Failed) > 0 {
+			errs = append(errs, fmt.Errorf("%d messages refused (first: %s %s)", len(out.Failed),
+				aws.ToString(out.Failed[0].Code), aws.ToString(out.Failed[0].Message)))
+		}
+	}
+	return sent, errors.Join(errs...)
 }
 
 // VisibilityAPI is the part of the SQS client Consumer uses.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 
 // pendingStub is the re-drive's view of the store, scripted per test.
 type pendingStub struct {
+	mu          sync.Mutex
 	refs        []payment.EventRef
-	expired     []string
+	expired     []payment.Expiring
 	expireErr   map[string]error
 	dueBefore   time.Time
 	rescheduled map[string]time.Time
@@ -26,7 +28,7 @@ func (s *pendingStub) PendingDeliveries(_ context.Context, dueBefore time.Time, 
 	return s.refs, nil
 }
 
-func (s *pendingStub) ExpiredPending(context.Context, time.Time, int) ([]string, error) {
+func (s *pendingStub) ExpiredPending(context.Context, time.Time, int) ([]payment.Expiring, error) {
 	return s.expired, nil
 }
 
@@ -35,6 +37,8 @@ func (s *pendingStub) ExpirePayment(_ context.Context, invoiceID string, d *paym
 }
 
 func (s *pendingStub) RescheduleDelivery(_ context.Context, invoiceID, eventID string, next time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.rescheduled == nil {
 		s.rescheduled = map[string]time.Time{}
 	}
@@ -60,7 +64,7 @@ func TestRedriveContinuesPastFailures(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	store := &pendingStub{
 		refs:      []payment.EventRef{{InvoiceID: "a", EventID: "evt_a"}, {InvoiceID: "b", EventID: "evt_b"}, {InvoiceID: "c", EventID: "evt_c"}},
-		expired:   []string{"x", "y"},
+		expired:   []payment.Expiring{{InvoiceID: "x"}, {InvoiceID: "y"}},
 		expireErr: map[string]error{"x": errors.New("throttled")},
 	}
 	q := &queueStub{fail: map[string]bool{"evt_b": true}}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/urlcheck"
 )
@@ -50,10 +51,10 @@ type Enqueuer interface {
 type Store interface {
 	GetPayment(ctx context.Context, invoiceID string) (*payment.Payment, error)
 	// RecordAttempt records an attempt's outcome and, for a pending event, when the next
-	// attempt is due.
-	// settle is true for a linked intent's event: once final, it waits for its document
-	// follow-up (Redrive.Settle) instead of leaving the pending-work index.
-	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, settle bool, now, next time.Time) error
+	// attempt is due. unsettled is true for a linked intent's event whose document follow-up
+	// is not done: the attempt then leaves the event in the settle index (payment.ErrStateChanged
+	// when it was settled meanwhile).
+	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, unsettled bool, now, next time.Time) error
 }
 
 // SecretSource returns the secrets that sign a workspace's events in an environment (all active
@@ -72,13 +73,17 @@ var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * tim
 // posts the event the payment recorded, records the attempt and says when to retry. The queue
 // itself (SQS, its visibility timeout and dead-letter queue) is driven by package sqsqueue.
 type Sender struct {
-	Store    Store
-	Secrets  SecretSource
-	Client   *http.Client
-	URLs     urlcheck.Policy
-	Schedule []time.Duration
-	Logger   *slog.Logger
-	Now      func() time.Time
+	Store Store
+	// Documents settles a linked intent's outcome on its document (intent.Settle) as soon as
+	// the event's first message arrives, before and whatever the webhook attempt (nil: only the
+	// re-drive settles).
+	Documents intent.Ledger
+	Secrets   SecretSource
+	Client    *http.Client
+	URLs      urlcheck.Policy
+	Schedule  []time.Duration
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 func (s *Sender) now() time.Time {
@@ -137,6 +142,18 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 		s.log(ctx, slog.LevelWarn, "webhook message dropped: no such event", slog.String("invoice_id", m.InvoiceID), slog.String("event_id", m.EventID))
 		return false, 0
 	}
+	// The document learns the outcome first, from the payment: never from, or after, the
+	// merchant's endpoint answering. A failure here is retried by the re-drive's settle sweep.
+	if p.Linked() && !p.Outbox.Settled && s.Documents != nil {
+		done, err := intent.Settle(ctx, s.Documents, p, s.now())
+		if err != nil {
+			s.log(ctx, slog.LevelWarn, "document settlement failed: the re-drive settles it", slog.String("invoice_id", p.InvoiceID),
+				slog.String("event_id", m.EventID), slog.String("error", err.Error()))
+		}
+		if done {
+			p.Outbox.Settled = true
+		}
+	}
 	switch p.Outbox.Status {
 	case payment.DeliveryDelivered:
 		return false, 0 // a duplicate message (re-drive, SQS at-least-once)
@@ -164,10 +181,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	if status == payment.DeliveryPending {
 		delay = s.schedule()[attempt-1]
 	}
-	// A linked intent's event waits for its document follow-up once final, unless that is done
-	// (an operator's resend of a settled event: paymentsctl webhook resend).
-	settle := p.Linked() && !p.Outbox.Settled
-	if err := s.Store.RecordAttempt(ctx, p.InvoiceID, m.EventID, attempt, status, code, detail, settle, now, now.Add(delay)); err != nil {
+	if err := s.record(ctx, p, m.EventID, attempt, status, code, detail, now, now.Add(delay)); err != nil {
 		if errors.Is(err, payment.ErrStateChanged) {
 			return false, 0 // another sender recorded this event meanwhile
 		}
@@ -185,6 +199,26 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 		return code != http.StatusGone, 0 // exhausted: to the DLQ; 410: done
 	}
 	return true, delay
+}
+
+// record stores an attempt. A linked intent's event whose document follow-up is not done stays
+// in the settle index; if it was settled meanwhile (by the re-drive), the attempt is recorded
+// again as settled.
+func (s *Sender) record(ctx context.Context, p *payment.Payment, eventID string, attempt int, status string, code int, detail string, now, next time.Time) error {
+	unsettled := p.Linked() && !p.Outbox.Settled
+	err := s.Store.RecordAttempt(ctx, p.InvoiceID, eventID, attempt, status, code, detail, unsettled, now, next)
+	if !unsettled || !errors.Is(err, payment.ErrStateChanged) {
+		return err
+	}
+	cur, rerr := s.Store.GetPayment(ctx, p.InvoiceID)
+	if rerr != nil {
+		return rerr
+	}
+	if cur == nil || cur.Outbox == nil || cur.Outbox.EventID != eventID || !cur.Outbox.Settled ||
+		cur.Outbox.Status != payment.DeliveryPending || cur.Outbox.Attempts != p.Outbox.Attempts {
+		return err // another sender recorded this event meanwhile
+	}
+	return s.Store.RecordAttempt(ctx, p.InvoiceID, eventID, attempt, status, code, detail, false, now, next)
 }
 
 func (s *Sender) schedule() []time.Duration {

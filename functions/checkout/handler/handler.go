@@ -13,7 +13,7 @@ var Function = app.HTTPFunction{LogicalID: "CheckoutFunction", Name: "checkout",
 
 // Build wires the hosted checkout page and its public, token-addressed endpoints.
 func Build(d *app.Deps) app.API {
-	s := &checkout.Service{Store: d.Store, AllowLocalhostRedirects: d.Config.AllowLocalhostURLs,
+	s := &checkout.Service{Store: d.Store, AllowLocalhostRedirects: d.Config.AllowLocalhostURLs, Now: d.Now,
 		Limiter: &checkout.Limiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}}
 	if d.Config.WebhookQueueURL != "" {
 		s.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}

@@ -15,7 +15,7 @@ var Function = app.HTTPFunction{LogicalID: "PaymentIntentCancelFunction", Name: 
 // function so that only it holds sqs:SendMessage and the state-change UpdateItem, and so that
 // neither binary links both the document pricing and the SQS client (size budget).
 func Build(d *app.Deps) app.API {
-	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey}
+	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey, Now: d.Now}
 	if d.Config.WebhookQueueURL != "" {
 		s.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
 	}

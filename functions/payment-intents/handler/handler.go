@@ -14,7 +14,7 @@ var Function = app.HTTPFunction{LogicalID: "PaymentIntentsFunction", Name: "paym
 // sends to the webhook queue). The bearer-key API and the dashboard's workspace variants share
 // one handler per operation.
 func Build(d *app.Deps) app.API {
-	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey}
+	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey, Now: d.Now}
 	return app.API{Routes: web.Routes{
 		"GET /v1/payment-intents":                                     s.List,
 		"POST /v1/payment-intents":                                    s.Create,

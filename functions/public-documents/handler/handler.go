@@ -13,12 +13,18 @@ var Function = app.HTTPFunction{LogicalID: "PublicDocumentsFunction", Name: "pub
 
 // Build wires the public document page and the payer's POST (no merchant credential; the
 // token is the capability). Both share one limiter per token and client address, with the
-// checkout's limits.
+// checkout's limits; the POST also spends the document's own budget of intent creations,
+// shared by every instance (DOCUMENT_PAY_RATE, DOCUMENT_PAY_BURST).
 func Build(d *app.Deps) app.API {
 	limiter := &ratelimit.CapabilityLimiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}
-	s := &publicdoc.Service{Store: d.Store, Limiter: limiter, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs}
-	c := &publicdoc.Checkout{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, Limiter: limiter,
-		AllowLocalhostFormAction: d.Config.AllowLocalhostURLs}
+	s := &publicdoc.Service{Store: d.Store, Limiter: limiter, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs, Now: d.Now}
+	c := &publicdoc.Checkout{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, Limiter: limiter, URLs: d.URLs,
+		AllowLocalhostFormAction: d.Config.AllowLocalhostURLs, Now: d.Now}
+	if d.Config.DocumentPayRate > 0 {
+		// One write per POST (a lease of one), so the bound holds exactly across instances.
+		c.Documents = &ratelimit.Limiter{Store: d.Store, Rate: d.Config.DocumentPayRate,
+			Burst: d.Config.DocumentPayBurst, Lease: 1, Now: d.Now}
+	}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /v1/public/documents/{token}":  s.View,
 		"POST /v1/public/documents/{token}": c.Pay,

@@ -22,5 +22,5 @@ var Function = app.Worker{LogicalID: "WebhookRedriveFunction", Name: "webhook-re
 
 // Redrive builds the job that expires overdue payments and re-enqueues events still pending.
 func Redrive(d *app.Deps) *webhook.Redrive {
-	return &webhook.Redrive{Store: d.Store, Queue: &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}, Documents: d.Store}
+	return &webhook.Redrive{Store: d.Store, Queue: &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}, Documents: d.Store, Now: d.Now}
 }

@@ -36,10 +36,12 @@ func Sender(d *app.Deps) *webhook.Sender {
 		d.Logger.Error("webhook secrets cannot be opened", slog.String("error", err.Error()))
 	}
 	return &webhook.Sender{
-		Store:   d.Store,
-		Secrets: (&webhook.Keyring{Store: d.Store, Sealer: sealer, Logger: d.Logger}).Secrets,
-		Client:  webhook.NewClient(webhook.ClientOptions{AllowLocalhost: d.Config.AllowLocalhostURLs}),
-		URLs:    d.URLs,
-		Logger:  d.Logger,
+		Store:     d.Store,
+		Documents: d.Store,
+		Secrets:   (&webhook.Keyring{Store: d.Store, Sealer: sealer, Logger: d.Logger}).Secrets,
+		Client:    webhook.NewClient(webhook.ClientOptions{AllowLocalhost: d.Config.AllowLocalhostURLs}),
+		URLs:      d.URLs,
+		Logger:    d.Logger,
+		Now:       d.Now,
 	}
 }

@@ -203,7 +203,7 @@ func (e *env) storeCheckout(t *testing.T, i, workspace int) {
 	if _, err := e.deps.Store.CreatePayment(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.deps.Store.LockPayment(ctx, id, "bkash", "01712345678", now); err != nil {
+	if _, err := e.deps.Store.LockPayment(ctx, p, "bkash", "01712345678", now); err != nil {
 		t.Fatal(err)
 	}
 	d, err := p.NewDelivery(payment.Completed, now)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
@@ -37,6 +38,8 @@ type Options struct {
 	// KMSEndpoint points the functions' KMS clients at a KMS stand-in (package fakekms), for
 	// tests that set WEBHOOK_SECRETS_KEY_ID in Env. Without it there is no KMS locally.
 	KMSEndpoint string
+	// Now, when set, is every function's clock (app.Deps.Now): tests step it across an expiry.
+	Now func() time.Time
 }
 
 // New builds the gateway for every function in the stack's template, and the Deps of every
@@ -85,6 +88,7 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		}
 		d := app.New(c, devstack.DynamoClient(cfg, stack.Dynamo.Endpoint), devstack.SQSClient(cfg, stack.SQS.Endpoint), logger)
 		d.AWS = cfg
+		d.Now = opts.Now
 		deps[f.LogicalID] = d
 		if len(f.Routes) == 0 {
 			continue // not behind the HTTP API: registry.Workers, run by cmd/devstack

@@ -64,6 +64,12 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	if !rate && !burst {
 		opts.Env["WORKSPACE_RATE_LIMIT"], opts.Env["WORKSPACE_RATE_BURST"] = "1000000", "1000000"
 	}
+	// Likewise the per-document limit of the public pay door.
+	_, rate = opts.Env["DOCUMENT_PAY_RATE"]
+	_, burst = opts.Env["DOCUMENT_PAY_BURST"]
+	if !rate && !burst {
+		opts.Env["DOCUMENT_PAY_RATE"], opts.Env["DOCUMENT_PAY_BURST"] = "1000000", "1000000"
+	}
 	gw, deps, err := New(stack, opts)
 	if err != nil {
 		tb.Fatal(err)
