@@ -12,6 +12,7 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/operator"
@@ -538,5 +539,82 @@ func TestCursorWalk(t *testing.T) {
 	}
 	for _, bad := range []string{"&limit=0", "&limit=101", "&limit=x", "&cursor=nope", "&q=" + strings.Repeat("q", 129)} {
 		apitest.Envelope(t, a.Do(t, "GET", docs(a, "customers")+"?environment=sandbox"+bad, a.Creds.SandboxKey, ""), 422, "VALIDATION_FAILED")
+	}
+}
+
+// A search reads at most dynamo.SearchQueryBudget Queries per request: with the matches
+// spread past that many reads, the first page is short (here two of its matches, then the
+// budget ends) with a next_cursor, and following the cursors finds every match exactly once.
+func TestSearchReadBudget(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	perQuery := 100 // a filtered Query reads max(limit+1, 100) items
+	// mk creates n customers named name, 8 at a time (their order among themselves is not known).
+	mk := func(n int, name string) {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 8)
+		for i := range n {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				create(t, a, "customers", fmt.Sprintf(`{"reference": "B-%04d", "name": "%s"}`, i, name))
+			}()
+		}
+		wg.Wait()
+	}
+	// Oldest first: three matches, then enough non-matching customers that the next match
+	// lies within the budget and the three oldest beyond it.
+	budgetItems := dynamo.SearchQueryBudget * perQuery
+	var want []string // newest first
+	var old []string  // one at a time: their ids order them
+	for i := range 3 {
+		old = append(old, create(t, a, "customers", fmt.Sprintf(`{"reference": "B-OLD-%d", "name": "Needle Old"}`, i)).ID)
+	}
+	mk(budgetItems/2, "Hay")
+	mid := create(t, a, "customers", `{"reference": "B-MID", "name": "Needle Mid"}`).ID
+	mk(budgetItems/2, "Hay")
+	newest := create(t, a, "customers", `{"reference": "B-NEW", "name": "Needle New"}`).ID
+	want = append(want, newest, mid)
+	want = append(want, old[2], old[1], old[0])
+
+	list := func(limit int, cursor string) (listResult, int) {
+		url := docs(a, "customers") + fmt.Sprintf("?environment=sandbox&q=needle&limit=%d", limit)
+		if cursor != "" {
+			url += "&cursor=" + cursor
+		}
+		res := a.Do(t, "GET", url, a.Creds.ReadonlyKey, "")
+		if res.Status != 200 {
+			t.Fatalf("list: %d %s", res.Status, res.Body)
+		}
+		return decode[listResult](t, res), apitest.DDBRequests(t, a, res)
+	}
+	for _, limit := range []int{25, 2, 1} {
+		var seen []string
+		cursor := ""
+		for pages := 0; ; pages++ {
+			if pages > 20 {
+				t.Fatalf("limit %d: the cursor walk does not end", limit)
+			}
+			page, n := list(limit, cursor)
+			if n > 1+dynamo.SearchQueryBudget {
+				t.Fatalf("limit %d page %d: %d DynamoDB requests, want at most %d (key + %d Queries)",
+					limit, pages, n, 1+dynamo.SearchQueryBudget, dynamo.SearchQueryBudget)
+			}
+			if pages == 0 && limit == 25 && (len(page.Items) != 2 || page.NextCursor == nil) {
+				t.Fatalf("first page: %d items, next_cursor %v; want the 2 matches within the budget and a next_cursor",
+					len(page.Items), page.NextCursor)
+			}
+			for _, r := range page.Items {
+				seen = append(seen, r.ID)
+			}
+			if page.NextCursor == nil {
+				break
+			}
+			cursor = *page.NextCursor
+		}
+		if !slices.Equal(seen, want) {
+			t.Fatalf("limit %d: listed %v, want every match once, newest first: %v", limit, seen, want)
+		}
 	}
 }
