@@ -394,6 +394,31 @@ func TestWebhookResendFailedAndRefused(t *testing.T) {
 	}
 }
 
+// webhook deliveries shows a failed attempt's detail as the sender stored it: the receiver's
+// host and the cause, never the webhook_url's path or query (which may hold a secret token).
+func TestWebhookDeliveriesShowOnlyTheHost(t *testing.T) {
+	t.Parallel()
+	c := newAPICLI(t)
+	ws := c.a.Creds.WorkspaceID
+	c.ok(t, "webhook", "secret", "issue", "--workspace", ws, "--env", "sandbox")
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	host := strings.TrimPrefix(dead.URL, "http://")
+	id, _ := c.pay(t, dead.URL+"/hooks/acct-7?token=SECRET")
+	c.drain(t, func() bool { return c.delivery(t, id).Attempts >= 1 })
+	d := c.delivery(t, id)
+	if d.Status != "pending" || !strings.HasPrefix(d.Detail, "not delivered: "+host+": ") {
+		t.Fatalf("delivery %+v, want a detail naming %s", d, host)
+	}
+	table, _ := c.ok(t, "webhook", "deliveries", "--invoice", id)
+	js, _ := c.ok(t, "webhook", "deliveries", "--invoice", id, "--json")
+	for _, out := range []string{table, js} {
+		if !strings.Contains(out, "not delivered: "+host+": ") || strings.Contains(out, "SECRET") || strings.Contains(out, "acct-7") {
+			t.Errorf("webhook deliveries prints more than the host:\n%s", out)
+		}
+	}
+}
+
 // webhook test signs like the sender (every active secret), posts to the URL and prints the
 // answer; the URL rules, a missing secret or key, and a non-2xx answer are reported.
 func TestWebhookTestCommand(t *testing.T) {
@@ -412,10 +437,13 @@ func TestWebhookTestCommand(t *testing.T) {
 	rc := newHookServer(t, first)
 
 	before := time.Now().UTC()
-	out, _ := c.ok(t, hookArgs(rc.srv.URL+"/hooks/takapay")...)
+	// The output names the receiver's host, never the URL's path or query (a secret token).
+	host := strings.TrimPrefix(rc.srv.URL, "http://")
+	out, _ := c.ok(t, hookArgs(rc.srv.URL+"/hooks/takapay?token=SECRET")...)
 	f := fields(out)
 	latency, err := strconv.ParseFloat(f["latency_ms"], 64)
-	if !strings.HasPrefix(f["event_id"], "evt_test_") || len(f["event_id"]) != len("evt_test_")+24 || f["url"] != rc.srv.URL+"/hooks/takapay" ||
+	if !strings.HasPrefix(f["event_id"], "evt_test_") || len(f["event_id"]) != len("evt_test_")+24 || f["host"] != host ||
+		strings.Contains(out, "SECRET") || strings.Contains(out, "/hooks/takapay") ||
 		f["http_status"] != "204" || f["signatures"] != "1" || err != nil || latency <= 0 {
 		t.Fatalf("webhook test output:\n%s", out)
 	}
@@ -441,7 +469,7 @@ func TestWebhookTestCommand(t *testing.T) {
 	out, _ = c.ok(t, hookArgs(rc.srv.URL+"/hook", "--json")...)
 	var v map[string]any
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v["signatures"] != float64(2) || v["http_status"] != float64(204) ||
-		v["type"] != "webhook.test" || v["workspace_id"] != ws || v["environment"] != "sandbox" || v["url"] != rc.srv.URL+"/hook" {
+		v["type"] != "webhook.test" || v["workspace_id"] != ws || v["environment"] != "sandbox" || v["host"] != host {
 		t.Fatalf("webhook test --json = %s (%v)", out, err)
 	}
 	got := rc.requests()[1]
@@ -461,8 +489,10 @@ func TestWebhookTestCommand(t *testing.T) {
 	// No answer at all.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	if out, _, err := c.run(hookArgs(dead.URL + "/hook")...); err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "not delivered") || out != "" {
-		t.Errorf("against a closed port: %v\n%s", err, out)
+	if out, stderr, err := c.run(hookArgs(dead.URL + "/hook/acct-7?token=SECRET")...); err == nil || exitCode(err) != 1 ||
+		!strings.Contains(err.Error(), "not delivered") || !strings.Contains(err.Error(), strings.TrimPrefix(dead.URL, "http://")+": ") ||
+		strings.Contains(err.Error()+stderr, "SECRET") || strings.Contains(err.Error()+stderr, "acct-7") || out != "" {
+		t.Errorf("against a closed port: %v\n%s%s", err, out, stderr)
 	}
 
 	// URLs are checked like any webhook_url (usage errors, nothing sent).

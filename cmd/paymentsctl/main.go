@@ -957,14 +957,14 @@ func webhookTest(c *ctl, fs *flag.FlagSet, args []string) error {
 		Type        string  `json:"type"`
 		WorkspaceID string  `json:"workspace_id"`
 		Environment string  `json:"environment"`
-		URL         string  `json:"url"`
+		Host        string  `json:"host"` // never the URL's path or query: they may hold a secret token
 		Signatures  int     `json:"signatures"`
 		HTTPStatus  int     `json:"http_status"`
 		LatencyMS   float64 `json:"latency_ms"`
-	}{res.EventID, operator.TestEventType, ws, string(e), res.URL, res.Signatures, res.HTTPStatus,
+	}{res.EventID, operator.TestEventType, ws, string(e), res.Host, res.Signatures, res.HTTPStatus,
 		float64(res.Latency.Microseconds()) / 1000}
-	if err := c.out().print(v, fmt.Sprintf("event_id: %s\nurl: %s\nsignatures: %d\nhttp_status: %d\nlatency_ms: %.1f\n",
-		v.EventID, v.URL, v.Signatures, v.HTTPStatus, v.LatencyMS)); err != nil {
+	if err := c.out().print(v, fmt.Sprintf("event_id: %s\nhost: %s\nsignatures: %d\nhttp_status: %d\nlatency_ms: %.1f\n",
+		v.EventID, v.Host, v.Signatures, v.HTTPStatus, v.LatencyMS)); err != nil {
 		return err
 	}
 	if v.HTTPStatus < 200 || v.HTTPStatus > 299 {

@@ -38,8 +38,8 @@ type Config struct {
 	WebhookQueueURL string
 	// PublicBaseURL builds payment_url (PUBLIC_BASE_URL); empty means the request's domain over https.
 	PublicBaseURL string
-	// CheckoutTokenKey derives checkout tokens (CHECKOUT_TOKEN_KEY, at least 32 bytes; only
-	// the functions that answer with a payment_url are given it).
+	// CheckoutTokenKey derives checkout tokens (CHECKOUT_TOKEN_KEY, at least 32 bytes; only the
+	// functions that answer with a payment_url are given it: TestCheckoutTokenKeyOnlyWhereTokensAreMinted).
 	CheckoutTokenKey []byte
 	// AllowLocalhostURLs lets merchants register http://localhost callback URLs
 	// (ALLOW_LOCALHOST_URLS=true). Only `make dev` sets it; template.yaml never does.

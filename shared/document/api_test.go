@@ -10,8 +10,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/operator"
@@ -539,4 +544,159 @@ func TestCursorWalk(t *testing.T) {
 	for _, bad := range []string{"&limit=0", "&limit=101", "&limit=x", "&cursor=nope", "&q=" + strings.Repeat("q", 129)} {
 		apitest.Envelope(t, a.Do(t, "GET", docs(a, "customers")+"?environment=sandbox"+bad, a.Creds.SandboxKey, ""), 422, "VALIDATION_FAILED")
 	}
+}
+
+// A search reads at most dynamo.SearchQueryBudget Queries per request: with the matches
+// spread past that many reads, the first page is short (here two of its matches, then the
+// budget ends) with a next_cursor, and following the cursors finds every match exactly once.
+func TestSearchReadBudget(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	perQuery := 100 // a filtered Query reads max(limit+1, 100) items
+	// mk creates n customers named name, 8 at a time (their order among themselves is not known).
+	mk := func(n int, name string) {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 8)
+		for i := range n {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				create(t, a, "customers", fmt.Sprintf(`{"reference": "B-%04d", "name": "%s"}`, i, name))
+			}()
+		}
+		wg.Wait()
+	}
+	// Oldest first: three matches, then enough non-matching customers that the next match
+	// lies within the budget and the three oldest beyond it.
+	budgetItems := dynamo.SearchQueryBudget * perQuery
+	var want []string // newest first
+	var old []string  // one at a time: their ids order them
+	for i := range 3 {
+		old = append(old, create(t, a, "customers", fmt.Sprintf(`{"reference": "B-OLD-%d", "name": "Needle Old"}`, i)).ID)
+	}
+	mk(budgetItems/2, "Hay")
+	mid := create(t, a, "customers", `{"reference": "B-MID", "name": "Needle Mid"}`).ID
+	mk(budgetItems/2, "Hay")
+	newest := create(t, a, "customers", `{"reference": "B-NEW", "name": "Needle New"}`).ID
+	want = append(want, newest, mid)
+	want = append(want, old[2], old[1], old[0])
+
+	list := func(limit int, cursor string) (listResult, int) {
+		url := docs(a, "customers") + fmt.Sprintf("?environment=sandbox&q=needle&limit=%d", limit)
+		if cursor != "" {
+			url += "&cursor=" + cursor
+		}
+		res := a.Do(t, "GET", url, a.Creds.ReadonlyKey, "")
+		if res.Status != 200 {
+			t.Fatalf("list: %d %s", res.Status, res.Body)
+		}
+		return decode[listResult](t, res), apitest.DDBRequests(t, a, res)
+	}
+	for _, limit := range []int{25, 2, 1} {
+		var seen []string
+		cursor := ""
+		for pages := 0; ; pages++ {
+			if pages > 20 {
+				t.Fatalf("limit %d: the cursor walk does not end", limit)
+			}
+			page, n := list(limit, cursor)
+			if n > 1+dynamo.SearchQueryBudget {
+				t.Fatalf("limit %d page %d: %d DynamoDB requests, want at most %d (key + %d Queries)",
+					limit, pages, n, 1+dynamo.SearchQueryBudget, dynamo.SearchQueryBudget)
+			}
+			if pages == 0 && limit == 25 && (len(page.Items) != 2 || page.NextCursor == nil) {
+				t.Fatalf("first page: %d items, next_cursor %v; want the 2 matches within the budget and a next_cursor",
+					len(page.Items), page.NextCursor)
+			}
+			for _, r := range page.Items {
+				seen = append(seen, r.ID)
+			}
+			if page.NextCursor == nil {
+				break
+			}
+			cursor = *page.NextCursor
+		}
+		if !slices.Equal(seen, want) {
+			t.Fatalf("limit %d: listed %v, want every match once, newest first: %v", limit, seen, want)
+		}
+	}
+}
+
+// return_url is where a payer is sent after paying a payment link, so a create or an edit
+// holds it to a payment's redirect_url rules (urlcheck): https and a public host name, 422
+// naming body.return_url and the rule otherwise; http://localhost only on a stack started with
+// ALLOW_LOCALHOST_URLS. A body stored before the rule still reads, and an edit that keeps its
+// return_url must fix it.
+func TestReturnURLFollowsRedirectRules(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	bad := map[string]string{
+		"http://shop.com.bd/thanks":      "must use https",
+		"http://localhost:8080/back":     "must use https",
+		"https://localhost/back":         "must not point to localhost",
+		"https://127.0.0.1/back":         "must not be an IP address",
+		"https://[::1]/back":             "must not be an IP address",
+		"https://10.0.0.7/back":          "must not be an IP address",
+		"https://shop/back":              "must use a fully qualified public host name",
+		"https://shop.internal/back":     "must not use a reserved or internal domain",
+		"https://user:pw@shop.com.bd/ok": "must not contain credentials",
+	}
+	refused := func(res *localapi.Result, rule string) {
+		t.Helper()
+		msg := apitest.Envelope(t, res, http.StatusUnprocessableEntity, "VALIDATION_FAILED")
+		if !strings.Contains(msg, "body.return_url: "+rule) {
+			t.Errorf("message %q should name body.return_url and %q", msg, rule)
+		}
+	}
+	for _, kind := range []string{"payment-links", "invoices"} {
+		for u, rule := range bad {
+			res := a.Do(t, "POST", docs(a, kind)+"?environment=sandbox", a.Creds.SandboxKey,
+				fmt.Sprintf(`{"reference": "R-1", "amount_minor": 100, "return_url": %q}`, u), "Idempotency-Key", idemKey())
+			refused(res, rule)
+		}
+	}
+	link := create(t, a, "payment-links", `{"reference": "R-2", "amount_minor": 100, "return_url": "https://shop.com.bd/thanks?order=1"}`)
+	one := docs(a, "payment-links") + "/" + link.ID + "?environment=sandbox"
+	for u, rule := range bad {
+		refused(a.Do(t, "PATCH", one, a.Creds.SandboxKey, fmt.Sprintf(`{"return_url": %q}`, u), "Idempotency-Key", idemKey()), rule)
+	}
+	if got := decode[listResult](t, a.Do(t, "GET", one, a.Creds.SandboxKey, "")).Items[0]; got.Version != 1 {
+		t.Fatalf("a refused edit made version %d", got.Version)
+	}
+
+	// A link stored before the rule (its body written directly) still reads; an edit of
+	// another member validates the merged body, so it names the stored return_url.
+	_, err := a.Store.DB.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(a.Store.Table),
+		Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "DOC#" + a.Creds.WorkspaceID + "#sandbox#payment-links"},
+			"sk": &types.AttributeValueMemberS{Value: link.ID},
+		},
+		UpdateExpression:          aws.String("SET body = :b"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":b": &types.AttributeValueMemberS{Value: `{"reference":"R-2","amount_minor":100,"return_url":"http://shop.com.bd/old"}`}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := a.Do(t, "GET", one, a.Creds.SandboxKey, ""); res.Status != 200 {
+		t.Fatalf("a stored link with an http return_url does not read: %d %s", res.Status, res.Body)
+	}
+	refused(a.Do(t, "PATCH", one, a.Creds.SandboxKey, `{"name": "New name"}`, "Idempotency-Key", idemKey()), "must use https")
+	res := a.Do(t, "PATCH", one, a.Creds.SandboxKey, `{"name": "New name", "return_url": "https://shop.com.bd/new"}`, "Idempotency-Key", idemKey())
+	if res.Status != 200 {
+		t.Fatalf("an edit that fixes return_url: %d %s", res.Status, res.Body)
+	}
+
+	// The local stack (ALLOW_LOCALHOST_URLS=true) also takes http://localhost, as for redirect_url.
+	dev := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true})
+	for _, u := range []string{"http://localhost:8080/back", "http://127.0.0.1:3000/back", "https://shop.com.bd/thanks"} {
+		res := dev.Do(t, "POST", docs(dev, "payment-links")+"?environment=sandbox", dev.Creds.SandboxKey,
+			fmt.Sprintf(`{"reference": "R-3", "amount_minor": 100, "return_url": %q}`, u), "Idempotency-Key", idemKey())
+		if res.Status != http.StatusCreated {
+			t.Errorf("local stack, return_url %s: %d %s", u, res.Status, res.Body)
+		}
+	}
+	refused(dev.Do(t, "POST", docs(dev, "payment-links")+"?environment=sandbox", dev.Creds.SandboxKey,
+		`{"reference": "R-4", "amount_minor": 100, "return_url": "http://shop.com.bd/thanks"}`, "Idempotency-Key", idemKey()), "must use https")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/jsonbody"
+	"github.com/takapay/payments/shared/urlcheck"
 )
 
 // Bounds of a document body, from the specification's "Document body" and "Limits" sections.
@@ -166,7 +167,33 @@ type CustomField struct {
 // violation found. A null member counts as absent. An object with a repeated member name
 // yields only that violation for that object, since its meaning is ambiguous; an array over
 // its maximum count yields only the count violation, without checking its elements.
+//
+// ParseBody reads stored bodies too, so it keeps the rules every stored body passed; a body a
+// merchant sends is read with ParseRequestBody.
 func ParseBody(raw []byte, path string) (*Body, []apierr.Violation) {
+	return parseBody(raw, path, bodyCheckURL)
+}
+
+// ParseRequestBody is ParseBody for a body a merchant sends (a create, or an edit's merged
+// body), plus one rule: return_url, where a payer is sent after paying a payment link, must
+// pass urls.Check, the rules of a payment's redirect_url (https and a public host name; the
+// local stack's http://localhost only when urls allows it). The violation names
+// body.return_url and the urlcheck rule. image_url keeps ParseBody's rule: no page shows it
+// and the service never fetches it.
+func ParseRequestBody(raw []byte, path string, urls urlcheck.Policy) (*Body, []apierr.Violation) {
+	return parseBody(raw, path, func(s string) string {
+		if rule := bodyCheckURL(s); rule != "" {
+			return rule
+		}
+		if err := urls.Check(s); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+}
+
+// parseBody is ParseBody with checkReturnURL as return_url's rule.
+func parseBody(raw []byte, path string, checkReturnURL func(string) string) (*Body, []apierr.Violation) {
 	if !utf8.Valid(raw) {
 		return nil, []apierr.Violation{{Path: path, Rule: "must be valid UTF-8"}}
 	}
@@ -201,7 +228,7 @@ func ParseBody(raw []byte, path string) (*Body, []apierr.Violation) {
 	b.DueAt = bodyString(r, "due_at", jsonbody.StringRule{Check: bodyCheckDateTime})
 	b.MaxQuantity = bodyInt(r, "max_quantity", MinQuantity, MaxQuantity)
 	b.ImageURL = bodyString(r, "image_url", jsonbody.StringRule{Max: MaxURL, Check: bodyCheckURL})
-	b.ReturnURL = bodyString(r, "return_url", jsonbody.StringRule{Max: MaxURL, Check: bodyCheckURL})
+	b.ReturnURL = bodyString(r, "return_url", jsonbody.StringRule{Max: MaxURL, Check: checkReturnURL})
 	b.MaxUses = bodyInt(r, "max_uses", 0, MaxUses)
 	b.Fields = bodyCustomFields(r)
 
@@ -319,7 +346,8 @@ func bodyCheckDateTime(s string) string {
 
 // bodyCheckURL accepts URLPattern values that url.Parse also accepts with a non-empty host name
 // (which adds, e.g., a numeric port and bracketed IPv6 hosts). The URL is never fetched by
-// the service, so no address rules apply.
+// the service, so no address rules apply here; ParseRequestBody adds a payment's redirect_url
+// rules to return_url.
 func bodyCheckURL(s string) string {
 	const rule = "must be an absolute http or https URL such as https://example.com/path"
 	if !bodyURLRegexp.MatchString(s) {

@@ -319,7 +319,10 @@ var BoundCases = func() []BoundCase {
 		BoundCase{Name: "image_url without scheme", Path: "body.image_url", Valid: bcBody(bcS("image_url", "https://cdn.example.com/a.png")), Invalid: bcBody(bcS("image_url", "cdn.example.com/a.png")), Rule: bcRuleURL},
 		BoundCase{Name: "image_url max", Path: "body.image_url", Valid: bcBody(bcS("image_url", longURL(MaxURL))), Invalid: bcBody(bcS("image_url", longURL(MaxURL+1))), Rule: "must be at most 2048 characters"},
 		BoundCase{Name: "image_url space", Path: "body.image_url", Valid: bcBody(bcS("image_url", "https://example.com/a%20b.png")), Invalid: bcBody(bcS("image_url", "https://example.com/a b.png")), Rule: bcRuleURL},
-		BoundCase{Name: "return_url scheme", Path: "body.return_url", Valid: bcBody(bcS("return_url", "http://shop.example.com/thanks?order=1#top")), Invalid: bcBody(bcS("return_url", "ftp://shop.example.com/thanks")), Rule: bcRuleURL},
+		BoundCase{Name: "image_url scheme", Path: "body.image_url", Valid: bcBody(bcS("image_url", "http://cdn.example.com/a.png?v=1#top")), Invalid: bcBody(bcS("image_url", "ftp://cdn.example.com/a.png")), Rule: bcRuleURL},
+		// return_url is also held to a payment's redirect_url rules on create and edit (https, a
+		// public host: TestReturnURLFollowsRedirectRules); these are the rules of every body.
+		BoundCase{Name: "return_url scheme", Path: "body.return_url", Valid: bcBody(bcS("return_url", "https://shop.example.com/thanks?order=1#top")), Invalid: bcBody(bcS("return_url", "ftp://shop.example.com/thanks")), Rule: bcRuleURL},
 		BoundCase{Name: "return_url javascript", Path: "body.return_url", Valid: bcBody(bcS("return_url", "HTTPS://shop.example.com/")), Invalid: bcBody(bcS("return_url", "javascript:alert(1)")), Rule: bcRuleURL},
 		BoundCase{Name: "return_url empty host", Path: "body.return_url", Valid: bcBody(bcS("return_url", "https://shop.example.com:8443/x")), Invalid: bcBody(bcS("return_url", "https:///x")), Rule: bcRuleURL},
 		BoundCase{Name: "return_url bad escape", Path: "body.return_url", Valid: bcBody(bcS("return_url", "https://example.com/%E0%A6%95")), Invalid: bcBody(bcS("return_url", "https://example.com/%zz")), Rule: bcRuleURL},

@@ -20,6 +20,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -36,6 +37,9 @@ type Service struct {
 	Auth  *auth.Authenticator
 	Store Store
 	Now   func() time.Time
+	// URLs holds return_url to a payment's redirect_url rules on create and edit (the zero
+	// value is production's; app.Deps.URLs allows localhost for the local stack).
+	URLs urlcheck.Policy
 }
 
 func (s *Service) now() time.Time {
@@ -192,7 +196,7 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 	if _, err := jsonbody.ParseObject(req.Body); err != nil {
 		return nil, err
 	}
-	body, vs := ParseBody(req.Body, "body")
+	body, vs := ParseRequestBody(req.Body, "body", s.URLs)
 	if len(vs) > 0 {
 		return nil, apierr.Invalid(vs...)
 	}
@@ -496,7 +500,7 @@ func (s *Service) edit(ctx context.Context, req *request) (*web.Response, error)
 		if err != nil {
 			return nil, apierr.New(apierr.ValidationFailed, "body: %v", err)
 		}
-		body, vs := ParseBody(merged, "body")
+		body, vs := ParseRequestBody(merged, "body", s.URLs)
 		if len(vs) > 0 {
 			return nil, apierr.Invalid(vs...)
 		}

@@ -614,22 +614,31 @@ const MaxPageBytes = 2 << 20
 
 func recordBytes(r *document.Record) int { return len(r.Body) + 2048 }
 
+// SearchQueryBudget bounds the Query calls of one page with q: the filter runs after each
+// read, so a page keeps reading until it has its matches, but never past this many Queries (each
+// of max(limit+1, 100) items and at most 1 MB). The page found so far is then the answer, with
+// a next_cursor to go on from: it may be short, or even empty.
+const SearchQueryBudget = 5
+
 // page runs a newest-first query until it has Limit matches (or MaxPageBytes of them) plus
 // one more record, which proves there is a next page, or the partition ends. With q, the
-// filter runs after each read, so it keeps reading: a filtered page is still full when
-// enough matches exist.
+// filter runs after each read, so it keeps reading, at most SearchQueryBudget Queries; a
+// filtered page is full when enough matches exist within that many reads, else short with a
+// next_cursor naming the last item examined (the last read's LastEvaluatedKey).
 func (s *Store) page(ctx context.Context, in *dynamodb.QueryInput, q document.ListQuery) ([]*document.Record, string, error) {
 	in.ScanIndexForward = aws.Bool(false)
 	in.Limit = aws.Int32(int32(q.Limit + 1))
+	budget := 0 // no bound: without a filter every read fills the page
 	if q.Q != "" {
 		in.FilterExpression = aws.String("contains(#search, :q)")
 		in.ExpressionAttributeNames = map[string]string{"#search": "search"}
 		in.ExpressionAttributeValues[":q"] = &types.AttributeValueMemberS{Value: q.Q}
 		in.Limit = aws.Int32(int32(max(q.Limit+1, 100)))
+		budget = SearchQueryBudget
 	}
 	var out []*document.Record
 	size := 0
-	for {
+	for queries := 1; ; queries++ {
 		res, err := s.DB.Query(ctx, in)
 		if err != nil {
 			return nil, "", err
@@ -647,6 +656,14 @@ func (s *Store) page(ctx context.Context, in *dynamodb.QueryInput, q document.Li
 		}
 		if len(res.LastEvaluatedKey) == 0 {
 			return out, "", nil
+		}
+		if queries == budget {
+			// The read budget is spent: the next page starts after the last item examined.
+			last, _ := res.LastEvaluatedKey["sk"].(*types.AttributeValueMemberS)
+			if last == nil {
+				return nil, "", fmt.Errorf("document query: LastEvaluatedKey without sk")
+			}
+			return out, last.Value, nil
 		}
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}

@@ -49,8 +49,9 @@ func (it *keyItem) record() *auth.KeyRecord {
 	}
 }
 
-// GetKey looks a key up by its hash with one strongly consistent GetItem, so a revocation
-// takes effect on the next request.
+// GetKey looks a key up by its hash with one strongly consistent GetItem, so a read after a
+// revocation sees it (the functions put auth.KeyCache in front: a revocation reaches a warm
+// instance within its TTL).
 func (s *Store) GetKey(ctx context.Context, hash string) (*auth.KeyRecord, error) {
 	item, err := s.get(ctx, keyPK(hash), "APIKEY")
 	if err != nil || item == nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
@@ -126,8 +127,10 @@ type TestPayloadData struct {
 
 // WebhookTestResult is what a test delivery got back.
 type WebhookTestResult struct {
-	EventID    string
-	URL        string
+	EventID string
+	// Host is the receiver's host (and port): never the URL's path or query, which may hold
+	// the merchant's secret token.
+	Host       string
 	Signatures int // one per active secret
 	HTTPStatus int
 	Latency    time.Duration
@@ -148,7 +151,7 @@ func NewTestEventID() (string, error) {
 // sent the sender's way: the URL checked with o.URLs' webhook rules (a *urlcheck.RuleError when
 // refused), then posted with o.Client (default webhook.NewClient: the SSRF-safe dialer, no
 // redirects, 10 s timeout). An answer other than 2xx is a result, not an error; no answer at
-// all is an error.
+// all is an error, naming the receiver's host but not the URL's path or query (webhook.Post).
 func (o *Operator) TestWebhook(ctx context.Context, workspaceID string, env auth.Environment, rawURL string) (*WebhookTestResult, error) {
 	policy := o.URLs
 	if err := policy.CheckWebhook(rawURL); err != nil {
@@ -185,5 +188,9 @@ func (o *Operator) TestWebhook(ctx context.Context, workspaceID string, env auth
 	if err != nil {
 		return nil, fmt.Errorf("test event %s not delivered after %s: %w", id, latency.Round(time.Millisecond), err)
 	}
-	return &WebhookTestResult{EventID: id, URL: rawURL, Signatures: len(keys), HTTPStatus: code, Latency: latency}, nil
+	host := ""
+	if u, err := url.Parse(rawURL); err == nil {
+		host = u.Host
+	}
+	return &WebhookTestResult{EventID: id, Host: host, Signatures: len(keys), HTTPStatus: code, Latency: latency}, nil
 }

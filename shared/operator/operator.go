@@ -132,7 +132,8 @@ func (o *Operator) ListKeys(ctx context.Context, workspaceID string) ([]*auth.Ke
 	return o.Store.ListKeys(ctx, workspaceID)
 }
 
-// RevokeKey revokes a workspace's key by key id; the next request with it gets 401.
+// RevokeKey revokes a workspace's key by key id: requests with it get 401 once no instance
+// trusts its cached copy any more, within KEY_CACHE_TTL_MS (auth.KeyCache).
 func (o *Operator) RevokeKey(ctx context.Context, workspaceID, keyID string) error {
 	k, err := o.Store.FindKey(ctx, workspaceID, keyID)
 	if err != nil {

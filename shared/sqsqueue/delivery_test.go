@@ -577,3 +577,61 @@ func TestApproveDoesNotWaitOnAHungQueue(t *testing.T) {
 		t.Fatalf("receiver saw %v, want the one event once", rc.attempts)
 	}
 }
+
+// A webhook_url's path and query may hold a merchant's secret token: when a delivery gets no
+// answer (a closed port, a receiver that never answers), the outbox's detail and every log
+// line name the receiver's host and never the path or the query.
+func TestFailedDeliveryNamesOnlyTheHost(t *testing.T) {
+	t.Parallel()
+	h := setup(t, nil)
+	sender := *h.consumer.Sender
+	sender.Client = webhook.NewClient(webhook.ClientOptions{AllowLocalhost: true, Timeout: 300 * time.Millisecond})
+	consumer := *h.consumer
+	consumer.Sender = &sender
+	h.poller.Handler = consumer.Handle
+
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	hang := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(hang) })
+	const path, secret = "/merchant-hooks/acct-7731", "SECRET"
+	for name, c := range map[string]struct{ base, cause string }{
+		"closed port": {closed.URL, "connection refused"},
+		"no answer":   {slow.URL, "Client.Timeout exceeded"},
+	} {
+		u, _ := url.Parse(c.base)
+		id := h.pay(t, c.base+path+"?token="+secret+"&shop=1", "order-wh-"+strings.ReplaceAll(name, " ", "-"))
+		h.drain(t, 1, func() bool { return h.outbox(t, id).Attempts >= 1 })
+		ob := h.outbox(t, id)
+		if ob.Status != payment.DeliveryPending || ob.LastHTTPStatus != 0 ||
+			!strings.HasPrefix(ob.Detail, "not delivered: "+u.Host+": ") || !strings.Contains(ob.Detail, c.cause) {
+			t.Errorf("%s: detail %q, want \"not delivered: %s: …%s…\"", name, ob.Detail, u.Host, c.cause)
+		}
+		if strings.Contains(ob.Detail, secret) || strings.Contains(ob.Detail, path) || strings.Contains(ob.Detail, "shop=1") {
+			t.Errorf("%s: the stored detail holds the URL's path or query: %q", name, ob.Detail)
+		}
+		attempts := 0
+		for _, line := range h.a.Logs.Lines() {
+			text, _ := json.Marshal(line)
+			if strings.Contains(string(text), secret) || strings.Contains(string(text), path) {
+				t.Errorf("%s: a log line holds the URL's path or query: %s", name, text)
+			}
+			if line["msg"] == "webhook attempt" && line["invoice_id"] == id {
+				attempts++
+				if d, _ := line["detail"].(string); d != ob.Detail {
+					t.Errorf("%s: logged detail %q, stored %q", name, d, ob.Detail)
+				}
+			}
+		}
+		if attempts == 0 {
+			t.Errorf("%s: no log line for the attempt", name)
+		}
+	}
+}

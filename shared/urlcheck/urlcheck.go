@@ -1,5 +1,5 @@
 // Package urlcheck validates merchant-supplied callback URLs (redirect_url,
-// cancel_url, webhook_url) at the API edge, rejecting junk and URLs that
+// cancel_url, webhook_url, a document's return_url) at the API edge, rejecting junk and URLs that
 // point at internal infrastructure (SSRF).
 //
 // Check is a syntactic, DNS-free check. A name that passes can still resolve

@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/urlcheck"
@@ -174,14 +176,20 @@ func (d *safeDialer) DialContext(ctx context.Context, network, addr string) (net
 // headers). It reads at most MaxResponseBody bytes of the response body,
 // discards them, and returns the response status; redirects are returned as
 // is when c is a NewClient client. A URL the policy refuses is an error
-// wrapping the *urlcheck.RuleError.
+// wrapping the *urlcheck.RuleError. Any other error is a *SendError: it names
+// the URL's host, never its path or query (which may hold a merchant's
+// secret token), since the sender stores and logs it.
 func Post(ctx context.Context, c *http.Client, policy urlcheck.Policy, rawURL string, headers map[string]string, body []byte) (status int, err error) {
 	if err := policy.CheckWebhook(rawURL); err != nil {
 		return 0, fmt.Errorf("webhook: refused URL: %w", err)
 	}
+	u, err := url.Parse(rawURL)
+	if err != nil { // CheckWebhook parsed it already
+		return 0, errors.New("webhook: refused URL: must be a valid absolute URL")
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return 0, sendError(u, rawURL, err)
 	}
 	for k, v := range headers {
 		req.Header.Set(k, v)
@@ -190,11 +198,41 @@ func Post(ctx context.Context, c *http.Client, policy urlcheck.Policy, rawURL st
 	req.Header.Set("User-Agent", UserAgent)
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, sendError(u, rawURL, err)
 	}
 	defer resp.Body.Close()
 	// The status is all we need; a failure reading the (bounded) body does
 	// not change the outcome.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxResponseBody))
 	return resp.StatusCode, nil
+}
+
+// SendError is a POST that got no HTTP answer: the receiver's host (with its port, if the URL
+// has one) and the cause. Its message never holds the URL's path or query: *url.Error, which
+// net/http returns, quotes the whole URL, so the cause is taken from inside it (and any
+// remaining copy of the URL, its path or its query is cut out of the message).
+type SendError struct {
+	Host  string
+	msg   string
+	cause error
+}
+
+// Error is "<host>: <cause>", e.g. "shop.com.bd: dial tcp 203.0.113.7:443: connect: connection refused".
+func (e *SendError) Error() string { return e.Host + ": " + e.msg }
+
+// Unwrap returns the cause (a *net.OpError, a timeout, an error wrapping ErrForbiddenAddress, …).
+func (e *SendError) Unwrap() error { return e.cause }
+
+func sendError(u *url.URL, rawURL string, err error) *SendError {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := err.Error()
+	for _, s := range []string{rawURL, u.RequestURI(), u.EscapedPath(), u.RawQuery, u.Query().Encode()} {
+		if s != "" && s != "/" {
+			msg = strings.ReplaceAll(msg, s, "…")
+		}
+	}
+	return &SendError{Host: u.Host, msg: msg, cause: err}
 }

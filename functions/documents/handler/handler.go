@@ -12,7 +12,7 @@ var Function = app.HTTPFunction{LogicalID: "DocumentsFunction", Name: "documents
 
 // Build wires the documents operations (customers, invoices, payment-links).
 func Build(d *app.Deps) app.API {
-	s := &document.Service{Auth: d.Auth, Store: d.Store}
+	s := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
 	const (
 		customers = document.Customers
 		invoices  = document.Invoices

@@ -139,6 +139,49 @@ func writable(sts []statement) (attrs []string, unbounded bool) {
 	return attrs, unbounded
 }
 
+// keyMatches reports whether a dynamodb:LeadingKeys pattern ("DOC#*", "*", an exact key)
+// covers partition keys beginning with prefix.
+func keyMatches(pattern, prefix string) bool {
+	if p, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(prefix, p)
+	}
+	return false
+}
+
+// grant is what a function's statements allow one action to write to the items whose
+// partition key begins with prefix: the union of the statements' dynamodb:Attributes lists,
+// whether some statement allows it without a list (unbounded), and whether any does at all.
+type grant struct {
+	attrs     []string
+	unbounded bool
+	allowed   bool
+}
+
+func grantFor(sts []statement, action, prefix string) grant {
+	var g grant
+	for _, s := range sts {
+		if s.Effect != "Allow" || !slices.Contains(s.actions(), action) && !slices.Contains(s.actions(), "dynamodb:*") {
+			continue
+		}
+		keys := s.values("ForAllValues:StringLike", "dynamodb:LeadingKeys")
+		if len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { return keyMatches(k, prefix) }) {
+			continue
+		}
+		g.allowed = true
+		list := s.values("ForAllValues:StringEquals", "dynamodb:Attributes")
+		if len(list) == 0 {
+			g.unbounded = true
+		}
+		g.attrs = append(g.attrs, list...)
+	}
+	return g
+}
+
+// settlementDocumentAttributes are a document's payment state: written by the payments'
+// follow-ups (paid_minor, payments, applying) and the payers' reservations (uses,
+// live_intent), never by the documents API.
+var settlementDocumentAttributes = []string{"paid_minor", "payments", "uses", "live_intent", "applying"}
+
 // Least privilege, as written: no function may update an immutable payment attribute, every
 // payment update is bounded by an attribute list, and the sender cannot write signing secrets.
 // updaters are the functions that update payments (each within a dynamodb:Attributes list).
@@ -177,6 +220,44 @@ func TestTemplatePoliciesLeastPrivilege(t *testing.T) {
 	if attrs, _ := writable(byFn["PaymentCreateFunction"]); len(attrs) != 0 {
 		t.Errorf("PaymentCreateFunction may update payments (%v); create only puts new ones", attrs)
 	}
+
+	// The documents API writes documents only within attribute lists, and never their
+	// payment state: an edit or a lifecycle command cannot set paid_minor or payments, and
+	// a create (PutItem) cannot write uses, live_intent or applying.
+	docs := byFn["DocumentsFunction"]
+	update := grantFor(docs, "dynamodb:UpdateItem", "DOC#")
+	switch {
+	case !update.allowed:
+		t.Error("DocumentsFunction may not UpdateItem documents: its edits and commands would fail")
+	case update.unbounded:
+		t.Error("DocumentsFunction may UpdateItem documents without a dynamodb:Attributes list")
+	}
+	for _, a := range settlementDocumentAttributes {
+		if slices.Contains(update.attrs, a) {
+			t.Errorf("DocumentsFunction may UpdateItem the document attribute %s (a payment's, not the API's)", a)
+		}
+	}
+	put := grantFor(docs, "dynamodb:PutItem", "DOC#")
+	switch {
+	case !put.allowed:
+		t.Error("DocumentsFunction may not PutItem documents: its creates would fail")
+	case put.unbounded:
+		t.Error("DocumentsFunction may PutItem documents without a dynamodb:Attributes list")
+	}
+	for _, a := range []string{"uses", "live_intent", "applying"} {
+		if slices.Contains(put.attrs, a) {
+			t.Errorf("DocumentsFunction may PutItem documents with %s", a)
+		}
+	}
+	// BatchWriteItem takes no condition: a put through it could replace a document whole.
+	if g := grantFor(docs, "dynamodb:BatchWriteItem", "DOC#"); g.allowed {
+		t.Error("DocumentsFunction may BatchWriteItem documents (an unconditional replace)")
+	}
+	for _, action := range []string{"dynamodb:DeleteItem", "dynamodb:PartiQLUpdate", "dynamodb:PartiQLInsert", "dynamodb:TransactWriteItems"} {
+		if g := grantFor(docs, action, "DOC#"); g.allowed {
+			t.Errorf("DocumentsFunction may %s documents", action)
+		}
+	}
 }
 
 var (
@@ -203,33 +284,83 @@ func topLevelAttributes(expr string, names map[string]string) []string {
 	return out
 }
 
-// recorder collects, per function, the attributes its UpdateItem calls touch.
+// recorder collects, per function, the attributes its UpdateItem calls touch on payments
+// (attrs), and every write it sends, by action and key prefix (writes).
 type recorder struct {
-	mu    sync.Mutex
-	attrs map[string]map[string]bool
+	mu     sync.Mutex
+	attrs  map[string]map[string]bool
+	writes map[write]map[string]bool
+}
+
+// write is one function's writes of one action to the items whose partition key begins with
+// prefix (the key up to its first '#', inclusive).
+type write struct{ fn, action, prefix string }
+
+func keyPrefix(key map[string]types.AttributeValue) string {
+	v, _ := key["pk"].(*types.AttributeValueMemberS)
+	if v == nil {
+		return ""
+	}
+	if i := strings.IndexByte(v.Value, '#'); i >= 0 {
+		return v.Value[:i+1]
+	}
+	return v.Value
+}
+
+// add records attributes written by fn with action under prefix.
+func (r *recorder) add(w write, attrs ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.writes == nil {
+		r.writes = map[write]map[string]bool{}
+	}
+	if r.writes[w] == nil {
+		r.writes[w] = map[string]bool{}
+	}
+	for _, a := range attrs {
+		r.writes[w][a] = true
+	}
 }
 
 func (r *recorder) configure(logicalID string, cfg *aws.Config) {
 	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("policyRecorder",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if u, ok := in.Parameters.(*dynamodb.UpdateItemInput); ok {
-					pk := ""
-					if v, ok := u.Key["pk"].(*types.AttributeValueMemberS); ok {
-						pk = v.Value
+				switch u := in.Parameters.(type) {
+				case *dynamodb.UpdateItemInput:
+					attrs := []string{"pk", "sk"}
+					for _, e := range []*string{u.UpdateExpression, u.ConditionExpression} {
+						attrs = append(attrs, topLevelAttributes(aws.ToString(e), u.ExpressionAttributeNames)...)
 					}
-					if strings.HasPrefix(pk, "PAY#") {
+					prefix := keyPrefix(u.Key)
+					r.add(write{logicalID, "dynamodb:UpdateItem", prefix}, attrs...)
+					if prefix == "PAY#" {
 						r.mu.Lock()
 						if r.attrs[logicalID] == nil {
-							r.attrs[logicalID] = map[string]bool{"pk": true, "sk": true}
+							r.attrs[logicalID] = map[string]bool{}
 						}
-						for _, e := range []*string{u.UpdateExpression, u.ConditionExpression} {
-							for _, a := range topLevelAttributes(aws.ToString(e), u.ExpressionAttributeNames) {
-								r.attrs[logicalID][a] = true
-							}
+						for _, a := range attrs {
+							r.attrs[logicalID][a] = true
 						}
 						r.mu.Unlock()
 					}
+				case *dynamodb.PutItemInput:
+					attrs := slices.Collect(maps.Keys(u.Item))
+					attrs = append(attrs, topLevelAttributes(aws.ToString(u.ConditionExpression), u.ExpressionAttributeNames)...)
+					r.add(write{logicalID, "dynamodb:PutItem", keyPrefix(u.Item)}, attrs...)
+				case *dynamodb.BatchWriteItemInput:
+					for _, reqs := range u.RequestItems {
+						for _, req := range reqs {
+							switch {
+							case req.PutRequest != nil:
+								r.add(write{logicalID, "dynamodb:BatchWriteItem", keyPrefix(req.PutRequest.Item)}, slices.Collect(maps.Keys(req.PutRequest.Item))...)
+							case req.DeleteRequest != nil:
+								r.add(write{logicalID, "dynamodb:BatchWriteItem", keyPrefix(req.DeleteRequest.Key)}, "pk", "sk")
+							}
+						}
+					}
+				case *dynamodb.DeleteItemInput:
+					r.add(write{logicalID, "dynamodb:DeleteItem", keyPrefix(u.Key)}, "pk", "sk")
 				}
 				return next.HandleInitialize(ctx, in)
 			}), middleware.After)
@@ -324,6 +455,8 @@ func TestPaymentUpdatesStayWithinTheirPolicies(t *testing.T) {
 		}
 	}
 
+	documentJourney(t, a)
+
 	byFn := functionStatements(t)
 	for _, id := range updaters {
 		used := rec.attrs[id]
@@ -342,4 +475,74 @@ func TestPaymentUpdatesStayWithinTheirPolicies(t *testing.T) {
 	if _, ok := rec.attrs["PaymentCreateFunction"]; ok {
 		t.Errorf("PaymentCreateFunction updated a payment: %v", rec.attrs["PaymentCreateFunction"])
 	}
+
+	// The documents API: every write of its journey is one its policy allows, within the
+	// statement's attribute list, and the journey made each kind of write.
+	const docs = "DocumentsFunction"
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, want := range []write{{docs, "dynamodb:PutItem", "DOC#"}, {docs, "dynamodb:UpdateItem", "DOC#"},
+		{docs, "dynamodb:PutItem", "IDEM#"}, {docs, "dynamodb:BatchWriteItem", "IDEM#"}, {docs, "dynamodb:BatchWriteItem", "HIST#"}} {
+		if len(rec.writes[want]) == 0 {
+			t.Errorf("%s made no %s on %s items in the journey; the test lost its coverage", docs, want.action, want.prefix)
+		}
+	}
+	for w, used := range rec.writes {
+		if w.fn != docs || w.prefix == "RATE#" {
+			continue
+		}
+		g := grantFor(byFn[docs], w.action, w.prefix)
+		if !g.allowed {
+			t.Errorf("%s sends %s on %s items, which its policy does not allow", docs, w.action, w.prefix)
+			continue
+		}
+		if g.unbounded && w.prefix == "DOC#" {
+			t.Errorf("%s may %s documents without a dynamodb:Attributes list to check its writes against", docs, w.action)
+		}
+		for attr := range used {
+			if !g.unbounded && !slices.Contains(g.attrs, attr) {
+				t.Errorf("%s %s writes %s attribute %q, which its policy does not allow (allowed %v)", docs, w.action, w.prefix, attr, g.attrs)
+			}
+		}
+		t.Logf("%s %s %s writes %v", docs, w.action, w.prefix, slices.Sorted(maps.Keys(used)))
+	}
+}
+
+// documentJourney runs every documents write through the API: creates (a customer, invoices
+// linked to it with items, a payment link), edits (enough of them that history entries and
+// edit keys are copied out of the item), an invoice issued and one cancelled, a payment link
+// published and archived.
+func documentJourney(t *testing.T, a *localapi.TestAPI) {
+	t.Helper()
+	n := 0
+	do := func(method, path, body string, want int) map[string]any {
+		t.Helper()
+		n++
+		res := a.Do(t, method, "/v1/workspaces/"+a.Creds.WorkspaceID+"/documents/"+path+"?environment=sandbox",
+			a.Creds.SandboxKey, body, "Idempotency-Key", fmt.Sprintf("policy-journey-%04d", n))
+		if res.Status != want {
+			t.Fatalf("%s %s: %d %s", method, path, res.Status, res.Body)
+		}
+		var v map[string]any
+		_ = json.Unmarshal(res.Body, &v)
+		return v
+	}
+	cust := do("POST", "customers", `{"reference": "C-1", "name": "Rahim"}`, 201)["id"].(string)
+	for i := range 22 { // past the 20-entry history window: entries and edit keys are copied out
+		do("PATCH", "customers/"+cust, fmt.Sprintf(`{"name": "Rahim %d"}`, i), 200)
+	}
+	invoice := func(ref string) string {
+		return do("POST", "invoices", `{"reference": "`+ref+`", "customer_id": "`+cust+`",
+			"items": [{"title": "Tea", "quantity": 2, "unit_amount_minor": 5000}]}`, 201)["id"].(string)
+	}
+	issued := invoice("INV-1")
+	do("PATCH", "invoices/"+issued, `{"customer_id": null, "items": [{"title": "Tea", "quantity": 3, "unit_amount_minor": 5000}]}`, 200)
+	do("PATCH", "invoices/"+issued, `{"customer_id": "`+cust+`"}`, 200)
+	do("POST", "invoices/"+issued+"/issue", "", 200)
+	cancelled := invoice("INV-2")
+	do("POST", "invoices/"+cancelled+"/cancel", "", 200)
+	link := do("POST", "payment-links", `{"reference": "L-1", "amount_minor": 25000, "max_uses": 3}`, 201)["id"].(string)
+	do("PATCH", "payment-links/"+link, `{"amount_minor": 30000}`, 200)
+	do("POST", "payment-links/"+link+"/publish", "", 200)
+	do("POST", "payment-links/"+link+"/archive", "", 200)
 }
