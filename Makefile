@@ -37,7 +37,7 @@ test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
 	$(GO) test -run '^$$' -bench . -benchtime 300x -count 1 ./shared/local/bench/ | grep -Ev '^(goos|goarch|pkg|cpu):'
-	TAKAPAY_BENCH=1 $(GO) test -run '^TestHotPartition$$' -count 1 -v -timeout 20m ./shared/local/bench/ | grep -E '^(hot partition|--- |ok|FAIL)'
+	TAKAPAY_BENCH=1 $(GO) test -run '^(TestHotPartition|TestDrainBacklog)$$' -count 1 -v -timeout 20m ./shared/local/bench/ | grep -E '^(hot partition|drain:|--- |ok|FAIL)'
 
 .PHONY: provision
 provision: ## The SAM CLI path: provision ENDPOINT (DynamoDB Local, e.g. http://localhost:8000; SQS_ENDPOINT optional), write .dev/sam/

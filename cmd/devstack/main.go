@@ -135,7 +135,11 @@ func run() error {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if n, err := redrive.Run(ctx); err != nil || n > 0 {
+				// A run has the function's 60 s (template Timeout), as on Lambda.
+				rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+				n, err := redrive.Run(rctx)
+				cancel()
+				if err != nil || n > 0 {
 					logger.Info("webhook re-drive", slog.Int("re_enqueued", n), slog.Any("error", err))
 				}
 			}
