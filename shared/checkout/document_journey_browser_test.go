@@ -17,7 +17,6 @@ import (
 
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
-	"github.com/takapay/payments/shared/local/sqspoll"
 )
 
 var docKeySeq atomic.Int64
@@ -47,17 +46,7 @@ func newBrowserDocument(t *testing.T, a *localapi.TestAPI, kind, body, command s
 // intents' outcomes.
 func settleDocuments(t *testing.T, a *localapi.TestAPI) {
 	t.Helper()
-	d := a.Deps["WebhookSenderFunction"]
-	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle}
-	for idle := 0; idle < 3; {
-		n, err := poller.RunOnce(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			idle++
-		}
-	}
+	a.DrainWebhooks(t)
 	if _, err := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Settle(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ type documentItem struct {
 	Payments       []document.PaymentRef `dynamodbav:"payments"`
 	// Uses counts a payment link's live reservations and completed payments together (only
 	// when it has max_uses); Applying holds the intents whose outcome is being recorded (see
-	// webhook.DocumentLedger). Neither is part of the record.
+	// intent.Ledger). Neither is part of the record.
 	Uses int64 `dynamodbav:"uses,omitempty"`
 	// GSI3PK finds an invoice or payment link by its public token: PUBDOC#<SHA-256 of the
 	// token, hex> (GSI3's sort key is created_at, as for every item in it).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
@@ -333,22 +334,8 @@ func liveDecision(doc *document.Record, live *payment.Payment, now time.Time) (l
 // retryLater is a 409 that tells the client when to try again.
 func retryLater(msg string, after time.Duration) error {
 	e := apierr.New(apierr.StateConflict, "%s", msg)
-	e.Headers = map[string]string{"Retry-After": itoa(int(after / time.Second))}
+	e.Headers = map[string]string{"Retry-After": strconv.Itoa(max(1, int(after/time.Second)))}
 	return e
-}
-
-func itoa(n int) string {
-	if n <= 0 {
-		return "1"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
 }
 
 // write stores the intent p (and its snapshot) and settles what it reserved: held is the

@@ -29,7 +29,6 @@ import (
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
-	"github.com/takapay/payments/shared/local/sqspoll"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/publicdoc"
 	"github.com/takapay/payments/shared/ratelimit"
@@ -57,22 +56,6 @@ func deadReceiver(t *testing.T) (string, *atomic.Int64) {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/hooks/takapay", &hits
-}
-
-// drainSender runs the webhook sender on the queue until it has been idle three times.
-func drainSender(t *testing.T, a *localapi.TestAPI) {
-	t.Helper()
-	d := a.Deps["WebhookSenderFunction"]
-	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle}
-	for idle := 0; idle < 3; {
-		n, err := poller.RunOnce(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			idle++
-		}
-	}
 }
 
 // publicToken reads a document's public token as its merchant does.
@@ -180,7 +163,7 @@ func TestInvoicePaidOnceWithADeadReceiverAndAnOldReservation(t *testing.T) {
 				t.Errorf("the page before settlement: %s, paid %d; want paid %d", state, paid, invoiceTotal)
 			}
 			// The sender tries the dead receiver; the invoice learns the payment all the same.
-			drainSender(t, a)
+			a.DrainWebhooks(t)
 			doc := getDocument(t, a, "invoices", inv)
 			if doc.PaidMinor != invoiceTotal || len(doc.Payments) != 1 || doc.Payments[0].State != "COMPLETED" {
 				t.Fatalf("the invoice after the sender (receiver dead): %+v", doc)
@@ -294,7 +277,7 @@ func TestSettlementDoesNotWaitForTheWebhook(t *testing.T) {
 	it, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`", "webhook_url": "`+hook+`"}`)
 	approved := time.Now()
 	pay(t, a, it.PaymentURL, "approve")
-	drainSender(t, a)
+	a.DrainWebhooks(t)
 	doc := getDocument(t, a, "invoices", inv)
 	if doc.PaidMinor != invoiceTotal || len(doc.Payments) != 1 {
 		t.Fatalf("after the sender's first pass (receiver dead): %+v", doc)
@@ -463,7 +446,7 @@ func TestUnstartedIntentsHoldAUseOnlyBriefly(t *testing.T) {
 	if _, err := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	drainSender(t, a)
+	a.DrainWebhooks(t)
 	res, started := postPublic(t, a, token, `{}`)
 	if res.Status != http.StatusCreated {
 		t.Fatalf("after the hold gave the use back: %d %s", res.Status, res.Body)
@@ -576,7 +559,7 @@ func TestAbandonedIntentsExpireFromTheTable(t *testing.T) {
 	}
 	paid, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`"}`)
 	pay(t, a, paid.PaymentURL, "approve")
-	drainSender(t, a)
+	a.DrainWebhooks(t)
 
 	ttlOf := func(item map[string]types.AttributeValue) int64 {
 		n, _ := item["ttl"].(*types.AttributeValueMemberN)

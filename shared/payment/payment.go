@@ -153,10 +153,10 @@ type Delivery struct {
 	NextAttemptAt time.Time `json:"next_attempt_at" dynamodbav:"next_attempt_at"`
 	// Applied and Settled track a linked intent's document follow-up: Applied once the
 	// document has recorded the outcome, Settled once the document has forgotten the intent's
-	// id from its in-flight set (see webhook.DocumentLedger).
+	// id from its in-flight set (see intent.Ledger).
 	Applied bool `json:"document_applied,omitempty" dynamodbav:"applied,omitempty"`
 	Settled bool `json:"document_settled,omitempty" dynamodbav:"settled,omitempty"`
-	// ClaimedUntil is how long one run of the follow-up holds it (see webhook.DocumentLedger).
+	// ClaimedUntil is how long one run of the follow-up holds it (see intent.Ledger).
 	ClaimedUntil *time.Time `json:"-" dynamodbav:"claim,omitempty"`
 	// Settle is true for the event of a linked intent (not stored: the store places the event
 	// by it). Its document follow-up comes first (package intent's Settle): the event waits in

@@ -12,7 +12,6 @@ import (
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
-	"github.com/takapay/payments/shared/local/sqspoll"
 )
 
 type payResp struct {
@@ -33,17 +32,7 @@ func checkoutPath(u string) string { return u[strings.Index(u, "/v1/"):] }
 // settle runs the deployed workers after outcomes: the sender, then the re-drive's settle step.
 func settle(t *testing.T, a *localapi.TestAPI) {
 	t.Helper()
-	d := a.Deps["WebhookSenderFunction"]
-	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle}
-	for idle := 0; idle < 3; {
-		n, err := poller.RunOnce(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			idle++
-		}
-	}
+	a.DrainWebhooks(t)
 	if _, err := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Settle(context.Background()); err != nil {
 		t.Fatal(err)
 	}

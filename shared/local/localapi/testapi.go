@@ -19,6 +19,8 @@ import (
 	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/local/contract"
 	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/sqspoll"
 	"github.com/takapay/payments/shared/operator"
 )
 
@@ -108,6 +110,24 @@ func (a *TestAPI) Operator(tb testing.TB) *operator.Operator {
 		tb.Fatal(err)
 	}
 	return &operator.Operator{Store: a.Store, Sealer: sealer}
+}
+
+// DrainWebhooks runs WebhookSenderFunction on the webhook queue, as Lambda's event source
+// would, until the queue has been empty three times in a row: every event enqueued so far has
+// had its attempt (and a linked intent's event its settlement).
+func (a *TestAPI) DrainWebhooks(tb testing.TB) {
+	tb.Helper()
+	d := a.Deps["WebhookSenderFunction"]
+	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle}
+	for idle := 0; idle < 3; {
+		n, err := poller.RunOnce(context.Background())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if n == 0 {
+			idle++
+		}
+	}
 }
 
 // Result is a response read whole.
