@@ -386,6 +386,13 @@ func TestParseAnswersRefill(t *testing.T) {
 		Fields: map[string]Answer{"size": {Text: "L"}, "print_name": {Text: "Rahim"}, "news": {Bool: ptr(true)},
 			"note": {Text: "two\nlines"}, "terms": {Bool: ptr(false)}},
 		Payer: Payer{Email: "not-an-email"},
+		// The same violations, worded for the payer: whose answer, by its label, and what.
+		Problems: []Problem{
+			{LabelKey: "doc.email", Key: "doc.problem.email"},
+			{Label: "I accept", Key: "doc.problem.check"},
+			{Label: "Gift message", Key: "doc.problem.required"},
+			{Label: "Roll number", Key: "doc.problem.choose"},
+		},
 	}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("refill answers\n%+v\nwant\n%+v", a, want)
