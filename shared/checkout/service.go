@@ -88,7 +88,7 @@ type mode struct {
 
 // modeOf reads the request's mode. The language is the payer's explicit ?lang=, else the
 // browser's Accept-Language, else English; load then lets the payment's locale come before
-// the browser's (page.Choose).
+// the browser's (page.Choose). An error page before the payment is found has no locale.
 func modeOf(r *web.Request) mode {
 	m := mode{html: isForm(r) || strings.Contains(r.Header("Accept"), "text/html")}
 	m.lang = page.Choose(r.Query[page.QueryParam], "", r.Header("Accept-Language"))
@@ -199,6 +199,8 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 	if p == nil || subtle.ConstantTimeCompare(p.CheckoutHash, secretHash[:]) != 1 {
 		return nil, m, "", notFound()
 	}
+	// The merchant's locale comes after the payer's explicit ?lang= and before the browser's.
+	m.lang = page.Choose(r.Query[page.QueryParam], p.Locale, r.Header("Accept-Language"))
 	if p.EffectiveStatus(s.now()) == payment.Expired && p.Status == payment.Pending {
 		// Make the expiry explicit (one conditional write, once); readers agree either way.
 		d, err := p.NewDelivery(payment.Expired, s.now())

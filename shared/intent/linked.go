@@ -193,6 +193,7 @@ type draft struct {
 func (l *Linker) draft(o Order, price *Price, expires time.Time) (draft, error) {
 	p := Linked(o.ID, o.Doc.WorkspaceID, o.Doc.Environment, o.MerchantName, price, o.Now, expires)
 	p.RedirectURL, p.CancelURL, p.WebhookURL, p.Metadata = o.Options.RedirectURL, o.Options.CancelURL, o.Options.WebhookURL, o.Options.Metadata
+	p.Locale = o.Options.Locale
 	p.CustomerName, p.CustomerEmail, p.CustomerPhone = o.CustomerName, o.CustomerEmail, o.CustomerPhone
 	p.RequestHash = o.RequestHash
 	if p.ReservedUse {
