@@ -1,6 +1,9 @@
 package page
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // A catalogue holds the human text of every payer page in one language, by key. The keys are
 // namespaced by page family ("page." the kit, "checkout." the hosted checkout, "doc." the
@@ -75,4 +78,17 @@ func lookup(args []string, name string) (string, bool) {
 func (l Lang) Split(key, placeholder string, args ...string) (before, after string) {
 	before, after, _ = strings.Cut(l.raw(key), "{"+placeholder+"}")
 	return fill(before, args), fill(after, args)
+}
+
+// Keys lists the catalogue's keys that start with prefix, sorted: a page family's tests hold
+// it to wording every case it has (a rule without words fails there, not on a payer's page).
+func Keys(prefix string) []string {
+	var out []string
+	for k := range messagesEN {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -106,6 +106,8 @@ func goldenCases() []goldenCase {
 			p.Values, p.Problems = *a, a.Problems
 			return p
 		}},
+		{"error-every-problem", func(t *testing.T) Page { return refusedPage(t, 0) }},
+		{"error-invoice-quantity", func(t *testing.T) Page { return refusedPage(t, 2) }},
 		{"hostile", func(t *testing.T) Page {
 			yes := true
 			return Page{
@@ -220,4 +222,16 @@ func renderGolden(t *testing.T) map[string]string {
 // test -run TestGolden -update rewrites them).
 func TestGolden(t *testing.T) {
 	golden.CheckAll(t, renderGolden(t))
+}
+
+// refusedPage is the page a refused form gets back: everyProblemBodies[i] posted to its view,
+// with the problems listed and the answers refilled.
+func refusedPage(t *testing.T, i int) Page {
+	c := everyProblemBodies[i]
+	v := c.view()
+	a, err := ParseAnswers([]byte(c.body), true, v)
+	if err == nil {
+		t.Fatal("want a 422")
+	}
+	return Page{View: v, Action: testAction, Sandbox: true, Values: *a, Problems: a.Problems}
 }

@@ -127,12 +127,9 @@ func errorPage(r *web.Request, e *apierr.Error, allowLocalhost bool) *web.Respon
 	case apierr.MalformedRequest, apierr.ValidationFailed:
 		key = "page.err.bad_request"
 	}
-	self := ""
-	if r.Method == http.MethodGet {
-		self = r.Path
-	}
+	// The page's path is the same for its GET and its POST: the switch links to the page.
 	var buf bytes.Buffer
-	_ = ErrorPage(&buf, l, l.T(key+".title"), l.T(key), self)
+	_ = ErrorPage(&buf, l, l.T(key+".title"), l.T(key), r.Path)
 	h := SecurityHeaders(allowLocalhost)
 	for k, v := range e.Headers {
 		h[k] = v
