@@ -50,7 +50,7 @@ walkthrough: deps ## Run README.md's curl walk-throughs (bash, curl, jq) against
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck payment:FuzzParseCreateRequest \
-	  document:FuzzParseBody document:FuzzMergePatch htmlw:FuzzMatchesHTMLTemplate; do \
+	  document:FuzzParseBody document:FuzzMergePatch htmlw:FuzzMatchesHTMLTemplate page:FuzzAmount; do \
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 1s ./shared/$${t%%:*}/; done
 
 .PHONY: build
