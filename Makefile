@@ -32,7 +32,7 @@ dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 (PO
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./shared/checkout/
+	$(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/
 
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
@@ -50,7 +50,7 @@ walkthrough: deps ## Run README.md's curl walk-throughs (bash, curl, jq) against
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck payment:FuzzParseCreateRequest \
-	  document:FuzzParseBody document:FuzzMergePatch htmlw:FuzzMatchesHTMLTemplate; do \
+	  document:FuzzParseBody document:FuzzMergePatch htmlw:FuzzMatchesHTMLTemplate page:FuzzAmount; do \
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 1s ./shared/$${t%%:*}/; done
 
 .PHONY: build

@@ -615,3 +615,89 @@ func TestNoCheckoutTokenAtRestOrInLogs(t *testing.T) {
 		t.Fatalf("the scan found %d payment items, want 1 (the replay made none)", payments)
 	}
 }
+
+// The payer's language over HTTP: ?lang=bn makes the page Bangla and rides on every answer
+// the checkout makes (the 303 after a lock), a form the payer gets wrong comes back in Bangla,
+// Accept-Language decides when nothing else does (the error page too), the merchant's
+// redirect gets invoice_id only, and the JSON view and error envelopes are the same in every
+// language.
+func TestLanguageAcrossTheFlow(t *testing.T) {
+	t.Parallel()
+	a := start(t, nil)
+	p := newPayment(t, a, merchantBody)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(method, path, body string, headers ...string) (*http.Response, string) {
+		req, _ := http.NewRequest(method, a.URL+path, strings.NewReader(body))
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b := new(bytes.Buffer)
+		_, _ = b.ReadFrom(res.Body)
+		return res, b.String()
+	}
+	html := "text/html"
+	for _, c := range []struct {
+		query, accept, want string
+	}{
+		{"", "", `<html lang="en">`},
+		{"", "bn-BD,bn;q=0.9,en;q=0.5", `<html lang="bn">`},
+		{"?lang=bn", "en", `<html lang="bn">`},
+		{"?lang=en", "bn", `<html lang="en">`},
+		{"?lang=%3Cscript%3E", "bn", `<html lang="bn">`},
+	} {
+		res, body := do("GET", p.Page+c.query, "", "Accept", html, "Accept-Language", c.accept)
+		if res.StatusCode != 200 || !strings.Contains(body, c.want) {
+			t.Errorf("GET %s (Accept-Language %q): %d, want %s", c.query, c.accept, res.StatusCode, c.want)
+		}
+	}
+	_, bn := do("GET", p.Page+"?lang=bn", "", "Accept", html)
+	for _, want := range []string{"৳১,৫০০.০০", `action="` + p.Page + `/lock?lang=bn"`, `action="` + p.Page + `/notices/cancel?lang=bn"`,
+		`href="` + p.Page + `?lang=en" lang="en" hreflang="en">English</a>`} {
+		if !strings.Contains(bn, want) {
+			t.Errorf("the Bangla page lacks %q", want)
+		}
+	}
+	// The JSON view is the same whatever the language.
+	_, jsonEN := do("GET", p.Page, "", "Accept", "application/json")
+	_, jsonBN := do("GET", p.Page+"?lang=bn", "", "Accept", "application/json", "Accept-Language", "bn")
+	if jsonEN != jsonBN || !strings.Contains(jsonBN, `"amount_display":"৳1,500.00"`) {
+		t.Errorf("the JSON view changed with the language:\n%s\n%s", jsonEN, jsonBN)
+	}
+	form := []string{"Content-Type", "application/x-www-form-urlencoded", "Origin", a.URL}
+	// A wrong number comes back as the Bangla page with the Bangla message.
+	res, body := do("POST", p.Page+"/lock?lang=bn", "route=bkash&payer=12", form...)
+	if res.StatusCode != 422 || !strings.Contains(body, `<html lang="bn">`) || !strings.Contains(body, "বাংলাদেশি মোবাইল নম্বর লিখুন") {
+		t.Errorf("invalid lock in Bangla: %d %s", res.StatusCode, body)
+	}
+	// A number in Bangla digits is the same number; the 303 keeps the language.
+	res, _ = do("POST", p.Page+"/lock?lang=bn", "route=bkash&payer="+url.QueryEscape("০১৭১২৩৪৫৬৭৮"), form...)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != p.Page+"?lang=bn" {
+		t.Fatalf("lock in Bangla: %d -> %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if v := decodeView(t, a.Do(t, "GET", p.Page, "", "")); v.Lock == nil || v.Lock.PayerMasked != "017•••••678" {
+		t.Errorf("lock after Bangla digits: %+v", v.Lock)
+	}
+	// The merchant's redirect is the merchant's URL with invoice_id, nothing more.
+	res, _ = do("POST", p.Page+"/notices/approve?lang=bn", "", form...)
+	if want := "https://shop.com.bd/thanks?invoice_id=" + p.InvoiceID + "&x=1"; res.Header.Get("Location") != want {
+		t.Errorf("approve: -> %q, want %q", res.Header.Get("Location"), want)
+	}
+	// A conflict on a form post is a Bangla page for the payer; the envelope stays English.
+	res, body = do("POST", p.Page+"/notices/cancel?lang=bn", "", form...)
+	if res.StatusCode != 409 || !strings.Contains(body, "এই পেমেন্টে আর কোনো পরিবর্তন করা যাবে না") || strings.Contains(body, "already completed") {
+		t.Errorf("conflict page in Bangla: %d %s", res.StatusCode, body)
+	}
+	if msg := apitest.Envelope(t, a.Do(t, "POST", p.Page+"/notices/cancel?lang=bn", "", "", "Accept-Language", "bn"), 409, "STATE_CONFLICT"); !strings.Contains(msg, "already completed") {
+		t.Errorf("the envelope's message is not the developers' English: %q", msg)
+	}
+	// Not found, in the browser's language, and its switch links to the same address.
+	res, body = do("GET", "/v1/public/checkout/"+strings.Repeat("Z", 43), "", "Accept", html, "Accept-Language", "bn")
+	if res.StatusCode != 404 || !strings.Contains(body, "পেমেন্ট পাওয়া যায়নি") || !strings.Contains(body, `?lang=en" lang="en"`) {
+		t.Errorf("not-found page in Bangla: %d %s", res.StatusCode, body)
+	}
+}

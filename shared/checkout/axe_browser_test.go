@@ -5,48 +5,30 @@
 package checkout_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/local/localapi"
 )
 
-// axeViolation is what axe-core reports of one broken rule.
-type axeViolation struct {
-	ID    string `json:"id"`
-	Help  string `json:"help"`
-	Nodes []struct {
-		Target []string `json:"target"`
-	} `json:"nodes"`
-}
-
-// Every page a payer can see meets WCAG 2.1 AA as axe-core checks it, in Chromium: the public
-// document pages (a payment link with every kind of field, an invoice, a closed link, not
-// found), the checkout page before the route choice, the locked page with the sandbox
-// controls, the completed page and the not-found page. (axe-core comes from the npm registry with the local servers; it is
-// injected over DevTools, which the page's CSP does not govern.)
+// Every page a payer can see meets WCAG 2.1 AA as axe-core checks it, in Chromium, in both
+// languages: the public document pages (a payment link with every kind of field, an invoice,
+// a closed link, not found), the checkout page before the route choice, the locked page with
+// the sandbox controls, the completed and the cancelled page and the not-found page, each as a
+// payer who chose English and as one who chose Bangla (?lang=), live from the local API with
+// the page's script running. TestBrowserAccessibilityEveryState (accessibility_test.go) adds
+// every other state from the golden files.
 func TestBrowserAccessibility(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	chromiumPath(t)
-	modules, err := devstack.NodeModulesDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	axeSource, err := os.ReadFile(filepath.Join(modules, "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("axe-core is not installed (make test runs npm ci): %v", err)
-	}
+	axeSource := browsertest.AxeSource(t)
 	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true})
 	ctx := browser(t)
 	newPage := func(ref string) string {
@@ -71,6 +53,10 @@ func TestBrowserAccessibility(t *testing.T) {
 		if r := a.Do(t, "POST", path(done)+step.suffix, "", step.body); r.Status != 200 {
 			t.Fatalf("%s: %d %s", step.suffix, r.Status, r.Body)
 		}
+	}
+	cancelled := newPage("a11y-cancelled")
+	if r := a.Do(t, "POST", path(cancelled)+"/notices/cancel", "", ""); r.Status != 200 {
+		t.Fatalf("cancel: %d %s", r.Status, r.Body)
 	}
 	// The public document pages (package publicdoc): a payment link with every kind of field,
 	// an invoice, a closed link, and the not-found page.
@@ -112,37 +98,23 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"pending", pending, "#route-bkash"},
 		{"locked (sandbox controls)", locked, "#approve"},
 		{"completed", done, "#status-title"},
+		{"cancelled", cancelled, "#status-title"},
 		{"not found", a.URL + "/v1/public/checkout/" + strings.Repeat("Z", 43), "#error-title"},
 	}
-	for _, p := range pages {
-		if err := do(ctx, chromedp.Navigate(p.url), chromedp.WaitVisible(chromedp.CSS(p.ready))); err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
-		raw, err := chromedp.Run(c, chromedp.Evaluate[string](string(axeSource)+`;
-			axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
-				.then(r => JSON.stringify({violations: r.violations, passes: r.passes.length}))`, chromedp.EvalAwaitPromise))
-		cancel()
-		if err != nil {
-			t.Fatalf("%s: axe: %v", p.name, err)
-		}
-		var result struct {
-			Violations []axeViolation `json:"violations"`
-			Passes     int            `json:"passes"`
-		}
-		if err := json.Unmarshal([]byte(raw), &result); err != nil {
-			t.Fatalf("%s: axe result: %v: %s", p.name, err, raw)
-		}
-		if result.Passes == 0 {
-			t.Fatalf("%s: axe checked nothing", p.name)
-		}
-		for _, v := range result.Violations {
-			var targets []string
-			for _, n := range v.Nodes {
-				targets = append(targets, strings.Join(n.Target, " "))
+	for _, lang := range []string{"en", "bn"} {
+		for _, p := range pages {
+			name := p.name + " [" + lang + "]"
+			if err := do(ctx, chromedp.Navigate(p.url+"?lang="+lang), chromedp.WaitVisible(chromedp.CSS(p.ready))); err != nil {
+				t.Fatalf("%s: %v", name, err)
 			}
-			t.Errorf("%s: %s (%s) at %v", p.name, v.ID, v.Help, targets)
+			if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`)); err != nil || got != lang {
+				t.Fatalf("%s: <html lang=%q> (%v)", name, got, err)
+			}
+			violations, passes := browsertest.Axe(t, ctx, axeSource)
+			for _, v := range violations {
+				t.Errorf("%s: %s", name, v)
+			}
+			t.Logf("%-32s axe: %d rules passed, %d violations", name, passes, len(violations))
 		}
-		t.Logf("%-26s axe: %d rules passed, %d violations", p.name, result.Passes, len(result.Violations))
 	}
 }

@@ -9,37 +9,21 @@ package checkout_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/local/localapi"
-	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
-// chromiumPath finds Debian's chromium (installed by .ci/run). Locally, without it, the test is
-// skipped; in CI (CI=true) a missing browser fails the test instead of hiding it.
-func chromiumPath(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium on this CI machine: .ci/run must install Debian's chromium")
-	}
-	t.Skip("chromium not installed (apt-get install chromium)")
-	return ""
-}
+// chromiumPath finds Debian's chromium (browsertest.Chromium): skipped locally without it,
+// a failure in CI.
+func chromiumPath(t *testing.T) string { return browsertest.Chromium(t) }
 
 // merchant is the merchant's site: it records where payers land.
 type merchant struct {
@@ -69,56 +53,18 @@ func (m *merchant) landed() []string {
 	return append([]string(nil), m.hits...)
 }
 
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(412, 915), // a phone-sized window
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	// No timeout on the browser's own context (it would stop the browser); the test binary's
-	// -timeout bounds the run, and each wait below fails fast once the page is wrong.
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
-	return ctx
-}
+// browser starts Chromium at a phone's width (browsertest.New).
+func browser(t *testing.T) context.Context { return browsertest.New(t, "") }
 
-// do runs browser steps with a deadline (the browser's own context must not have one).
+// do runs browser steps with a deadline (browsertest.Do).
 func do(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
-	if _, err := chromedp.Run(ctx, chromedp.Location()); err != nil { // the first Run starts the browser
-		return err
-	}
-	c, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	for i, st := range steps {
-		if err := chromedp.Do(c, st); err != nil {
-			return fmt.Errorf("step %d: %w", i+1, err)
-		}
-	}
-	return nil
+	return browsertest.Do(ctx, steps...)
 }
 
+// screenshot saves .artifacts/<name> (browsertest.Screenshot).
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	root, err := samtemplate.FindRepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, ".artifacts")
-	_ = os.MkdirAll(dir, 0o755)
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
+	browsertest.Screenshot(t, ctx, name)
 }
 
 // The whole sandbox journey in a real browser: create → open payment_url → choose a route →

@@ -1,14 +1,15 @@
 package checkout
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/base64"
+	"encoding/json"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/htmlw"
+	"github.com/takapay/payments/shared/money"
+	"github.com/takapay/payments/shared/page"
 )
 
 // Route is a payment route the payer can choose.
@@ -56,54 +57,30 @@ type View struct {
 	// ActionBase is the page's own path, "/v1/public/checkout/<token>": the forms post to
 	// ActionBase+"/lock" and ActionBase+"/notices/<action>", and the script polls it. Page only.
 	ActionBase string `json:"-"`
-	// Error is a message shown above the form (e.g. "Enter a Bangladeshi mobile number").
-	// Page only.
+	// Error is a message shown above the form, in the page's language (e.g. "Enter a
+	// Bangladeshi mobile number"). Page only.
 	Error string `json:"-"`
+	// Lang is the page's language and whether the payer chose it (then every form action and
+	// link carries ?lang=). Page only.
+	Lang page.Choice `json:"-"`
 }
 
-// The page's only script and style, inlined verbatim; their hashes go into the CSP.
+// The page's only script and style (the kit's base stylesheet and the checkout's additions),
+// inlined verbatim; their hashes, computed from these bytes, go into the CSP.
 var (
 	//go:embed assets/checkout.js
 	scriptSource string
 	//go:embed assets/checkout.css
-	styleSource string
+	styleAdditions string
+
+	script = page.NewScript(scriptSource)
+	style  = page.NewStyle(styleAdditions)
 )
-
-var (
-	scriptHash = cspHash(scriptSource)
-	styleHash  = cspHash(styleSource)
-)
-
-func init() {
-	// An end tag inside an asset would end the element early and break the hash.
-	if strings.Contains(strings.ToLower(scriptSource), "</script") ||
-		strings.Contains(strings.ToLower(styleSource), "</style") {
-		panic("checkout: an embedded asset contains its own end tag")
-	}
-}
-
-// cspHash returns the CSP hash source ('sha256-…' without the quotes) of an inline element's
-// exact contents.
-func cspHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
-}
-
-// dhaka is Bangladesh Standard Time. Bangladesh has kept UTC+6 with no daylight saving since
-// 2010, so a fixed zone is exact for every payment and needs no tzdata in the Lambda image.
-var dhaka = time.FixedZone("Asia/Dhaka", 6*60*60)
-
-// stateTitles are the headlines of the terminal states (assets/checkout.js has the same).
-var stateTitles = map[string]string{
-	"COMPLETED": "Payment received",
-	"FAILED":    "Payment failed",
-	"CANCELLED": "Payment cancelled",
-	"EXPIRED":   "This payment has expired",
-}
 
 // pageData is the markup's input: the view plus what the markup should not compute.
 type pageData struct {
 	View
+	L              page.Lang
 	Title          string
 	Sandbox        bool
 	Pending        bool
@@ -113,64 +90,101 @@ type pageData struct {
 	ExpiresDhaka   string
 	StateTitle     string
 	StateMessage   string
+	Amount         string
+	// Self is the page's own URL (with ?lang= when the payer chose the language): the
+	// script's status URL and the way back after a form post.
+	Self string
 }
 
-// RenderPage writes the full HTML document of the hosted checkout page for v: the summary
-// (merchant, reference, amount, expiry), then by state the route choice, the locked choice
-// (with the simulated provider's controls in sandbox) or the final state. Every value is
-// escaped by package htmlw (see markup.go); the response must carry SecurityHeaders.
+// url is a path of this page (ActionBase + suffix) carrying the payer's language choice.
+func (d *pageData) url(suffix string) string { return d.Lang.URL(d.ActionBase + suffix) }
+
+// StateTitle is the headline of a status in l ("Payment received").
+func StateTitle(l page.Lang, status string) string {
+	switch status {
+	case "COMPLETED", "FAILED", "CANCELLED", "EXPIRED":
+		return l.T("checkout.state." + status)
+	}
+	return l.T("checkout.state.other", "status", strings.ToLower(status))
+}
+
+// RenderPage writes the full HTML document of the hosted checkout page for v, in v.Lang: the
+// language switch, the summary (merchant, reference, amount, expiry), then by state the route
+// choice, the locked choice (with the simulated provider's controls in sandbox) or the final
+// state. Every value is escaped by package htmlw (see markup.go); the response must carry
+// SecurityHeaders.
 func RenderPage(w io.Writer, v View) error {
+	if v.Lang.Lang == "" {
+		v.Lang.Lang = page.EN
+	}
+	l := v.Lang.Lang
 	d := pageData{
 		View:    v,
+		L:       l,
 		Sandbox: v.Environment == "sandbox",
 		Pending: !v.Terminal && v.Status == "PENDING",
 		Locked:  v.Lock != nil,
+		Amount:  l.Amount(money.Paisa(v.AmountMinor)),
 	}
+	d.Self = d.url("")
 	d.SingleRoute = len(v.Routes) == 1
 	if !v.ExpiresAt.IsZero() {
 		d.ExpiresRFC3339 = v.ExpiresAt.UTC().Format(time.RFC3339)
-		d.ExpiresDhaka = v.ExpiresAt.In(dhaka).Format("15:04")
+		d.ExpiresDhaka = l.Clock(v.ExpiresAt)
 	}
-	payTo := "Pay " + v.AmountDisplay + " to " + v.MerchantName
-	d.StateTitle = stateTitles[v.Status]
-	if d.StateTitle == "" {
-		d.StateTitle = "Payment " + strings.ToLower(v.Status)
-	}
+	payTo := l.T("checkout.title", "amount", d.Amount, "merchant", v.MerchantName)
+	d.StateTitle = StateTitle(l, v.Status)
 	switch v.Status {
-	case "COMPLETED":
-		d.StateMessage = "Your payment of " + v.AmountDisplay + " to " + v.MerchantName + " was received."
-	case "FAILED":
-		d.StateMessage = "The payment of " + v.AmountDisplay + " to " + v.MerchantName + " did not go through."
-	case "CANCELLED":
-		d.StateMessage = "This payment was cancelled."
-	case "EXPIRED":
-		d.StateMessage = "The time to pay has run out. Ask " + v.MerchantName + " for a new payment link."
+	case "COMPLETED", "FAILED", "CANCELLED", "EXPIRED":
+		d.StateMessage = l.T("checkout.message."+v.Status, "amount", d.Amount, "merchant", v.MerchantName)
 	}
 	if d.Pending {
-		d.Title = payTo + " — Takapay"
+		d.Title = payTo
 	} else {
-		d.Title = d.StateTitle + " · " + payTo + " — Takapay"
+		d.Title = d.StateTitle + " · " + payTo
 	}
 	var b htmlw.Builder
-	b.Grow(len(styleSource) + len(scriptSource) + 4096)
+	b.Grow(len(style.Source()) + len(script.Source()) + 6144)
 	writePage(&b, &d)
 	_, err := b.WriteTo(w)
 	return err
 }
 
-// ErrorPage writes a plain HTML error page (e.g. title "Payment not found", message "This
-// payment link is not valid") with the checkout's look and no script. The response must carry
-// SecurityHeaders.
-func ErrorPage(w io.Writer, title, message string) error {
-	var b htmlw.Builder
-	b.Grow(len(styleSource) + 1024)
-	writeErrorPage(&b, title, message)
-	_, err := b.WriteTo(w)
-	return err
+// scriptMessages are the words the script writes into the page, in the page's language: the
+// script reads them from the page (data-messages) and carries none of its own.
+func scriptMessages(l page.Lang) string {
+	m := map[string]string{
+		"COMPLETED": l.T("checkout.state.COMPLETED"),
+		"FAILED":    l.T("checkout.state.FAILED"),
+		"CANCELLED": l.T("checkout.state.CANCELLED"),
+		"EXPIRED":   l.T("checkout.state.EXPIRED"),
+		"other":     l.T("checkout.state.other"),
+		"leaving":   l.T("checkout.js.leaving"),
+		"returnTo":  l.T("checkout.return_to"),
+		"updating":  l.T("checkout.js.updating"),
+		"stopped":   l.T("checkout.js.stopped"),
+		"again":     l.T("checkout.check_again"),
+		"timeUp":    l.T("checkout.js.time_up"),
+		"leftHours": l.T("checkout.js.left_hours"),
+		"leftMin":   l.T("checkout.js.left_minutes"),
+		"merchant":  l.T("checkout.js.merchant"),
+		"payer":     l.T("checkout.payer"),
+		"suffix":    page.TitleSuffix,
+		"digits":    l.Digits("0123456789"),
+	}
+	out, _ := json.Marshal(m) // a map of strings always marshals
+	return string(out)
+}
+
+// ErrorPage writes a plain HTML error page in the checkout's look, without script (e.g. title
+// "Payment not found"). self, when not "", is the page's path for the language switch. The
+// response must carry SecurityHeaders.
+func ErrorPage(w io.Writer, l page.Lang, title, message, self string) error {
+	return page.WriteError(w, style, page.Error{Lang: l, Title: title, Message: message, Self: self})
 }
 
 // SecurityHeaders returns a new map of the headers every page response (the page, the error
-// page and the 303 after a form post) must carry.
+// page and the 303 after a form post) must carry (page.Headers).
 //
 // The Content-Security-Policy allows only the page's one inline script and one inline style
 // (by SHA-256), same-origin fetches (the status poll) and images, and no framing. Its
@@ -181,24 +195,8 @@ func ErrorPage(w io.Writer, title, message string) error {
 // http://localhost:* and http://127.0.0.1:* (CSP cannot name [::1], so a dev merchant on
 // http://[::1] is blocked after a form post).
 func SecurityHeaders(allowLocalhost bool) map[string]string {
-	formAction := "'self' https:"
-	if allowLocalhost {
-		formAction += " http://localhost:* http://127.0.0.1:*"
-	}
-	csp := "default-src 'none'" +
-		"; script-src '" + scriptHash + "'" +
-		"; style-src '" + styleHash + "'" +
-		"; img-src 'self' data:" +
-		"; connect-src 'self'" +
-		"; form-action " + formAction +
-		"; base-uri 'none'" +
-		"; frame-ancestors 'none'"
-	return map[string]string{
-		"Content-Security-Policy": csp,
-		"Referrer-Policy":         "no-referrer",
-		"X-Frame-Options":         "DENY",
-		"Cache-Control":           "no-store",
-		"X-Content-Type-Options":  "nosniff",
-		"Content-Type":            "text/html; charset=utf-8",
-	}
+	return page.Headers(page.Policy{
+		Style: style, Script: script, Connect: true,
+		FormAction: []string{"'self'", "https:"}, AllowLocalhost: allowLocalhost,
+	})
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	kit "github.com/takapay/payments/shared/page"
 )
 
 const testBase = "/v1/public/checkout/lEZVx2mQ7s0e9p4uYc1bN8aR3dF6gH5jK2wT0vXyZ_-"
@@ -196,7 +198,7 @@ func TestPendingWithoutLock(t *testing.T) {
 	if got := tagByID(t, page, "expiry")["data-expires-at"]; got != "2026-03-01T08:35:00Z" {
 		t.Errorf("data-expires-at %q", got)
 	}
-	mustContain(t, page, "Expires 14:35 (Dhaka time)")
+	mustContain(t, page, `Expires <time datetime="2026-03-01T08:35:00Z">14:35</time> (Dhaka time)`)
 	if got := tagByID(t, page, "checkout")["data-status-url"]; got != testBase {
 		t.Errorf("data-status-url %q", got)
 	}
@@ -219,7 +221,7 @@ func TestPendingWithoutLock(t *testing.T) {
 		if !strings.Contains(body, `id="route-`+r.ID+`"`) {
 			t.Errorf("radio %s outside the lock form", r.ID)
 		}
-		mustContain(t, page, `<label class="route" for="route-`+r.ID+`">`, "<span>"+r.Label+"</span>")
+		mustContain(t, page, `<label class="option" for="route-`+r.ID+`">`, "<span>"+r.Label+"</span>")
 	}
 	payer := tagByID(t, page, "payer")
 	if payer["name"] != "payer" || payer["type"] != "text" || !strings.Contains(body, `id="payer"`) {
@@ -346,9 +348,9 @@ func TestExpiryInDhakaTime(t *testing.T) {
 		at   time.Time
 		want string
 	}{
-		{time.Date(2026, 3, 1, 8, 35, 0, 0, time.UTC), "Expires 14:35 (Dhaka time)"},
-		{time.Date(2026, 3, 1, 18, 5, 59, 0, time.UTC), "Expires 00:05 (Dhaka time)"},
-		{time.Date(2026, 7, 1, 2, 35, 0, 0, time.FixedZone("x", -4*3600)), "Expires 12:35 (Dhaka time)"},
+		{time.Date(2026, 3, 1, 8, 35, 0, 0, time.UTC), `Expires <time datetime="2026-03-01T08:35:00Z">14:35</time> (Dhaka time)`},
+		{time.Date(2026, 3, 1, 18, 5, 59, 0, time.UTC), `Expires <time datetime="2026-03-01T18:05:59Z">00:05</time> (Dhaka time)`},
+		{time.Date(2026, 7, 1, 2, 35, 0, 0, time.FixedZone("x", -4*3600)), `Expires <time datetime="2026-07-01T06:35:00Z">12:35</time> (Dhaka time)`},
 	} {
 		v := pendingView()
 		v.ExpiresAt = c.at
@@ -462,7 +464,7 @@ func TestCSPMatchesInlineContent(t *testing.T) {
 	}
 	t.Run("error page", func(t *testing.T) {
 		var buf bytes.Buffer
-		if err := ErrorPage(&buf, "Payment not found", "This payment link is not valid"); err != nil {
+		if err := ErrorPage(&buf, kit.EN, "Payment not found", "This payment link is not valid", ""); err != nil {
 			t.Fatal(err)
 		}
 		checkInlineContentMatchesCSP(t, buf.String(), false)
@@ -499,7 +501,7 @@ func TestHostileValuesAreEscaped(t *testing.T) {
 	mustContain(t, render(t, p), "&lt;/p&gt;&lt;script&gt;alert(2)&lt;/script&gt;")
 
 	var buf bytes.Buffer
-	if err := ErrorPage(&buf, `<script>alert(5)</script>`, `<img src=x onerror=alert(6)>`); err != nil {
+	if err := ErrorPage(&buf, kit.EN, `<script>alert(5)</script>`, `<img src=x onerror=alert(6)>`, ""); err != nil {
 		t.Fatal(err)
 	}
 	mustNotContain(t, buf.String(), "<script", "<img")
@@ -508,7 +510,7 @@ func TestHostileValuesAreEscaped(t *testing.T) {
 
 func TestErrorPage(t *testing.T) {
 	var buf bytes.Buffer
-	if err := ErrorPage(&buf, "Payment not found", "This payment link is not valid"); err != nil {
+	if err := ErrorPage(&buf, kit.EN, "Payment not found", "This payment link is not valid", ""); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -549,7 +551,7 @@ func TestSecurityHeaders(t *testing.T) {
 	wantCSP := map[string][]string{
 		"default-src":     {"'none'"},
 		"script-src":      {sha256Source(scriptSource)},
-		"style-src":       {sha256Source(styleSource)},
+		"style-src":       {sha256Source(style.Source())},
 		"img-src":         {"'self'", "data:"},
 		"connect-src":     {"'self'"},
 		"form-action":     {"'self'", "https:"},
@@ -584,15 +586,19 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestAssets(t *testing.T) {
-	if strings.Contains(strings.ToLower(scriptSource), "</script") || strings.Contains(strings.ToLower(styleSource), "</style") {
+	if strings.Contains(strings.ToLower(scriptSource), "</script") || strings.Contains(strings.ToLower(style.Source()), "</style") {
 		t.Fatal("an asset contains its own end tag")
 	}
-	// The script shows the same headlines as the server and polls as documented.
-	for status, title := range stateTitles {
-		if !strings.Contains(scriptSource, status+`: "`+title+`"`) {
-			t.Errorf("checkout.js lacks %s: %q", status, title)
+	// The script carries no words of its own: it shows the server's headlines, from the
+	// page's data-messages, in the page's language; and it polls as documented.
+	for _, l := range kit.Langs {
+		for _, status := range []string{"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"} {
+			if title := StateTitle(l, status); strings.Contains(scriptSource, title) || !strings.Contains(scriptMessages(l), `"`+status+`":"`+title+`"`) {
+				t.Errorf("%s %s: checkout.js holds %q, or the page's messages lack it", l, status, title)
+			}
 		}
 	}
+	mustNotContain(t, scriptSource, "Payment received", "Return to", "Check again", "Taking you back", "min left")
 	mustContain(t, scriptSource, `Accept: "application/json"`, `cache: "no-store"`, "POLL_FIRST_MS = 3000", "POLL_MAX_MS = 30000",
 		"POLL_BUDGET_MS = 600000", "POLL_MAX_COUNT = 30", `"If-None-Match"`, "REDIRECT_MS = 1500")
 	for _, banned := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", ".style."} {
@@ -600,7 +606,7 @@ func TestAssets(t *testing.T) {
 			t.Errorf("checkout.js uses %s", banned)
 		}
 	}
-	if strings.Contains(styleSource, "@import") || strings.Contains(styleSource, "url(") {
+	if strings.Contains(style.Source(), "@import") || strings.Contains(style.Source(), "url(") {
 		t.Errorf("checkout.css loads external resources")
 	}
 }
@@ -664,7 +670,7 @@ func BenchmarkErrorPage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf.Reset()
-		if err := ErrorPage(&buf, "Payment not found", "This payment link is not valid"); err != nil {
+		if err := ErrorPage(&buf, kit.EN, "Payment not found", "This payment link is not valid", ""); err != nil {
 			b.Fatal(err)
 		}
 	}

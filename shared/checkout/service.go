@@ -24,6 +24,7 @@ import (
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/obs"
+	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/web"
@@ -78,14 +79,20 @@ func (s *Service) now() time.Time {
 	return time.Now().UTC()
 }
 
-// mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON).
-type mode struct{ html bool }
+// mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON),
+// and for a browser in which language.
+type mode struct {
+	html bool
+	lang page.Choice
+}
 
+// modeOf reads the request's mode. The language is the payer's explicit ?lang=, else the
+// browser's Accept-Language, else English; load then lets the payment's locale come before
+// the browser's (page.Choose). An error page before the payment is found has no locale.
 func modeOf(r *web.Request) mode {
-	if isForm(r) {
-		return mode{html: true}
-	}
-	return mode{html: strings.Contains(r.Header("Accept"), "text/html")}
+	m := mode{html: isForm(r) || strings.Contains(r.Header("Accept"), "text/html")}
+	m.lang = page.Choose(r.Query[page.QueryParam], "", r.Header("Accept-Language"))
+	return m
 }
 
 // isForm reports a form post from the page. A JSON object sent with curl's default form
@@ -162,10 +169,11 @@ func (s *Service) Notice(ctx context.Context, r *web.Request) (*web.Response, er
 // ErrorPage renders an error as a page for a browser (nil for an API client, which gets the
 // envelope). The HTTP edge calls it after classifying the error.
 func (s *Service) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
-	if !modeOf(r).html {
+	m := modeOf(r)
+	if !m.html {
 		return nil
 	}
-	return s.htmlError(e)
+	return s.htmlError(e, m.lang.Lang, payment.CheckoutPath(r.PathParams["token"]))
 }
 
 // load applies the abuse limits and finds the payment of the request's token, making an
@@ -191,6 +199,8 @@ func (s *Service) load(ctx context.Context, r *web.Request) (*payment.Payment, m
 	if p == nil || subtle.ConstantTimeCompare(p.CheckoutHash, secretHash[:]) != 1 {
 		return nil, m, "", notFound()
 	}
+	// The merchant's locale comes after the payer's explicit ?lang= and before the browser's.
+	m.lang = page.Choose(r.Query[page.QueryParam], p.Locale, r.Header("Accept-Language"))
 	if p.EffectiveStatus(s.now()) == payment.Expired && p.Status == payment.Pending {
 		// Make the expiry explicit (one conditional write, once); readers agree either way.
 		d, err := p.NewDelivery(payment.Expired, s.now())
@@ -302,10 +312,10 @@ func (s *Service) page(p *payment.Payment, base string, m mode, errMsg string, s
 	if !m.html {
 		return web.JSON(status, v)
 	}
-	v.ActionBase, v.Error = base, errMsg
+	v.ActionBase, v.Error, v.Lang = base, errMsg, m.lang
 	var buf bytes.Buffer
 	if err := RenderPage(&buf, v); err != nil {
-		return s.htmlError(apierr.Wrap(apierr.Internal, err, "internal error"))
+		return s.htmlError(apierr.Wrap(apierr.Internal, err, "internal error"), m.lang.Lang, base)
 	}
 	return &web.Response{Status: status, Headers: SecurityHeaders(s.AllowLocalhostRedirects), Raw: buf.Bytes()}
 }
@@ -317,19 +327,25 @@ func (s *Service) seeOther(location string) *web.Response {
 	return &web.Response{Status: http.StatusSeeOther, Headers: h, Raw: []byte{}}
 }
 
-// htmlError renders an error for a browser with the envelope's status.
-func (s *Service) htmlError(e *apierr.Error) *web.Response {
-	title := "Something went wrong"
+// htmlError renders an error for a browser with the envelope's status, in words for the payer
+// in l (the envelope's message is for developers and stays in the JSON). self is the
+// checkout page's path, for the language switch.
+func (s *Service) htmlError(e *apierr.Error, l page.Lang, self string) *web.Response {
+	key := "page.err.internal"
 	switch e.Code {
 	case apierr.NotFound:
-		title = "Payment not found"
+		key = "checkout.err.not_found"
 	case apierr.RateLimited:
-		title = "Too many requests"
+		key = "page.err.rate_limited"
 	case apierr.StateConflict:
-		title = "This payment can no longer be changed"
+		key = "checkout.err.conflict"
+	case apierr.ScopeOrEnvironmentDenied:
+		key = "page.err.denied"
+	case apierr.MalformedRequest, apierr.ValidationFailed:
+		key = "page.err.bad_request"
 	}
 	var buf bytes.Buffer
-	_ = ErrorPage(&buf, title, e.Message)
+	_ = ErrorPage(&buf, l, l.T(key+".title"), l.T(key), self)
 	h := SecurityHeaders(s.AllowLocalhostRedirects)
 	for k, v := range e.Headers {
 		h[k] = v
@@ -397,7 +413,9 @@ var bdMobile = regexp.MustCompile(`^(?:\+?880|0)?(1[3-9][0-9]{8})$`)
 func normalisePayer(route Route, payer string) (string, string) {
 	switch route.PayerKind {
 	case "phone":
-		compact := strings.NewReplacer(" ", "", "-", "").Replace(payer)
+		// A Bangla keyboard types Bangla digits (০১৭…): they are the same number.
+		compact := strings.NewReplacer(" ", "", "-", "", "০", "0", "১", "1", "২", "2", "৩", "3", "৪", "4",
+			"৫", "5", "৬", "6", "৭", "7", "৮", "8", "৯", "9").Replace(payer)
 		mm := bdMobile.FindStringSubmatch(compact)
 		if mm == nil {
 			return "", "must be a Bangladeshi mobile number such as 01712345678"
@@ -441,7 +459,7 @@ func (s *Service) lock(ctx context.Context, r *web.Request, p *payment.Payment, 
 	}
 	if len(vs) > 0 {
 		if m.html {
-			return s.page(p, base, m, payerMessage(vs), http.StatusUnprocessableEntity), nil
+			return s.page(p, base, m, payerMessage(m.lang.Lang, route, vs), http.StatusUnprocessableEntity), nil
 		}
 		return nil, apierr.Invalid(vs...)
 	}
@@ -458,7 +476,7 @@ func (s *Service) lock(ctx context.Context, r *web.Request, p *payment.Payment, 
 	switch {
 	case err == nil:
 		if m.html {
-			return s.seeOther(base), nil
+			return s.seeOther(m.lang.URL(base)), nil
 		}
 		return s.page(q, base, m, "", http.StatusOK), nil
 	case s.stateChanged(err):
@@ -471,7 +489,7 @@ func (s *Service) lock(ctx context.Context, r *web.Request, p *payment.Payment, 
 func (s *Service) lockResult(p *payment.Payment, route, payer, base string, m mode) (*web.Response, error) {
 	if p.LockRoute == route && p.LockPayer == payer {
 		if m.html {
-			return s.seeOther(base), nil
+			return s.seeOther(m.lang.URL(base)), nil
 		}
 		return s.page(p, base, m, "", http.StatusOK), nil // the same lock again: idempotent
 	}
@@ -553,9 +571,9 @@ func (s *Service) refuseIfClosed(ctx context.Context, r *web.Request, p *payment
 	if status == "" || document.Open(kind, status) {
 		return nil, nil
 	}
-	msg := "The merchant has closed this payment link, so this payment was cancelled. No money was taken."
+	msg, key := "The merchant has closed this payment link, so this payment was cancelled. No money was taken.", "checkout.closed.link"
 	if kind == document.Invoices {
-		msg = "The merchant has cancelled this invoice, so this payment was cancelled. No money was taken."
+		msg, key = "The merchant has cancelled this invoice, so this payment was cancelled. No money was taken.", "checkout.closed.invoice"
 	}
 	now := s.now()
 	d, err := p.NewDelivery(payment.Cancelled, now)
@@ -571,7 +589,7 @@ func (s *Service) refuseIfClosed(ctx context.Context, r *web.Request, p *payment
 		return nil, err
 	}
 	if m.html {
-		return s.page(q, base, m, msg, http.StatusConflict), nil
+		return s.page(q, base, m, m.lang.Lang.T(key), http.StatusConflict), nil
 	}
 	return nil, apierr.New(apierr.StateConflict, "%s", msg)
 }
@@ -596,22 +614,25 @@ func (s *Service) outcome(p *payment.Payment, base string, m mode) *web.Response
 		if u := ReturnURL(p, p.EffectiveStatus(s.now())); u != "" {
 			return s.seeOther(u)
 		}
-		return s.seeOther(base)
+		return s.seeOther(m.lang.URL(base))
 	}
 	return s.page(p, base, m, "", http.StatusOK)
 }
 
-// payerMessage words validation problems for the payer, not for an API client.
-func payerMessage(vs []apierr.Violation) string {
+// payerMessage words validation problems for the payer in l, not for an API client: what
+// to choose, or what kind of identity the chosen route needs.
+func payerMessage(l page.Lang, route Route, vs []apierr.Violation) string {
 	var parts []string
 	for _, v := range vs {
-		switch v.Path {
-		case "body.route":
-			parts = append(parts, "Choose how to pay.")
-		case "body.payer":
-			parts = append(parts, "Your mobile number or email "+v.Rule+".")
+		switch {
+		case v.Path == "body.route":
+			parts = append(parts, l.T("checkout.err.route"))
+		case v.Path == "body.payer" && route.PayerKind == "phone":
+			parts = append(parts, l.T("checkout.err.phone"))
+		case v.Path == "body.payer" && route.PayerKind == "email":
+			parts = append(parts, l.T("checkout.err.email"))
 		default:
-			parts = append(parts, v.Rule+".")
+			parts = append(parts, l.T("checkout.err.payer"))
 		}
 	}
 	return strings.Join(parts, " ")

@@ -54,6 +54,9 @@ type paymentItem struct {
 	LockedAt        *time.Time        `dynamodbav:"locked_at,omitempty"`
 	FinishedAt      *time.Time        `dynamodbav:"finished_at,omitempty"`
 	Outbox          *payment.Delivery `dynamodbav:"outbox,omitempty"`
+	// Locale is the language the merchant set for the payer's pages ("bn", "en"; absent for
+	// auto): a short name, as every later write of the item is priced by its size.
+	Locale string `dynamodbav:"lc,omitempty"`
 	// The source of a linked intent (absent for a standalone payment) and its snapshot's key.
 	// Short names: the item's size prices every later write of it.
 	SourceKind      string `dynamodbav:"src,omitempty"`
@@ -151,6 +154,7 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		GSI3PK:     intentsPK(p.WorkspaceID, p.Environment),
 		DocumentID: p.Source.DocumentID, DocumentVersion: p.Source.DocumentVersion, Quantity: p.Source.Quantity,
 		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix), ReservedUse: p.ReservedUse,
+		Locale: p.Locale,
 	}
 	if k := p.Source.Kind; k != "" && k != payment.SourceStandalone {
 		it.SourceKind = string(k)
@@ -174,7 +178,7 @@ func (it *paymentItem) payment() *payment.Payment {
 		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox, LockBy: it.LockBy,
 		Source: payment.Source{Kind: payment.SourceKind(it.SourceKind), DocumentID: it.DocumentID,
 			DocumentVersion: it.DocumentVersion, Quantity: it.Quantity},
-		ReservedUse: it.ReservedUse,
+		ReservedUse: it.ReservedUse, Locale: it.Locale,
 	}
 	if it.SnapshotHash != "" {
 		p.SnapshotKey = snapPrefix + it.SnapshotHash

@@ -671,3 +671,82 @@ func TestCreateStoppedBeforeItsSnapshotIsRepairedByTheRetry(t *testing.T) {
 		t.Fatalf("snapshot after the repair: %+v, want %+v", got.Snapshot, it.Snapshot)
 	}
 }
+
+// A merchant may set the language of the payer's pages: locale bn or en on a standalone or a
+// linked create, stored (as "lc", a short attribute) and shown on the intent; without it, or
+// with "auto", the intent says "auto" and stores nothing. The checkout then speaks it unless
+// the payer's ?lang says otherwise.
+func TestIntentLocale(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	type localeResp struct {
+		Locale     string `json:"locale"`
+		ID         string `json:"id"`
+		PaymentURL string `json:"payment_url"`
+	}
+	create := func(body string) localeResp {
+		t.Helper()
+		res := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, body, "Idempotency-Key", idemKey())
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create %s: %d %s", body, res.Status, res.Body)
+		}
+		return decode[localeResp](t, res)
+	}
+	stored := func(id string) (string, bool) {
+		t.Helper()
+		item := rawPaymentItem(t, a, context.Background(), id)
+		if _, long := item["locale"]; long {
+			t.Errorf("%s: the locale is stored under a long name", id)
+		}
+		v, ok := item["lc"].(*types.AttributeValueMemberS)
+		if !ok {
+			return "", false
+		}
+		return v.Value, true
+	}
+	bn := create(`{"amount": 10, "locale": "bn"}`)
+	if lc, ok := stored(bn.ID); bn.Locale != "bn" || lc != "bn" || !ok {
+		t.Errorf("locale bn: shown %q, stored %q %v", bn.Locale, lc, ok)
+	}
+	for _, body := range []string{`{"amount": 10}`, `{"amount": 10, "locale": "auto"}`} {
+		it := create(body)
+		if _, ok := stored(it.ID); it.Locale != "auto" || ok {
+			t.Errorf("%s: shown %q, stored: %v", body, it.Locale, ok)
+		}
+	}
+	// The locale costs its four bytes ("lc", "bn") and no more: a payment item stays small.
+	plain := create(`{"amount": 10, "reference": "same-length"}`)
+	withBN := create(`{"amount": 10, "reference": "same-length", "locale": "bn"}`)
+	ctx := context.Background()
+	if d := apitest.ItemSize(rawPaymentItem(t, a, ctx, withBN.ID)) - apitest.ItemSize(rawPaymentItem(t, a, ctx, plain.ID)); d != 4 {
+		t.Errorf("locale bn adds %d bytes to the payment item, want 4", d)
+	}
+	linked := create(`{"document_id": "` + issuedInvoice(t, a) + `", "locale": "en"}`)
+	if lc, _ := stored(linked.ID); linked.Locale != "en" || lc != "en" {
+		t.Errorf("linked locale en: shown %q, stored %q", linked.Locale, lc)
+	}
+	got := a.Do(t, "GET", "/v1/payment-intents/"+bn.ID, a.Creds.SandboxKey, "")
+	if r := decode[localeResp](t, got); r.Locale != "bn" {
+		t.Errorf("get: locale %q", r.Locale)
+	}
+	v := apitest.Envelope(t, a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, `{"amount": 10, "locale": "bangla"}`,
+		"Idempotency-Key", idemKey()), 422, "VALIDATION_FAILED")
+	if !strings.Contains(v, "body.locale") {
+		t.Errorf("bad locale: %s", v)
+	}
+
+	// The checkout: the merchant's locale before the browser's, the payer's ?lang before both.
+	u, _ := url.Parse(bn.PaymentURL)
+	for _, c := range []struct {
+		query, accept, want string
+	}{
+		{"", "en-US,en", `<html lang="bn">`},
+		{"?lang=en", "bn", `<html lang="en">`},
+		{"?lang=xx", "en", `<html lang="bn">`},
+	} {
+		res := a.Do(t, "GET", u.Path+c.query, "", "", "Accept", "text/html", "Accept-Language", c.accept)
+		if res.Status != http.StatusOK || !strings.Contains(string(res.Body), c.want) {
+			t.Errorf("checkout %s (Accept-Language %s): %d, want %s", c.query, c.accept, res.Status, c.want)
+		}
+	}
+}

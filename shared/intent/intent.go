@@ -101,7 +101,10 @@ type Intent struct {
 	Source      Source           `json:"source"`
 	Snapshot    *Snapshot        `json:"snapshot,omitempty"`
 	PaymentURL  string           `json:"payment_url"`
-	ExpiresAt   time.Time        `json:"expires_at"`
+	// Locale is the language the merchant set for the payer's pages: "bn", "en" or "auto"
+	// (the default: the payer's ?lang, then their browser, decides).
+	Locale    string    `json:"locale"`
+	ExpiresAt time.Time `json:"expires_at"`
 	// StartBy is when a PENDING intent that holds one of a payment link's max_uses expires
 	// unless its payer has started paying (locked a route) by then: payment.UseHold after
 	// create. Omitted once started, and for every other intent.

@@ -194,6 +194,7 @@ type draft struct {
 func (l *Linker) draft(o Order, price *Price, expires time.Time) (draft, error) {
 	p := Linked(o.ID, o.Doc.WorkspaceID, o.Doc.Environment, o.MerchantName, price, o.Now, expires)
 	p.RedirectURL, p.CancelURL, p.WebhookURL, p.Metadata = o.Options.RedirectURL, o.Options.CancelURL, o.Options.WebhookURL, o.Options.Metadata
+	p.Locale = o.Options.Locale
 	p.CustomerName, p.CustomerEmail, p.CustomerPhone = o.CustomerName, o.CustomerEmail, o.CustomerPhone
 	p.RequestHash = o.RequestHash
 	if p.ReservedUse {
@@ -306,6 +307,10 @@ const (
 	liveMissing                  // reserved, not written, reservation unexpired
 )
 
+// InvoicePaidMessage is the 409's message for an invoice whose live intent COMPLETED (the
+// public page words it for the payer by it).
+const InvoicePaidMessage = "this invoice has been paid"
+
 // liveDecision reads the invoice's live intent (nil: not stored) at now. An error is the
 // refusal: paid, or an expiry not yet recorded.
 func liveDecision(doc *document.Record, live *payment.Payment, now time.Time) (liveState, error) {
@@ -320,7 +325,7 @@ func liveDecision(doc *document.Record, live *payment.Payment, now time.Time) (l
 	case live.Source.DocumentID != doc.ID:
 		return liveEnded, nil // a stale pointer: an id that names another document's intent
 	case live.Status == payment.Completed:
-		return 0, apierr.New(apierr.StateConflict, "this invoice has been paid")
+		return 0, apierr.New(apierr.StateConflict, InvoicePaidMessage)
 	case live.Status == payment.Pending && live.EffectiveStatus(now) == payment.Pending:
 		return livePending, nil
 	case live.Status == payment.Pending:

@@ -221,7 +221,7 @@ func visible(p *payment.Payment, ws string, env auth.Environment) bool {
 
 // linkedFields are the members a linked create may carry.
 var linkedFields = []string{"document_id", "quantity", "redirect_url", "cancel_url", "webhook_url",
-	"metadata", "expires_in_minutes"}
+	"metadata", "expires_in_minutes", "locale"}
 
 // LinkedRequest is a validated create of an intent priced from a document.
 type LinkedRequest struct {
@@ -246,7 +246,8 @@ func (l *LinkedRequest) Hash() string {
 		W string `json:"w"`
 		M string `json:"m"`
 		X int64  `json:"x"`
-	}{"linked", l.DocumentID, q, l.RedirectURL, l.CancelURL, l.WebhookURL, l.Metadata, int64(l.ExpiresIn)})
+		L string `json:"l,omitempty"` // omitted for "auto": hashes of requests without it are unchanged
+	}{"linked", l.DocumentID, q, l.RedirectURL, l.CancelURL, l.WebhookURL, l.Metadata, int64(l.ExpiresIn), l.Locale})
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:16])
 }
@@ -332,7 +333,7 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		AmountMinor: standalone.Amount, Reference: standalone.Reference, RequestHash: standalone.Hash(),
 		CustomerName: standalone.CustomerName, CustomerEmail: standalone.CustomerEmail, CustomerPhone: standalone.CustomerPhone,
 		RedirectURL: standalone.RedirectURL, CancelURL: standalone.CancelURL, WebhookURL: standalone.WebhookURL,
-		Metadata: standalone.Metadata, ExpiresAt: now.Add(standalone.ExpiresIn),
+		Metadata: standalone.Metadata, ExpiresAt: now.Add(standalone.ExpiresIn), Locale: standalone.Locale,
 	}
 	if p.Reference == "" {
 		if p.Reference, err = payment.NewReference(); err != nil {
@@ -633,8 +634,11 @@ func Resource(st *Stored, paymentURL string, now time.Time) *Intent {
 		ID: p.InvoiceID, Object: Object, WorkspaceID: p.WorkspaceID, Environment: p.Environment,
 		Status: status, AmountMinor: p.AmountMinor, Currency: p.Currency, Reference: p.Reference,
 		Source: p.SourceOf(), Snapshot: st.Snapshot, PaymentURL: paymentURL, ExpiresAt: p.ExpiresAt,
-		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Locale: "auto",
 		History: []HistoryEntry{{Status: payment.Pending, OccurredAt: p.CreatedAt}},
+	}
+	if p.Locale != "" {
+		it.Locale = p.Locale
 	}
 	switch {
 	case status != payment.Pending && p.FinishedAt != nil:

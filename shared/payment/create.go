@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,7 +39,7 @@ const (
 // createFields are the members a create request may carry; anything else is refused so a
 // typo (say "ammount" or "redirect_uri") is never silently ignored.
 var createFields = []string{"amount", "redirect_url", "cancel_url", "webhook_url", "reference",
-	"customer_name", "customer_email", "customer_phone", "metadata", "expires_in_minutes"}
+	"customer_name", "customer_email", "customer_phone", "metadata", "expires_in_minutes", "locale"}
 
 // CreateRequest is a validated create request.
 type CreateRequest struct {
@@ -53,6 +54,9 @@ type CreateRequest struct {
 	Metadata      string // canonical compact JSON object, or ""
 	// ExpiresIn is how long the payment stays payable (DefaultExpiry unless overridden).
 	ExpiresIn time.Duration
+	// Locale is the language of the payer's pages ("bn", "en"; "" for "auto": the payer's
+	// browser decides).
+	Locale string
 }
 
 // ParseCreateRequest validates a create body: 400 for malformed JSON, 422 naming every
@@ -79,8 +83,8 @@ func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, erro
 	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: jsonbody.CheckEmail})
 	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
 	o.readRest(r, obj)
-	req.RedirectURL, req.CancelURL, req.WebhookURL, req.Metadata, req.ExpiresIn =
-		o.RedirectURL, o.CancelURL, o.WebhookURL, o.Metadata, o.ExpiresIn
+	req.RedirectURL, req.CancelURL, req.WebhookURL, req.Metadata, req.ExpiresIn, req.Locale =
+		o.RedirectURL, o.CancelURL, o.WebhookURL, o.Metadata, o.ExpiresIn, o.Locale
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
@@ -95,10 +99,17 @@ type Options struct {
 	WebhookURL  string
 	Metadata    string // canonical compact JSON object, or ""
 	ExpiresIn   time.Duration
+	// Locale is the language the merchant set for the payer's pages: "bn" or "en", or ""
+	// ("auto", the default: the payer's ?lang or browser decides). A payer's explicit choice
+	// (?lang=) still comes first.
+	Locale string
 }
 
-// ReadOptions reads redirect_url, cancel_url, webhook_url, metadata and expires_in_minutes
-// from a create body with the create rules, recording violations in r.
+// Locales are the values of a create's "locale" member.
+var Locales = []string{"bn", "en", "auto"}
+
+// ReadOptions reads redirect_url, cancel_url, webhook_url, metadata, expires_in_minutes and
+// locale from a create body with the create rules, recording violations in r.
 func ReadOptions(r *jsonbody.Reader, obj *jsonbody.Object, urls urlcheck.Policy) Options {
 	var o Options
 	o.readURLs(r, urls)
@@ -124,6 +135,14 @@ func (o *Options) readRest(r *jsonbody.Reader, obj *jsonbody.Object) {
 	o.ExpiresIn = DefaultExpiry
 	if m, ok := r.Int("expires_in_minutes", false, int64(MinExpiry/time.Minute), int64(MaxExpiry/time.Minute)); ok {
 		o.ExpiresIn = time.Duration(m) * time.Minute
+	}
+	if l, ok := r.String("locale", jsonbody.StringRule{Check: func(s string) string {
+		if !slices.Contains(Locales, s) {
+			return `must be one of "bn", "en", "auto"`
+		}
+		return ""
+	}}); ok && l != "auto" {
+		o.Locale = l
 	}
 	if md, ok := r.Object("metadata", false); ok {
 		raw, _ := obj.Raw("metadata")
@@ -207,8 +226,9 @@ func (r *CreateRequest) Hash() string {
 		P string `json:"p"`
 		M string `json:"m"`
 		X int64  `json:"x"`
+		L string `json:"l,omitempty"` // omitted for "auto": hashes of requests without it are unchanged
 	}{int64(r.Amount), r.RedirectURL, r.CancelURL, r.WebhookURL, r.Reference, r.CustomerName,
-		r.CustomerEmail, r.CustomerPhone, r.Metadata, int64(r.ExpiresIn)})
+		r.CustomerEmail, r.CustomerPhone, r.Metadata, int64(r.ExpiresIn), r.Locale})
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:16]) // 128 bits tell two requests apart; the item stays small
 }
@@ -360,6 +380,7 @@ func (c *Creator) newPayment(id *auth.Identity, env auth.Environment, key string
 		UpdatedAt:      t,
 		ExpiresAt:      t.Add(req.ExpiresIn),
 		MerchantName:   id.WorkspaceName,
+		Locale:         req.Locale,
 	}, token, nil
 }
 

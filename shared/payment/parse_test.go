@@ -418,6 +418,46 @@ func TestParseCreateAllFields(t *testing.T) {
 	}
 }
 
+// locale is optional: bn or en is kept, auto (or null, or absent) is "" — and hashes as a
+// request without it did before the member existed, so older idempotent retries still match.
+func TestParseCreateLocale(t *testing.T) {
+	parse := func(body string) (*CreateRequest, error) {
+		return ParseCreateRequest([]byte(body), urlcheck.Policy{})
+	}
+	plain, err := parse(`{"amount":10}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for body, want := range map[string]string{
+		`{"amount":10,"locale":"bn"}`:   "bn",
+		`{"amount":10,"locale":"en"}`:   "en",
+		`{"amount":10,"locale":"auto"}`: "",
+		`{"amount":10,"locale":null}`:   "",
+	} {
+		req, err := parse(body)
+		if err != nil || req.Locale != want {
+			t.Errorf("%s: locale %q, %v; want %q", body, req.Locale, err, want)
+			continue
+		}
+		if (want == "") != (req.Hash() == plain.Hash()) {
+			t.Errorf("%s: hash %s against %s without locale", body, req.Hash(), plain.Hash())
+		}
+	}
+	for _, body := range []string{`{"amount":10,"locale":"BN"}`, `{"amount":10,"locale":"fr"}`, `{"amount":10,"locale":"bn-BD"}`,
+		`{"amount":10,"locale":1}`, `{"amount":10,"locale":""}`} {
+		_, err := parse(body)
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Status() != 422 || len(e.Violations) != 1 || e.Violations[0].Path != "body.locale" {
+			t.Errorf("%s: %v, want a 422 naming body.locale", body, err)
+		}
+	}
+	bn, _ := parse(`{"amount":10,"locale":"bn"}`)
+	en, _ := parse(`{"amount":10,"locale":"en"}`)
+	if bn.Hash() == en.Hash() {
+		t.Errorf("bn and en hash alike")
+	}
+}
+
 func TestCreateRequestHashCanonical(t *testing.T) {
 	mustHash := func(body string) string {
 		t.Helper()
@@ -468,7 +508,7 @@ func TestCreateRequestHashCanonical(t *testing.T) {
 func TestCreateRequestHashCoversEveryField(t *testing.T) {
 	base := CreateRequest{Amount: 100, RedirectURL: "https://a.com.bd/r", CancelURL: "https://a.com.bd/c",
 		WebhookURL: "https://a.com.bd/w", Reference: "ref", CustomerName: "n", CustomerEmail: "e@a.com.bd",
-		CustomerPhone: "0123456", Metadata: `{"a":1}`, ExpiresIn: DefaultExpiry}
+		CustomerPhone: "0123456", Metadata: `{"a":1}`, ExpiresIn: DefaultExpiry, Locale: "bn"}
 	baseHash := base.Hash()
 	if base.Hash() != baseHash {
 		t.Fatal("Hash is not deterministic")

@@ -81,6 +81,9 @@ type Payment struct {
 	LockBy *time.Time
 	// MerchantName is the workspace's display name at creation (shown on the hosted page).
 	MerchantName string
+	// Locale is the language the merchant set for the payer's pages ("bn", "en"; "" for
+	// auto). The checkout uses it after a payer's explicit ?lang= and before the browser's.
+	Locale string
 	// LockRoute and LockPayer are the payer's first (and only) route choice; LockedAt when.
 	LockRoute string
 	LockPayer string

@@ -54,6 +54,20 @@ type Answers struct {
 	Fields map[string]Answer
 	// Payer is the payer's optional contact details.
 	Payer Payer
+	// Problems are the violations of a refused request worded for the payer, in the order
+	// of the 422's violations (none when the answers are valid).
+	Problems []Problem
+}
+
+// Problem is one refused answer as the page tells the payer: whose answer (Label, a custom
+// field's label as the merchant wrote it, or LabelKey, the catalogue key of one of the page's
+// own inputs) and what is wrong (Key, a key of package page's catalogue, filled with Args:
+// name and value pairs whose values are ASCII numbers, written in the page's digits).
+type Problem struct {
+	Label    string
+	LabelKey string
+	Key      string
+	Args     []string
 }
 
 // Answer is the answer to one custom field: Bool for a checkbox, Text for a text, textarea,
@@ -128,20 +142,44 @@ type collector struct {
 	// fieldsBad is set when the JSON fields member is not an object with distinct names: the
 	// answers in it are unknown, so none is reported missing.
 	fieldsBad bool
+	// byPath finds a custom field by its violation path.
+	byPath map[string]*Field
 }
 
 func newCollector(v *View) *collector {
-	c := &collector{v: v, fields: map[string]*Field{}, ans: &Answers{Fields: map[string]Answer{}}, bad: map[string]bool{}}
+	c := &collector{v: v, fields: map[string]*Field{}, ans: &Answers{Fields: map[string]Answer{}}, bad: map[string]bool{},
+		byPath: map[string]*Field{}}
 	for i := range v.Fields {
 		if _, dup := c.fields[v.Fields[i].ID]; !dup {
 			c.fields[v.Fields[i].ID] = &v.Fields[i]
+			c.byPath[memberPath(pathFields, v.Fields[i].ID)] = &v.Fields[i]
 		}
 	}
 	return c
 }
 
-func (c *collector) fail(path, rule string) {
+// fail records a violation: rule for the 422 (developers), key and args for the page (the
+// payer).
+func (c *collector) fail(path, rule, key string, args ...string) {
 	c.vs = append(c.vs, apierr.Violation{Path: path, Rule: rule})
+	p := Problem{Key: key, Args: args}
+	switch path {
+	case pathQuantity:
+		p.LabelKey = "doc.quantity"
+	case pathPayerName:
+		p.LabelKey = "doc.name"
+	case pathPayerEmail:
+		p.LabelKey = "doc.email"
+	case pathPayerPhone:
+		p.LabelKey = "doc.phone"
+	default:
+		if f := c.byPath[path]; f != nil {
+			p.Label = f.Label
+		} else {
+			p.Label = strings.Trim(strings.TrimPrefix(strings.TrimPrefix(path, pathFields+"."), pathFields), `[]"`)
+		}
+	}
+	c.ans.Problems = append(c.ans.Problems, p)
 }
 
 // Paths of the violations.
@@ -177,7 +215,9 @@ func (c *collector) readJSON(body []byte) error {
 	r := jsonbody.NewReader(obj)
 	r.OnlyKnown("quantity", "fields", "payer")
 	take := func() {
-		c.vs = append(c.vs, r.Violations...)
+		for _, v := range r.Violations {
+			c.fail(v.Path, v.Rule, "doc.problem.invalid")
+		}
 		r.Violations = nil
 	}
 	take()
@@ -202,13 +242,13 @@ func (c *collector) readJSON(body []byte) error {
 				case "true", "false":
 					c.checkbox(f, string(raw) == "true")
 				default:
-					c.fail(path, "must be a boolean (true when checked)")
+					c.fail(path, "must be a boolean (true when checked)", "doc.problem.invalid")
 					c.bad[f.ID] = true
 				}
 			default:
 				s, ok := jsonString(raw)
 				if !ok {
-					c.fail(path, "must be a string")
+					c.fail(path, "must be a string", "doc.problem.invalid")
 					c.bad[f.ID] = true
 					continue
 				}
@@ -220,7 +260,9 @@ func (c *collector) readJSON(body []byte) error {
 	if po, ok := r.Object("payer", false); ok {
 		pr := jsonbody.NewReader(po)
 		pr.OnlyKnown("name", "email", "phone")
-		c.vs = append(c.vs, pr.Violations...)
+		for _, v := range pr.Violations {
+			c.fail(v.Path, v.Rule, "doc.problem.invalid")
+		}
 		for _, m := range []struct{ name, path string }{{"name", pathPayerName}, {"email", pathPayerEmail}, {"phone", pathPayerPhone}} {
 			raw, ok := present(po, m.name)
 			if !ok {
@@ -228,7 +270,7 @@ func (c *collector) readJSON(body []byte) error {
 			}
 			s, ok := jsonString(raw)
 			if !ok {
-				c.fail(m.path, "must be a string")
+				c.fail(m.path, "must be a string", "doc.problem.invalid")
 				continue
 			}
 			c.payer(m.path, s)
@@ -282,7 +324,7 @@ func (c *collector) readForm(body []byte) error {
 		}
 		path := formPath(key)
 		if seen[key] {
-			c.fail(path, "appears more than once")
+			c.fail(path, "appears more than once", "doc.problem.repeated")
 			if id, ok := strings.CutPrefix(key, FormFieldPrefix); ok {
 				c.bad[id] = true
 			}
@@ -305,7 +347,7 @@ func (c *collector) readForm(body []byte) error {
 		id, ok := strings.CutPrefix(key, FormFieldPrefix)
 		if !ok {
 			c.fail(path, "is not a known field (allowed: "+FormFieldPrefix+"<field id>, "+
-				FormPayerEmail+", "+FormPayerName+", "+FormPayerPhone+", "+FormQuantity+")")
+				FormPayerEmail+", "+FormPayerName+", "+FormPayerPhone+", "+FormQuantity+")", "doc.problem.unknown")
 			continue
 		}
 		f := c.field(id, path)
@@ -319,7 +361,7 @@ func (c *collector) readForm(body []byte) error {
 			if value == "true" || value == "on" {
 				c.checkbox(f, true)
 			} else {
-				c.fail(path, `must be "true" or "on" (checked), or left out (unchecked)`)
+				c.fail(path, `must be "true" or "on" (checked), or left out (unchecked)`, "doc.problem.invalid")
 				c.bad[f.ID] = true
 			}
 		default:
@@ -351,7 +393,7 @@ func formPath(key string) string {
 func (c *collector) field(id, path string) *Field {
 	f := c.fields[id]
 	if f == nil {
-		c.fail(path, "is not a custom field of this document")
+		c.fail(path, "is not a custom field of this document", "doc.problem.unknown")
 	}
 	return f
 }
@@ -360,17 +402,18 @@ func (c *collector) field(id, path string) *Field {
 func (c *collector) quantity(s string) {
 	maxQ := max(c.v.MaxQuantity, 1)
 	rule := fmt.Sprintf("must be an integer from 1 to %d (this payment link's max_quantity)", maxQ)
+	key, args := "doc.problem.quantity", []string{"min", "1", "max", strconv.FormatInt(maxQ, 10)}
 	if c.v.Kind == "invoices" {
-		maxQ, rule = 1, "must be 1: an invoice is paid as a whole"
+		maxQ, rule, key, args = 1, "must be 1: an invoice is paid as a whole", "doc.problem.invoice_whole", nil
 	}
 	if !isInteger(s) {
-		c.fail(pathQuantity, "must be an integer")
+		c.fail(pathQuantity, "must be an integer", "doc.problem.integer")
 		c.quantityBad = true
 		return
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 1 || n > maxQ {
-		c.fail(pathQuantity, rule)
+		c.fail(pathQuantity, rule, key, args...)
 		c.quantityBad = true
 		return
 	}
@@ -392,7 +435,7 @@ func isInteger(s string) bool {
 }
 
 func (c *collector) fileAnswered(f *Field, path string) {
-	c.fail(path, RuleFileUnavailable)
+	c.fail(path, RuleFileUnavailable, "doc.problem.file")
 	c.bad[f.ID] = true
 }
 
@@ -402,46 +445,52 @@ func (c *collector) checkbox(f *Field, checked bool) {
 
 // text checks the answer s to a text, textarea, select or radio field.
 func (c *collector) text(f *Field, path, s string) {
-	var rule string
+	var b broken
 	switch f.Type {
 	case "text":
 		s = strings.TrimSpace(s)
-		rule = checkText(s, MaxText, false)
+		b = checkText(s, MaxText, false)
 	case "textarea":
 		s = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"))
-		rule = checkText(s, MaxTextarea, true)
+		b = checkText(s, MaxTextarea, true)
 	default: // select, radio: an option, exactly
 		if s != "" && !contains(f.Options, s) {
 			opts, _ := json.Marshal(f.Options)
 			if len(f.Options) == 0 {
 				opts = []byte("[] (the field has none)")
 			}
-			rule = "must be one of the field's options " + string(opts)
+			b = broken{rule: "must be one of the field's options " + string(opts), key: "doc.problem.not_option"}
 		}
 	}
 	if s == "" {
 		return
 	}
 	c.ans.Fields[f.ID] = Answer{Text: s}
-	if rule != "" {
-		c.fail(path, rule)
+	if b.rule != "" {
+		c.fail(path, b.rule, b.key, b.args...)
 		c.bad[f.ID] = true
 	}
 }
 
-// checkText returns the rule s breaks ("" when none): at most max code points, no control
-// characters (multiline: except tab and newline).
-func checkText(s string, max int, multiline bool) string {
+// broken is a rule an answer breaks: rule for the 422, key and args for the page.
+type broken struct {
+	rule, key string
+	args      []string
+}
+
+// checkText returns the rule s breaks (a zero broken when none): at most max code points, no
+// control characters (multiline: except tab and newline).
+func checkText(s string, max int, multiline bool) broken {
 	if n := utf8.RuneCountInString(s); n > max {
-		return fmt.Sprintf("must be at most %d characters", max)
+		return broken{fmt.Sprintf("must be at most %d characters", max), "doc.problem.too_long", []string{"max", strconv.Itoa(max)}}
 	}
 	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) }) >= 0 {
 		if multiline {
-			return "must not contain control characters other than tab and newline"
+			return broken{rule: "must not contain control characters other than tab and newline", key: "doc.problem.control"}
 		}
-		return "must not contain control characters"
+		return broken{rule: "must not contain control characters", key: "doc.problem.control"}
 	}
-	return ""
+	return broken{}
 }
 
 func contains(options []string, s string) bool {
@@ -459,24 +508,24 @@ func (c *collector) payer(path, s string) {
 	if s == "" {
 		return
 	}
-	var rule string
+	var b broken
 	switch path {
 	case pathPayerName:
 		c.ans.Payer.Name = s
-		rule = checkText(s, MaxPayerName, false)
+		b = checkText(s, MaxPayerName, false)
 	case pathPayerEmail:
 		c.ans.Payer.Email = s
-		rule = jsonbody.CheckEmail(s)
+		b = broken{rule: jsonbody.CheckEmail(s), key: "doc.problem.email"}
 	case pathPayerPhone:
 		c.ans.Payer.Phone = s
 		if utf8.RuneCountInString(s) > MaxPayerPhone {
-			rule = fmt.Sprintf("must be at most %d characters", MaxPayerPhone)
+			b = broken{fmt.Sprintf("must be at most %d characters", MaxPayerPhone), "doc.problem.too_long", []string{"max", strconv.Itoa(MaxPayerPhone)}}
 		} else {
-			rule = payment.CheckPhone(s)
+			b = broken{rule: payment.CheckPhone(s), key: "doc.problem.phone"}
 		}
 	}
-	if rule != "" {
-		c.fail(path, rule)
+	if b.rule != "" {
+		c.fail(path, b.rule, b.key, b.args...)
 	}
 }
 
@@ -503,12 +552,12 @@ func (c *collector) finish() {
 		path := memberPath(pathFields, f.ID)
 		switch {
 		case f.Type == "checkbox" && (a.Bool == nil || !*a.Bool):
-			c.fail(path, "is required: it must be checked (true)")
+			c.fail(path, "is required: it must be checked (true)", "doc.problem.check")
 		case f.Type != "checkbox" && a.Text == "":
 			if f.Type == "select" || f.Type == "radio" {
-				c.fail(path, "is required: choose one of the field's options")
+				c.fail(path, "is required: choose one of the field's options", "doc.problem.choose")
 			} else {
-				c.fail(path, "is required")
+				c.fail(path, "is required", "doc.problem.required")
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/document"
+	kit "github.com/takapay/payments/shared/page"
 )
 
 // answersView is a payable payment link (up to 5) with every field type, and an id that
@@ -386,6 +387,13 @@ func TestParseAnswersRefill(t *testing.T) {
 		Fields: map[string]Answer{"size": {Text: "L"}, "print_name": {Text: "Rahim"}, "news": {Bool: ptr(true)},
 			"note": {Text: "two\nlines"}, "terms": {Bool: ptr(false)}},
 		Payer: Payer{Email: "not-an-email"},
+		// The same violations, worded for the payer: whose answer, by its label, and what.
+		Problems: []Problem{
+			{LabelKey: "doc.email", Key: "doc.problem.email"},
+			{Label: "I accept", Key: "doc.problem.check"},
+			{Label: "Gift message", Key: "doc.problem.required"},
+			{Label: "Roll number", Key: "doc.problem.choose"},
+		},
 	}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("refill answers\n%+v\nwant\n%+v", a, want)
@@ -455,5 +463,45 @@ func TestCanonical(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(again, a) {
 			t.Errorf("%d: ParseAnswers(Canonical) = %+v, %v; want %+v", i, again, err, a)
 		}
+	}
+}
+
+// everyProblemBodies are form posts that, between them, break every rule an answer has.
+var everyProblemBodies = []struct {
+	view func() *View
+	body string
+}{
+	{answersView, "quantity=abc&field.colour=Blue&field.print_name=" + strings.Repeat("x", MaxText+1) +
+		"&field.note=a%01b&field.photo=x&field.news=maybe&field.ghost=1&payer_phone=abc&payer_email=x%40" +
+		"&payer_name=A&payer_name=B"},
+	{answersView, "quantity=9&field.size=S&field.terms=on&field.gift.wrap=yes&field.roll-no=1"},
+	{invoiceView, "quantity=2"},
+}
+
+// Every rule an answer can break is worded for the payer: the problems of a refused form
+// name, between them, every doc.problem.* message of the catalogue (in both languages, which
+// TestCatalogues holds equal), and no key the catalogue lacks.
+func TestEveryProblemIsWorded(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range everyProblemBodies {
+		a, err := ParseAnswers([]byte(c.body), true, c.view())
+		if err == nil || a == nil || len(a.Problems) != len(apierr.As(err).Violations) {
+			t.Fatalf("%s: %v, %+v: want a 422 with one problem per violation", c.body, err, a)
+		}
+		for _, p := range a.Problems {
+			seen[p.Key] = true
+			if p.Label == "" && p.LabelKey == "" {
+				t.Errorf("%s: a problem without a label: %+v", c.body, p)
+			}
+		}
+	}
+	for _, key := range kit.Keys("doc.problem.") {
+		if !seen[key] {
+			t.Errorf("no refused answer is worded %s", key)
+		}
+		delete(seen, key)
+	}
+	for key := range seen {
+		t.Errorf("problem key %s is not in the catalogue", key)
 	}
 }

@@ -2,31 +2,23 @@ package publicdoc
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/intent"
+	kit "github.com/takapay/payments/shared/page"
+	"github.com/takapay/payments/shared/page/pagetest"
+	"github.com/takapay/payments/shared/web"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.html from the current renderer")
-
-// The golden files hold the rendered documents with the inline style replaced by this marker,
-// so that they stay readable and do not change when the stylesheet does. The test expands the
-// marker and compares the whole document byte for byte.
-const goldenStyle = "<style>@@assets/publicdoc.css@@</style>"
-
-func collapseAssets(page string) string {
-	return strings.Replace(page, "<style>"+styleSource+"</style>", goldenStyle, 1)
-}
-
-func expandAssets(golden string) string {
-	return strings.Replace(golden, goldenStyle, "<style>"+styleSource+"</style>", 1)
-}
+// golden holds the rendered documents with the inline style replaced by a marker, so that
+// the files stay readable and do not change when the stylesheet does; the harness expands
+// the marker and compares whole documents byte for byte.
+var golden = pagetest.Golden{Dir: filepath.Join("testdata", "golden"), Markers: []pagetest.Marker{
+	{Text: "<style>" + style.Source() + "</style>", Mark: "<style>@@page/assets/base.css + assets/publicdoc.css@@</style>"},
+}}
 
 // hostile holds every character that matters to HTML or URL escaping, a NUL, a tab, a
 // non-breaking space, non-ASCII text and a byte that is not UTF-8.
@@ -111,15 +103,21 @@ func goldenCases() []goldenCase {
 			if err == nil {
 				t.Fatal("want a 422")
 			}
-			p.Error, p.Values = "Check your answers: "+apierr.As(err).Message, *a
+			p.Values, p.Problems = *a, a.Problems
 			return p
 		}},
+		{"error-every-problem", func(t *testing.T) Page { return refusedPage(t, 0) }},
+		{"error-invoice-quantity", func(t *testing.T) Page { return refusedPage(t, 2) }},
 		{"hostile", func(t *testing.T) Page {
 			yes := true
 			return Page{
 				View:   hostileView(),
 				Action: `/v1/public/documents/a b"c'd<e>f(g)h+i&j%41%zz৳` + "\x00\xff",
 				Error:  `</p><script>alert(10)</script> & "x" 'y' +` + hostile,
+				Problems: []Problem{
+					{Label: `<b>` + hostile, Key: "doc.problem.too_long", Args: []string{"max", "10<0"}},
+					{LabelKey: "doc.email", Key: "doc.problem.email"},
+				},
 				Values: Answers{
 					Quantity: ptr(int64(2)),
 					Fields: map[string]Answer{
@@ -147,90 +145,93 @@ func goldenCases() []goldenCase {
 	}
 }
 
-type errorCase struct{ name, title, message string }
-
-var goldenErrorCases = []errorCase{
-	{"error-page", "Document not found", "This link is not valid"},
-	{"error-page-empty", "", ""},
-	{"error-page-hostile", `<script>alert(5)</script> "t" & 't' +`, `<img src=x onerror=alert(6)> ` + hostile},
+// goldenErrors are the error pages a browser gets, by the envelope's code.
+var goldenErrors = []struct {
+	name string
+	code apierr.Code
+}{
+	{"error-not-found", apierr.NotFound},
+	{"error-rate-limited", apierr.RateLimited},
+	{"error-denied", apierr.ScopeOrEnvironmentDenied},
+	{"error-bad-request", apierr.MalformedRequest},
+	{"error-internal", apierr.Internal},
 }
 
-// renderGolden renders every golden case.
+// goldenRefusals are a form post refused for the document's state, in the page's words.
+var goldenRefusals = []struct {
+	name  string
+	state string
+	err   *apierr.Error
+}{
+	{"refused-paid-invoice", StatePaid, apierr.New(apierr.StateConflict, intent.InvoicePaidMessage)},
+	{"refused-link-taken", StatePayable, apierr.New(apierr.StateConflict, "all uses are held")},
+	{"refused-busy", StatePayable, apierr.New(apierr.RateLimited, "too many")},
+}
+
+// renderGolden renders every golden case in every language: "<case>.en" as a browser that
+// asked for nothing gets it, "<case>.bn" as a payer who chose Bangla (?lang=bn on the form and
+// the switch).
 func renderGolden(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, c := range goldenCases() {
-		var buf bytes.Buffer
-		if err := RenderPage(&buf, c.page(t)); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+	for _, l := range kit.Langs {
+		choice := kit.Choice{Lang: l, Explicit: l != kit.EN}
+		for _, c := range goldenCases() {
+			p := c.page(t)
+			p.Lang = choice
+			var buf bytes.Buffer
+			if err := RenderPage(&buf, p); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			out[c.name+"."+string(l)] = buf.String()
 		}
-		out[c.name] = buf.String()
-	}
-	for _, c := range goldenErrorCases {
+		for _, c := range goldenRefusals {
+			p := linkPage(t)
+			if c.state == StatePaid {
+				p = invoicePage(t, document.StatusIssued, invoiceTotal)
+			}
+			p.Lang, p.Error = choice, payerMessage(l, p.View, c.err)
+			var buf bytes.Buffer
+			if err := RenderPage(&buf, p); err != nil {
+				t.Fatal(err)
+			}
+			out[c.name+"."+string(l)] = buf.String()
+		}
+		for _, c := range goldenErrors {
+			r := &web.Request{Method: "GET", Path: testAction, Query: map[string]string{}}
+			if choice.Explicit {
+				r.Query["lang"] = string(l)
+			}
+			out[c.name+"."+string(l)] = string(errorPage(r, apierr.New(c.code, "developer text"), false).Raw)
+		}
 		var buf bytes.Buffer
-		if err := ErrorPage(&buf, c.title, c.message); err != nil {
+		if err := ErrorPage(&buf, l, `<script>alert(5)</script> "t" & 't' +`, `<img src=x onerror=alert(6)> `+hostile, `/x?"<>`); err != nil {
 			t.Fatal(err)
 		}
-		out[c.name] = buf.String()
+		out["error-page-hostile."+string(l)] = buf.String()
+		buf.Reset()
+		if err := ErrorPage(&buf, l, "", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		out["error-page-empty."+string(l)] = buf.String()
 	}
 	return out
 }
 
-// TestGolden compares the rendered documents with testdata/golden (go test -update rewrites
-// them).
+// TestGolden compares the rendered documents, in both languages, with testdata/golden (go
+// test -run TestGolden -update rewrites them).
 func TestGolden(t *testing.T) {
-	for name, got := range renderGolden(t) {
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join("testdata", "golden", name+".html")
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(collapseAssets(got)), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			golden, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -run TestGolden -update ./shared/publicdoc/ writes it)", err)
-			}
-			if want := expandAssets(string(golden)); got != want {
-				t.Errorf("%s differs from %s:\n%s", name, path, firstDifference(want, got))
-			}
-		})
-	}
-	// Every golden file is a case (a renamed case leaves no stale file behind).
-	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.html"))
-	cases := renderGolden(t)
-	for _, f := range files {
-		if _, ok := cases[strings.TrimSuffix(filepath.Base(f), ".html")]; !ok && !*updateGolden {
-			t.Errorf("%s is no golden case", f)
-		}
-	}
+	golden.CheckAll(t, renderGolden(t))
 }
 
-// firstDifference describes where want and got first differ, line by line.
-func firstDifference(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl || i >= len(w) || i >= len(g) {
-			return fmt.Sprintf("line %d:\n want %q\n  got %q", i+1, clip(wl), clip(gl))
-		}
+// refusedPage is the page a refused form gets back: everyProblemBodies[i] posted to its view,
+// with the problems listed and the answers refilled.
+func refusedPage(t *testing.T, i int) Page {
+	c := everyProblemBodies[i]
+	v := c.view()
+	a, err := ParseAnswers([]byte(c.body), true, v)
+	if err == nil {
+		t.Fatal("want a 422")
 	}
-	return "(no line differs)"
-}
-
-func clip(s string) string {
-	if len(s) > 400 {
-		return s[:400] + "…"
-	}
-	return s
+	return Page{View: v, Action: testAction, Sandbox: true, Values: *a, Problems: a.Problems}
 }

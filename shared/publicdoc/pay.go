@@ -16,6 +16,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/urlcheck"
@@ -102,10 +103,15 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 		return nil, err
 	}
 	form := isForm(r)
-	page := func(status int, e *apierr.Error, values *Answers) *web.Response {
-		p := Page{View: v, Action: r.Path, Error: payerMessage(e), Sandbox: doc.Environment == auth.Sandbox}
+	lang := langOf(r)
+	render := func(status int, e *apierr.Error, values *Answers) *web.Response {
+		p := Page{View: v, Action: r.Path, Sandbox: doc.Environment == auth.Sandbox, Lang: lang}
 		if values != nil {
 			p.Values = *values
+			p.Problems = values.Problems
+		}
+		if len(p.Problems) == 0 {
+			p.Error = payerMessage(lang.Lang, v, e)
 		}
 		var buf bytes.Buffer
 		if err := RenderPage(&buf, p); err != nil {
@@ -116,7 +122,7 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	refuse := func(err error, values *Answers) (*web.Response, error) {
 		var e *apierr.Error
 		if form && errors.As(err, &e) && e.Status() < 500 {
-			if resp := page(e.Status(), e, values); resp != nil {
+			if resp := render(e.Status(), e, values); resp != nil {
 				return resp, nil
 			}
 		}
@@ -141,7 +147,7 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	canon := answers.Canonical()
 	sum := sha256.Sum256([]byte(canon))
 	order := intent.Order{
-		Doc: doc, ID: id, Quantity: answers.Quantity, Options: s.options(r, doc),
+		Doc: doc, ID: id, Quantity: answers.Quantity, Options: s.options(r, doc, lang),
 		CustomerName: answers.Payer.Name, CustomerEmail: answers.Payer.Email, CustomerPhone: answers.Payer.Phone,
 		Answers: json.RawMessage(canon), RequestHash: hex.EncodeToString(sum[:16]), MerchantName: merchant,
 		Live: intent.AdoptLive, Now: now,
@@ -160,6 +166,9 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	}
 	u := r.BaseURL + payment.CheckoutPath(checkout)
 	if form {
+		// The payer's explicit choice of language goes on to the checkout (a query parameter
+		// beside the token, which stays the only capability).
+		u = lang.URL(u)
 		h := SecurityHeaders(s.AllowLocalhostFormAction) // no-referrer, no-store, the page's CSP
 		h["Location"] = u
 		return &web.Response{Status: http.StatusSeeOther, Headers: h}, nil
@@ -177,8 +186,8 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 // or an expiry, and goes to a payment link's return_url after paying — only when it passes the
 // redirect_url rules (a link stored before those rules applied to it may hold one that does
 // not: the payer then stays on the checkout's outcome page).
-func (s *Checkout) options(r *web.Request, doc *document.Record) payment.Options {
-	opts := payment.Options{CancelURL: r.BaseURL + r.Path, ExpiresIn: payment.DefaultExpiry}
+func (s *Checkout) options(r *web.Request, doc *document.Record, lang page.Choice) payment.Options {
+	opts := payment.Options{CancelURL: lang.URL(r.BaseURL + r.Path), ExpiresIn: payment.DefaultExpiry}
 	if u := returnURL(doc); u != "" && s.URLs.Check(u) == nil {
 		opts.RedirectURL = u
 	}
@@ -192,20 +201,29 @@ func rateLimited(wait time.Duration) error {
 	return e
 }
 
-// payerMessage words an error for the payer.
-func payerMessage(e *apierr.Error) string {
+// payerMessage words a refused post for the payer in l (the answers' own problems are listed
+// from Answers.Problems instead): why the document cannot be paid now.
+func payerMessage(l page.Lang, v *View, e *apierr.Error) string {
 	if e == nil {
 		return ""
 	}
-	if len(e.Violations) > 0 {
-		var parts []string
-		for _, v := range e.Violations {
-			name := strings.TrimPrefix(strings.TrimPrefix(v.Path, "body.fields."), "body.")
-			parts = append(parts, strings.Trim(name, `[]"`)+": "+v.Rule)
+	switch e.Code {
+	case apierr.StateConflict:
+		switch {
+		case v.State == StatePaid || e.Message == intent.InvoicePaidMessage:
+			return l.T("doc.err.paid")
+		case v.State == StateClosed:
+			return l.T(kindKey(v, "doc.err.closed"))
 		}
-		return "Please check your answers — " + strings.Join(parts, "; ")
+		return l.T(kindKey(v, "doc.err.taken"))
+	case apierr.ScopeOrEnvironmentDenied:
+		return l.T("doc.unavailable.title")
+	case apierr.RateLimited:
+		return l.T("doc.err.busy")
+	case apierr.ValidationFailed:
+		return l.T("doc.check_answers")
 	}
-	return e.Message
+	return l.T("page.err.internal")
 }
 
 // notPayable is the refusal for a document whose state is not payable: 403 for a live one (the
@@ -215,7 +233,7 @@ func notPayable(v *View) error {
 	case v.State == StateUnavailable:
 		return payment.RequireSandbox(v.Environment)
 	case v.State == StatePaid:
-		return apierr.New(apierr.StateConflict, "this invoice has been paid")
+		return apierr.New(apierr.StateConflict, intent.InvoicePaidMessage)
 	case v.Kind == document.Invoices:
 		return apierr.New(apierr.StateConflict, "this invoice can no longer be paid")
 	}

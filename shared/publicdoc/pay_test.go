@@ -220,3 +220,85 @@ func TestPayLinkNeverOversold(t *testing.T) {
 	res, _ = postPay(t, a, token, `{}`)
 	apitest.Envelope(t, res, 409, "STATE_CONFLICT")
 }
+
+// The payer's language on the document pages over HTTP: ?lang=bn makes the page Bangla and
+// rides on its form, the form's 303 to the checkout and the intent's way back (cancel_url);
+// a refused form comes back in Bangla with each problem; Accept-Language decides when nothing
+// else does (the not-found page too); the JSON view is the same in every language.
+func TestLanguageAcrossTheDocumentFlow(t *testing.T) {
+	t.Parallel()
+	a := localapi.StartTestAPI(t, localapi.Options{})
+	_, token := newDocument(t, a, "payment-links", `{"reference": "LINK-LANG", "amount_minor": 150000, "max_quantity": 3,
+		"fields": [{"id": "size", "label": "Size", "type": "select", "options": ["S", "M"], "required": true}]}`, "publish")
+	page := "/v1/public/documents/" + token
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(method, path, body string, headers ...string) (*http.Response, string) {
+		req, _ := http.NewRequest(method, a.URL+path, strings.NewReader(body))
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b strings.Builder
+		buf := make([]byte, 4096)
+		for {
+			n, err := res.Body.Read(buf)
+			b.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		return res, b.String()
+	}
+	_, bn := do("GET", page+"?lang=bn", "", "Accept", "text/html", "Accept-Language", "en")
+	for _, want := range []string{`<html lang="bn">`, "৳১,৫০০.০০", "প্রতিটির মূল্য", `action="` + page + `?lang=bn"`,
+		`href="` + page + `?lang=en" lang="en" hreflang="en">English</a>`} {
+		if !strings.Contains(bn, want) {
+			t.Errorf("the Bangla page lacks %q", want)
+		}
+	}
+	_, byBrowser := do("GET", page, "", "Accept", "text/html", "Accept-Language", "bn-BD,bn;q=0.9")
+	if !strings.Contains(byBrowser, `<html lang="bn">`) || !strings.Contains(byBrowser, `action="`+page+`"`) {
+		t.Errorf("Accept-Language bn: not a Bangla page, or its form carries a choice the payer did not make")
+	}
+	_, jsonEN := do("GET", page, "")
+	_, jsonBN := do("GET", page+"?lang=bn", "", "Accept-Language", "bn")
+	if jsonEN != jsonBN || !strings.Contains(jsonBN, `"amount_display":"৳1,500.00"`) {
+		t.Errorf("the JSON view changed with the language:\n%s\n%s", jsonEN, jsonBN)
+	}
+	form := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	res, body := do("POST", page+"?lang=bn", "quantity=9&payer_email=x%40", form...)
+	for _, want := range []string{`<html lang="bn">`, "অনুগ্রহ করে আপনার উত্তরগুলো আবার দেখুন:", "পরিমাণ: ১ থেকে ৩-এর মধ্যে একটি সংখ্যা দিন",
+		"ইমেইল: সঠিক ইমেইল ঠিকানা লিখুন", "Size: একটি বিকল্প বেছে নিন"} {
+		if res.StatusCode != 422 || !strings.Contains(body, want) {
+			t.Errorf("refused form in Bangla: %d, lacks %q", res.StatusCode, want)
+		}
+	}
+	res, _ = do("POST", page+"?lang=bn", "quantity=2&field.size=M", form...)
+	loc := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, a.URL+"/v1/public/checkout/") || !strings.HasSuffix(loc, "?lang=bn") {
+		t.Fatalf("form in Bangla: %d -> %q, want the checkout with ?lang=bn", res.StatusCode, loc)
+	}
+	checkout := checkoutPath(loc)
+	if _, body := do("GET", checkout, "", "Accept", "text/html"); !strings.Contains(body, `<html lang="bn">`) || !strings.Contains(body, "৳৩,০০০.০০") {
+		t.Errorf("the checkout after the 303 is not Bangla")
+	}
+	// Cancelling on the checkout goes back to the document's page, still in Bangla.
+	res, _ = do("POST", strings.TrimSuffix(checkout, "?lang=bn")+"/notices/cancel?lang=bn", "", append(form, "Origin", a.URL)...)
+	back, err := url.Parse(res.Header.Get("Location"))
+	if err != nil || res.StatusCode != http.StatusSeeOther || back.Path != page || back.Query().Get("lang") != "bn" || back.Query().Get("invoice_id") == "" {
+		t.Errorf("cancel: %d -> %q, want the document's page with invoice_id and lang=bn", res.StatusCode, res.Header.Get("Location"))
+	}
+	// Without a choice, the 303 is payment_url as it is.
+	res, _ = do("POST", page, "field.size=S", append(form, "Accept-Language", "bn")...)
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || strings.Contains(loc, "?") {
+		t.Errorf("form without a choice: %d -> %q", res.StatusCode, loc)
+	}
+	res, body = do("GET", "/v1/public/documents/"+strings.Repeat("Z", 43), "", "Accept", "text/html", "Accept-Language", "bn")
+	if res.StatusCode != 404 || !strings.Contains(body, "এই ঠিকানায় কোনো ইনভয়েস বা পেমেন্ট লিংক নেই।") {
+		t.Errorf("not-found page in Bangla: %d %s", res.StatusCode, body)
+	}
+}

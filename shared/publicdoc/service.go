@@ -12,6 +12,7 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/web"
 )
@@ -44,6 +45,12 @@ func (s *Service) now() time.Time {
 
 // wantsHTML reports a browser: Accept names text/html.
 func wantsHTML(r *web.Request) bool { return strings.Contains(r.Header("Accept"), "text/html") }
+
+// langOf is the page's language: the payer's explicit ?lang=, else the browser's
+// Accept-Language, else English (a document has no locale of its own).
+func langOf(r *web.Request) page.Choice {
+	return page.Choose(r.Query[page.QueryParam], "", r.Header("Accept-Language"))
+}
 
 func notFound() error {
 	return apierr.New(apierr.NotFound, "no invoice or payment link at this address")
@@ -89,28 +96,41 @@ func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, erro
 		return resp, nil
 	}
 	var buf bytes.Buffer
-	page := Page{View: v, Action: r.Path, Sandbox: doc.Environment == auth.Sandbox}
-	if err := RenderPage(&buf, page); err != nil {
+	p := Page{View: v, Action: r.Path, Sandbox: doc.Environment == auth.Sandbox, Lang: langOf(r)}
+	if err := RenderPage(&buf, p); err != nil {
 		return nil, err
 	}
 	return &web.Response{Status: http.StatusOK, Headers: SecurityHeaders(s.AllowLocalhostFormAction), Raw: buf.Bytes()}, nil
 }
 
-// ErrorPage renders an error as a plain page for a browser (nil: the JSON envelope).
+// ErrorPage renders an error as a plain page for a browser (nil: the JSON envelope), in words
+// for the payer (the envelope's message is for developers and stays in the JSON).
 func (s *Service) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
 	if !wantsHTML(r) {
 		return nil
 	}
-	title := "Something went wrong"
+	return errorPage(r, e, s.AllowLocalhostFormAction)
+}
+
+// errorPage is the error page of e in the request's language, with the envelope's status and
+// headers.
+func errorPage(r *web.Request, e *apierr.Error, allowLocalhost bool) *web.Response {
+	l := langOf(r).Lang
+	key := "page.err.internal"
 	switch e.Code {
 	case apierr.NotFound:
-		title = "Not found"
+		key = "doc.err.not_found"
 	case apierr.RateLimited:
-		title = "Too many requests"
+		key = "page.err.rate_limited"
+	case apierr.ScopeOrEnvironmentDenied:
+		key = "page.err.denied"
+	case apierr.MalformedRequest, apierr.ValidationFailed:
+		key = "page.err.bad_request"
 	}
+	// The page's path is the same for its GET and its POST: the switch links to the page.
 	var buf bytes.Buffer
-	_ = ErrorPage(&buf, title, e.Message)
-	h := SecurityHeaders(s.AllowLocalhostFormAction)
+	_ = ErrorPage(&buf, l, l.T(key+".title"), l.T(key), r.Path)
+	h := SecurityHeaders(allowLocalhost)
 	for k, v := range e.Headers {
 		h[k] = v
 	}

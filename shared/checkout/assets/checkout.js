@@ -32,17 +32,29 @@
   // Exposed so that the schedule can be checked in a browser test.
   window.takapayCheckout = { pollDelay: pollDelay };
 
-  var TITLES = {
-    COMPLETED: "Payment received",
-    FAILED: "Payment failed",
-    CANCELLED: "Payment cancelled",
-    EXPIRED: "This payment has expired"
-  };
-
   var root = document.getElementById("checkout");
   var statusEl = document.getElementById("status");
   if (!root || !statusEl) {
     return;
+  }
+  // The words this script writes, in the page's language: the page carries them (the
+  // catalogue is on the server), so the script has none of its own.
+  var MSG = {};
+  try {
+    MSG = JSON.parse(root.getAttribute("data-messages") || "{}") || {};
+  } catch (e) {
+    MSG = {};
+  }
+  // msg returns message name with its {placeholders} filled from args.
+  function msg(name, args) {
+    return String(MSG[name] || "").replace(/\{(\w+)\}/g, function (all, key) {
+      return args && Object.prototype.hasOwnProperty.call(args, key) ? String(args[key]) : all;
+    });
+  }
+  // digits writes a number's ASCII digits as the page's language writes them.
+  function digits(s) {
+    var d = MSG.digits || "0123456789";
+    return String(s).replace(/[0-9]/g, function (c) { return d.charAt(c.charCodeAt(0) - 48); });
   }
   // The page's own address. After a form error the browser shows the POST's URL (…/lock),
   // so the page names it instead of trusting location.pathname.
@@ -54,7 +66,7 @@
 
   function merchantName() {
     var m = document.getElementById("merchant-name");
-    return m ? m.textContent : "the merchant";
+    return m ? m.textContent : msg("merchant");
   }
 
   // safeURL returns u as an absolute http(s) URL, or "" for anything else (javascript: …).
@@ -88,7 +100,8 @@
     window.clearTimeout(timer);
     showPoll("done", -1);
     var status = String(data.status || "");
-    var title = TITLES[status] || "Payment " + status.toLowerCase();
+    var title = /^(COMPLETED|FAILED|CANCELLED|EXPIRED)$/.test(status) ?
+      msg(status) : msg("other", { status: status.toLowerCase() });
     var dest = safeURL(data.return_url);
 
     statusEl.setAttribute("data-status", status);
@@ -106,19 +119,19 @@
     var p = document.createElement("p");
     p.className = "muted";
     statusEl.appendChild(p);
-    document.title = title + " — Takapay";
+    document.title = title + (MSG.suffix || "");
 
     if (dest) {
-      p.textContent = "Taking you back to " + merchantName() + "…";
+      p.textContent = msg("leaving", { merchant: merchantName() });
       var a = document.createElement("a");
       a.className = "button primary";
       a.id = "return";
       a.href = dest;
-      a.textContent = "Return to " + merchantName();
+      a.textContent = msg("returnTo", { merchant: merchantName() });
       statusEl.appendChild(a);
       window.setTimeout(function () { location.assign(dest); }, REDIRECT_MS);
     } else {
-      p.textContent = "Updating…";
+      p.textContent = msg("updating");
       window.setTimeout(reloadPage, REDIRECT_MS);
     }
   }
@@ -130,7 +143,7 @@
     if (dest) {
       var note = document.createElement("p");
       note.className = "muted";
-      note.textContent = "Taking you back to " + merchantName() + "…";
+      note.textContent = msg("leaving", { merchant: merchantName() });
       statusEl.appendChild(note);
       window.setTimeout(function () { location.assign(dest); }, REDIRECT_MS);
     }
@@ -151,7 +164,7 @@
     }
     var kind = radio.getAttribute("data-payer-kind");
     if (payerLabel) {
-      payerLabel.textContent = radio.getAttribute("data-payer-label") || "Mobile number or email";
+      payerLabel.textContent = radio.getAttribute("data-payer-label") || msg("payer");
     }
     var placeholder = radio.getAttribute("data-placeholder");
     if (placeholder) {
@@ -274,14 +287,14 @@
       link.className = "button secondary";
       link.id = "refresh";
       link.href = statusURL;
-      link.textContent = "Check again";
+      link.textContent = msg("again");
       holder.appendChild(link);
       statusEl.insertBefore(holder, statusEl.querySelector("form.cancel"));
     }
     var note = document.createElement("p");
     note.className = "muted";
     note.id = "poll-stopped";
-    note.textContent = "This page has stopped checking by itself. Use Check again to see the latest.";
+    note.textContent = msg("stopped");
     holder.parentNode.insertBefore(note, holder);
   }
 
@@ -397,7 +410,7 @@
     var left = Math.floor((expiresAt - Date.now()) / 1000);
     countdown.hidden = false;
     if (left <= 0) {
-      countdown.textContent = "· time is up";
+      countdown.textContent = msg("timeUp");
       if (!askedAtZero) {
         askedAtZero = true;
         checkNow();
@@ -405,7 +418,9 @@
     } else {
       var h = Math.floor(left / 3600);
       var m = Math.floor((left % 3600) / 60);
-      countdown.textContent = "· " + (h > 0 ? h + " h " + m + " min" : m + ":" + pad(left % 60)) + " left";
+      countdown.textContent = h > 0 ?
+        msg("leftHours", { h: digits(h), m: digits(m) }) :
+        msg("leftMin", { m: digits(m), s: digits(pad(left % 60)) });
     }
     window.setTimeout(tick, 1000);
   }

@@ -30,7 +30,7 @@ func goListDeps(t *testing.T, root string, pkgs ...string) map[string][]string {
 
 // domainPackages are plain Go: no AWS SDK, no Lambda event types, no HTTP adapter. Storage
 // comes through their store interfaces (package dynamo), HTTP through package web.
-var domainPackages = []string{"payment", "document", "checkout", "webhook", "merchant", "auth", "ratelimit", "web", "apierr", "money", "jsonbody", "urlcheck", "publicdoc"}
+var domainPackages = []string{"payment", "document", "checkout", "webhook", "merchant", "auth", "ratelimit", "web", "apierr", "money", "jsonbody", "urlcheck", "publicdoc", "page", "htmlw"}
 
 // The dependency rule: domain packages import nothing of their adapters, directly or not.
 func TestDomainPackagesArePlainGo(t *testing.T) {
@@ -80,7 +80,7 @@ func TestFunctionBinariesLinkOnlyTheirOwnHandler(t *testing.T) {
 			switch {
 			case strings.HasPrefix(d, module+"/functions/") && d != main && d != own:
 				t.Errorf("%s links another function's package %s", main, d)
-			case strings.HasPrefix(d, module+"/shared/local/"), strings.HasPrefix(d, module+"/cmd/"),
+			case strings.HasPrefix(d, module+"/shared/local/"), strings.HasPrefix(d, module+"/cmd/"), d == module+"/shared/page/pagetest",
 				strings.HasPrefix(d, "github.com/chromedp/"), d == "testing", d == "go.yaml.in/yaml/v3" && !strings.HasSuffix(main, "/probes"):
 				t.Errorf("%s links %s, which is local tooling or test code", main, d)
 			}
