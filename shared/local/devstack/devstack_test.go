@@ -393,3 +393,43 @@ func lit(s string) samtemplate.Value { return samtemplate.Value{Literal: s} }
 func refTo(fn, arg string) samtemplate.Value {
 	return samtemplate.Value{Ref: &samtemplate.Ref{Func: fn, Arg: arg}}
 }
+
+// A client that gives up while sending its request (the SDK's per-attempt timeout on a loaded
+// machine) must not take dynalite down: dynalite's cli.js throws on the aborted request and
+// the process exits, failing every later request of every test that shares it.
+func TestDynaliteSurvivesAnAbortedRequest(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	srv, err := StartDynalite(ctx, DynaliteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	for i := 0; i < 3; i++ {
+		conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(srv.Port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Half a ListTables request: the body is announced but never finished.
+		_, err = conn.Write([]byte("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-amz-json-1.0\r\n" +
+			"X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 100\r\n\r\n{\"Lim"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // let the server read the head and the partial body
+		conn.Close()
+	}
+	time.Sleep(200 * time.Millisecond) // the abort is handled on the server's next tick
+	select {
+	case <-srv.Done():
+		t.Fatalf("dynalite exited after an aborted request:\n%s", srv.Logs())
+	default:
+	}
+	cfg, err := AWSConfig(ctx, srv.Endpoint, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DynamoClient(cfg, srv.Endpoint).ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("dynalite does not answer after an aborted request: %v\n%s", err, srv.Logs())
+	}
+}

@@ -43,7 +43,12 @@ func StartDynalite(ctx context.Context, opts DynaliteOptions) (*Server, error) {
 			return nil, fmt.Errorf("devstack: dynalite data dir: %w", err)
 		}
 	}
-	cli := filepath.Join(nm, "dynalite", "cli.js")
+	// dynalite.mjs runs dynalite's server with its options, minus the crash on a client's
+	// aborted request (see the script).
+	cli := filepath.Join(filepath.Dir(nm), "shared", "local", "devstack", "dynalite.mjs")
+	if _, err := os.Stat(cli); err != nil {
+		return nil, fmt.Errorf("devstack: dynalite launcher missing: %w", err)
+	}
 	return startServer(ctx, serverSpec{
 		name: "dynalite",
 		args: func(port int) []string {
