@@ -188,7 +188,7 @@ func (a Adapter) render(req *web.Request, resp *web.Response, err error) (events
 	if status == 0 {
 		status = http.StatusOK
 	}
-	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: string(body)}, "", nil
+	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: string(body), Cookies: resp.Cookies}, "", nil
 }
 
 // logLine writes the request's one log line. It names the route key, never the path: a path

@@ -77,6 +77,9 @@ type Response struct {
 	Headers map[string]string
 	JSON    any
 	Raw     []byte
+	// Cookies are Set-Cookie values, one cookie each (payload 2.0's cookies: a map of headers
+	// cannot carry two Set-Cookie headers).
+	Cookies []string
 }
 
 // JSON returns a JSON response.

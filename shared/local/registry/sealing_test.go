@@ -76,7 +76,12 @@ func kmsStatements(fn *yaml.Node) []*yaml.Node {
 
 // Webhook secrets at rest: the template declares a rotating KMS key; only
 // WebhookSenderFunction gets its id and may decrypt, and only with the workspace encryption
-// context; the local sealing key is never configured by the template.
+// context; DashboardFunction (where owners and admins issue and roll secrets, as the
+// operator does) gets its id and may only encrypt, with the same context; the local
+// sealing key is never configured by the template.
+// kmsAction is the one KMS action each function that gets the key may use.
+var kmsAction = map[string]string{"WebhookSenderFunction": "kms:Decrypt", "DashboardFunction": "kms:Encrypt"}
+
 func TestTemplateSealsWebhookSecretsWithKMS(t *testing.T) {
 	data := readTemplateText(t)
 	if i := strings.Index(strings.ToUpper(string(data)), app.EnvLocalSealingKey); i >= 0 {
@@ -106,9 +111,9 @@ func TestTemplateSealsWebhookSecretsWithKMS(t *testing.T) {
 
 	for _, f := range tpl.Functions {
 		v, ok := f.Environment[app.EnvWebhookSecretsKeyID]
-		want := f.LogicalID == "WebhookSenderFunction"
+		action, want := kmsAction[f.LogicalID]
 		if ok != want || (ok && (v.Ref == nil || *v.Ref != samtemplate.Ref{Func: "GetAtt", Arg: "WebhookSecretsKey.Arn"})) {
-			t.Errorf("%s: %s = %v (set: %v), want !GetAtt WebhookSecretsKey.Arn on WebhookSenderFunction only",
+			t.Errorf("%s: %s = %v (set: %v), want !GetAtt WebhookSecretsKey.Arn on WebhookSenderFunction and DashboardFunction only",
 				f.LogicalID, app.EnvWebhookSecretsKeyID, v, ok)
 		}
 		stmts := kmsStatements(yget(&doc, "Resources", f.LogicalID))
@@ -122,8 +127,8 @@ func TestTemplateSealsWebhookSecretsWithKMS(t *testing.T) {
 			t.Fatalf("%s: %d KMS statements, want 1", f.LogicalID, len(stmts))
 		}
 		s := stmts[0]
-		if a := yscalars(yget(s, "Action")); !slices.Equal(a, []string{"kms:Decrypt"}) || yget(s, "Effect").Value != "Allow" {
-			t.Errorf("sender KMS actions %v, want [kms:Decrypt]", a)
+		if a := yscalars(yget(s, "Action")); !slices.Equal(a, []string{action}) || yget(s, "Effect").Value != "Allow" {
+			t.Errorf("%s KMS actions %v, want [%s]", f.LogicalID, a, action)
 		}
 		if r := yget(s, "Resource"); r == nil || r.Tag != "!GetAtt" || r.Value != "WebhookSecretsKey.Arn" {
 			t.Errorf("sender KMS grant is not limited to WebhookSecretsKey")

@@ -1,0 +1,55 @@
+// Package handler is DashboardFunction of template.yaml: its route table and wiring.
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is DashboardFunction.
+var Function = app.HTTPFunction{LogicalID: "DashboardFunction", Name: "dashboard", Build: Build}
+
+// Build wires the dashboard's pages to the domain services (services.go).
+func Build(d *app.Deps) app.API {
+	s := Service(d)
+	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
+		"GET /dashboard":                                 s.Home,
+		"POST /dashboard/workspace":                      s.SwitchWorkspace,
+		"GET /dashboard/sign-up":                         s.SignUpPage,
+		"POST /dashboard/sign-up":                        s.SignUp,
+		"GET /dashboard/check-email":                     s.CheckEmail,
+		"GET /dashboard/verify/{token}":                  s.VerifyPage,
+		"POST /dashboard/verify/{token}":                 s.Verify,
+		"GET /dashboard/sign-in":                         s.SignInPage,
+		"POST /dashboard/sign-in":                        s.SignIn,
+		"GET /dashboard/forgot":                          s.ForgotPage,
+		"POST /dashboard/forgot":                         s.Forgot,
+		"GET /dashboard/reset/{token}":                   s.ResetPage,
+		"POST /dashboard/reset/{token}":                  s.Reset,
+		"POST /dashboard/sign-out":                       s.SignOut,
+		"POST /dashboard/sign-out-everywhere":            s.SignOutEverywhere,
+		"GET /dashboard/keys":                            s.KeysPage,
+		"POST /dashboard/keys":                           s.CreateKey,
+		"POST /dashboard/keys/{keyID}/revoke":            s.RevokeKey,
+		"POST /dashboard/keys/{keyID}/roll":              s.RollKey,
+		"GET /dashboard/webhook-secrets":                 s.SecretsPage,
+		"POST /dashboard/webhook-secrets":                s.IssueSecret,
+		"GET /dashboard/team":                            s.TeamPage,
+		"POST /dashboard/team/invites":                   s.InviteMember,
+		"POST /dashboard/team/invites/{inviteID}/revoke": s.RevokeInvite,
+		"POST /dashboard/team/members/{userID}/role":     s.ChangeRole,
+		"POST /dashboard/team/members/{userID}/remove":   s.RemoveMember,
+		"POST /dashboard/team/transfer":                  s.TransferOwnership,
+		"POST /dashboard/team/leave":                     s.Leave,
+		"GET /dashboard/invite/{token}":                  s.InvitePage,
+		"POST /dashboard/invite/{token}":                 s.AcceptInvite,
+		"GET /dashboard/activity":                        s.ActivityPage,
+		"GET /dashboard/passkeys":                        s.PasskeysPage,
+		"POST /dashboard/passkeys/register":              s.RegisterPasskey,
+		"POST /dashboard/passkeys/register/finish":       s.FinishPasskeyRegistration,
+		"POST /dashboard/passkeys/{passkeyID}/rename":    s.RenamePasskey,
+		"POST /dashboard/passkeys/{passkeyID}/remove":    s.RemovePasskey,
+		"POST /dashboard/passkeys/sign-in":               s.PasskeySignIn,
+		"POST /dashboard/passkeys/sign-in/finish":        s.FinishPasskeySignIn,
+	}}
+}

@@ -1,0 +1,316 @@
+// Package dashboard is the merchant dashboard's HTTP edge: server-rendered pages under
+// /dashboard/ (sign up, sign in, keys, team, activity, passkeys) in Bangla and English on the
+// page kit, with the kit's security headers and a strict CSP, working without JavaScript
+// (passkeys and the copy button aside). Every state-changing form is checked three ways:
+// Sec-Fetch-Site (same-origin or none), an exact Origin (one of the dashboard origins), and
+// a CSRF token compared in constant time — per session (an HMAC keyed by the session token)
+// once signed in, a double-submit cookie before (sign up, sign in, forgot, reset, verify).
+// The server checks auth.Role.Can before every action, whatever the page showed.
+//
+// The domain work is done by the services behind the interfaces in services.go.
+package dashboard
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/page"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Cookie names. The session cookie is the API's own (auth.SessionCookie): Path=/ because
+// the /v1 workspace routes read it too.
+const (
+	SessionCookie   = auth.SessionCookie
+	preCSRFCookie   = "takapay_csrf"
+	workspaceCookie = "takapay_ws"
+	csrfField       = "csrf"
+)
+
+// Limits the pages state (the account service enforces them).
+const (
+	SessionIdle     = 30 * time.Minute
+	SessionLifetime = 8 * time.Hour
+)
+
+// Service serves the dashboard's pages.
+type Service struct {
+	Accounts Accounts
+	Team     Team
+	Keys     Keys
+	Activity Activity
+	Passkeys Passkeys
+	// Origins are the exact origins allowed to post forms (DASHBOARD_ORIGINS); the origin of
+	// the request's BaseURL is allowed too.
+	Origins []string
+	// InsecureCookies leaves Secure off the cookies: never set outside tests over plain http
+	// to a host a browser does not treat as secure. make dev serves 127.0.0.1, which is.
+	InsecureCookies bool
+	Now             func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// req is one request as the pages see it.
+type req struct {
+	*web.Request
+	lang page.Choice
+	form url.Values
+	// viewer is the signed-in person (nil on the public pages).
+	viewer *viewer
+	// preToken is the double-submit token of a public form (set on its GET).
+	preToken  string
+	setCookie []string
+}
+
+// viewer is the signed-in person in their current workspace.
+type viewer struct {
+	token string
+	user  SessionUser
+	ws    Membership
+	all   []Membership
+	csrf  string
+}
+
+func (v *viewer) can(p auth.Permission) bool { return v.ws.Role.Can(p) }
+
+func (v *viewer) actor(r *req) Actor {
+	return Actor{WorkspaceID: v.ws.WorkspaceID, UserID: v.user.UserID, Email: v.user.Email, Role: v.ws.Role, Client: r.client()}
+}
+
+func (r *req) client() Client { return Client{IP: r.SourceIP, UserAgent: r.Header("User-Agent")} }
+
+func (s *Service) newReq(r *web.Request) *req {
+	return &req{Request: r, lang: page.Choose(r.Query[page.QueryParam], "", r.Header("Accept-Language"))}
+}
+
+// url keeps an explicit language choice on a link of the dashboard.
+func (r *req) url(path string) string { return r.lang.URL(path) }
+
+func (r *req) l() page.Lang { return r.lang.Lang }
+
+// cookie returns the request's cookie by name.
+func cookie(r *web.Request, name string) (string, bool) {
+	var all []string
+	all = append(all, r.Cookies...)
+	if h := r.Header("Cookie"); h != "" {
+		all = append(all, strings.Split(h, ";")...)
+	}
+	for _, c := range all {
+		k, v, ok := strings.Cut(strings.TrimSpace(c), "=")
+		if ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func (s *Service) cookieAttrs(path string, maxAge int) string {
+	a := "; Path=" + path + "; HttpOnly; SameSite=Lax"
+	if !s.InsecureCookies {
+		a += "; Secure"
+	}
+	if maxAge >= 0 {
+		a += "; Max-Age=" + strconv.Itoa(maxAge)
+	}
+	return a
+}
+
+func (s *Service) sessionCookie(token string) string {
+	return SessionCookie + "=" + token + s.cookieAttrs("/", int(SessionLifetime/time.Second))
+}
+
+func (s *Service) clearCookie(name, path string) string {
+	return name + "=" + s.cookieAttrs(path, 0)
+}
+
+// randomToken is 32 random bytes, base64url.
+func randomToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// sessionCSRF is the session's form token: an HMAC keyed by the session token (256 random
+// bits the page never shows: the cookie is HttpOnly), so it needs no stored state and no
+// server key, and it cannot be computed without the session.
+func sessionCSRF(sessionToken string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("takapay dashboard csrf v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func equal(a, b string) bool {
+	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// errDenied is a form post that failed the cross-site checks.
+var errDenied = apierr.New(apierr.ScopeOrEnvironmentDenied, "cross-site form post refused")
+
+// checkSite refuses a state-changing request that another site could have sent: a
+// Sec-Fetch-Site other than same-origin or none, and an Origin that is absent or not
+// exactly one of the dashboard's origins.
+func (s *Service) checkSite(r *web.Request) error {
+	switch r.Header("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+	default:
+		return errDenied
+	}
+	origin := r.Header("Origin")
+	if origin == "" || origin == "null" {
+		return errDenied
+	}
+	if slices.Contains(s.Origins, origin) {
+		return nil
+	}
+	if u, err := url.Parse(r.BaseURL); err == nil && origin == u.Scheme+"://"+u.Host {
+		return nil
+	}
+	return errDenied
+}
+
+// parseForm reads an urlencoded form body (bad encoding: 400).
+func (r *req) parseForm() error {
+	f, err := url.ParseQuery(string(r.Body))
+	if err != nil {
+		return apierr.New(apierr.MalformedRequest, "the form could not be read")
+	}
+	r.form = f
+	return nil
+}
+
+func (r *req) field(name string) string { return strings.TrimSpace(r.form.Get(name)) }
+
+// publicPost checks a pre-session form: the site, then the double-submit token.
+func (s *Service) publicPost(r *req) error {
+	if err := s.checkSite(r.Request); err != nil {
+		return err
+	}
+	if err := r.parseForm(); err != nil {
+		return err
+	}
+	c, _ := cookie(r.Request, preCSRFCookie)
+	if !equal(c, r.form.Get(csrfField)) {
+		return errDenied
+	}
+	r.preToken = c
+	return nil
+}
+
+// publicGet gives a pre-session form its double-submit token (the cookie's, or a new one).
+func (s *Service) publicGet(r *req) {
+	if c, ok := cookie(r.Request, preCSRFCookie); ok && len(c) == 43 {
+		r.preToken = c
+		return
+	}
+	r.preToken = randomToken()
+	r.setCookie = append(r.setCookie, preCSRFCookie+"="+r.preToken+s.cookieAttrs("/dashboard", 2*3600))
+}
+
+// errSignIn sends a request without a session to the sign-in page.
+type errSignIn struct{ next string }
+
+func (e *errSignIn) Error() string { return "dashboard: sign in first" }
+
+// signedIn loads the viewer: the session, then the workspace (the takapay_ws cookie when the
+// user is a member of it, else the session's, else their first).
+func (s *Service) signedIn(ctx context.Context, r *req) error {
+	token, ok := cookie(r.Request, SessionCookie)
+	next := r.Path
+	if r.Method != "GET" {
+		next = "/dashboard"
+	}
+	if !ok || token == "" {
+		return &errSignIn{next: next}
+	}
+	u, err := s.Accounts.Authenticate(ctx, token)
+	if errors.Is(err, ErrNoSession) {
+		return &errSignIn{next: next}
+	}
+	if err != nil {
+		return err
+	}
+	v := &viewer{token: token, user: *u, csrf: sessionCSRF(token)}
+	want, _ := cookie(r.Request, workspaceCookie)
+	for _, id := range []string{want, u.WorkspaceID} {
+		if id == "" {
+			continue
+		}
+		m, err := s.Team.Membership(ctx, u.UserID, id)
+		if err != nil {
+			return err
+		}
+		if m != nil {
+			v.ws = *m
+			break
+		}
+	}
+	if v.all, err = s.Team.Workspaces(ctx, u.UserID); err != nil {
+		return err
+	}
+	if v.ws.WorkspaceID == "" && len(v.all) > 0 {
+		v.ws = v.all[0]
+	}
+	r.viewer = v
+	return nil
+}
+
+// sessionPost checks a signed-in form: the site, the session, then its CSRF token.
+func (s *Service) sessionPost(ctx context.Context, r *req) error {
+	if err := s.checkSite(r.Request); err != nil {
+		return err
+	}
+	if err := r.parseForm(); err != nil {
+		return err
+	}
+	if err := s.signedIn(ctx, r); err != nil {
+		return err
+	}
+	if !equal(r.viewer.csrf, r.form.Get(csrfField)) {
+		return errDenied
+	}
+	return nil
+}
+
+// need refuses what the viewer's role does not allow (403), and a viewer with no workspace.
+func (r *req) need(p auth.Permission) error {
+	if r.viewer.ws.WorkspaceID == "" || !r.viewer.can(p) {
+		return apierr.New(apierr.ScopeOrEnvironmentDenied, "your role does not allow this")
+	}
+	return nil
+}
+
+// safeNext keeps a next path only when it is a path of the dashboard (no open redirect).
+func safeNext(next string) string {
+	if strings.HasPrefix(next, "/dashboard") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") &&
+		(len(next) == len("/dashboard") || next[len("/dashboard")] == '/' || next[len("/dashboard")] == '?') {
+		return next
+	}
+	return "/dashboard"
+}
+
+// redirect is a 303 to a dashboard path (after a form post, or to sign in).
+func (s *Service) redirect(r *req, to string) *web.Response {
+	h := s.headers(nil)
+	h["Location"] = r.url(to)
+	return &web.Response{Status: 303, Headers: h, Raw: []byte{}, Cookies: r.setCookie}
+}

@@ -1,0 +1,489 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/web"
+)
+
+// handler is a page's work on a request the edge has prepared.
+type handler func(ctx context.Context, r *req) (*web.Response, error)
+
+// serve turns a page's handler into a route: the request's language, then the handler, then
+// what its error means for a browser (sign in first, a limit, a refusal, a broken link).
+func (s *Service) serve(h handler) web.HandlerFunc {
+	return func(ctx context.Context, wr *web.Request) (*web.Response, error) {
+		r := s.newReq(wr)
+		resp, err := h(ctx, r)
+		if err == nil {
+			return resp, nil
+		}
+		var signIn *errSignIn
+		var limited *LimitedError
+		var ae *apierr.Error
+		switch {
+		case errors.As(err, &signIn):
+			return s.redirect(r, "/dashboard/sign-in?next="+urlQueryEscape(signIn.next)), nil
+		case errors.As(err, &limited):
+			return s.limitedPage(r, limited.RetryAfter), nil
+		case errors.Is(err, ErrInvalidToken):
+			return s.errorPage(r, 404, "dash.err.link.title", "dash.err.link"), nil
+		case errors.As(err, &ae):
+			return s.apiErrorPage(r, ae), nil
+		}
+		return nil, err
+	}
+}
+
+// ErrorPage renders the edge's errors (a dependency unreachable: 503; anything else: 500)
+// as a dashboard page.
+func (s *Service) ErrorPage(wr *web.Request, e *apierr.Error) *web.Response {
+	return s.apiErrorPage(s.newReq(wr), e)
+}
+
+func (s *Service) apiErrorPage(r *req, e *apierr.Error) *web.Response {
+	switch e.Status() {
+	case 403:
+		return s.errorPage(r, 403, "dash.err.denied.title", "dash.err.denied")
+	case 404:
+		return s.errorPage(r, 404, "dash.err.not_found.title", "dash.err.not_found")
+	case 409:
+		return s.errorPage(r, 409, "dash.err.conflict.title", "dash.err.conflict")
+	case 400, 413:
+		return s.errorPage(r, e.Status(), "dash.err.bad_request.title", "dash.err.bad_request")
+	case 429:
+		return s.limitedPage(r, time.Minute)
+	}
+	resp := s.errorPage(r, e.Status(), "dash.err.internal.title", "dash.err.internal")
+	if e.Code.Retryable() {
+		resp.Headers["Retry-After"] = "1"
+	}
+	return resp
+}
+
+func (s *Service) errorPage(r *req, status int, titleKey, msgKey string) *web.Response {
+	l := r.l()
+	return s.page(r, status, t(l, titleKey), func(d *doc) {
+		d.Raw(`<p class="error-message" id="error-message">`)
+		d.text(msgKey)
+		d.Raw("</p>\n<p class=\"links\">")
+		if r.viewer != nil {
+			d.link("/dashboard", "back-home", "dash.back_home")
+		} else {
+			d.link("/dashboard/sign-in", "back-sign-in", "dash.sign_in")
+		}
+		d.Raw("</p>\n")
+	})
+}
+
+// limitedPage is 429 with Retry-After in whole seconds and the wait in minutes on the page.
+func (s *Service) limitedPage(r *req, wait time.Duration) *web.Response {
+	secs := int(math.Ceil(wait.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	mins := (secs + 59) / 60
+	resp := s.page(r, 429, t(r.l(), "dash.limited.title"), func(d *doc) {
+		d.Raw(`<p class="error-message" id="error-message">`)
+		d.text("dash.limited", "minutes", d.l.Digits(strconv.Itoa(mins)))
+		d.Raw("</p>\n<p class=\"links\">")
+		d.link("/dashboard/forgot", "forgot-link", "dash.forgot.link")
+		d.Raw("</p>\n")
+	})
+	resp.Headers["Retry-After"] = strconv.Itoa(secs)
+	return resp
+}
+
+func urlQueryEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			b.WriteString("%" + strings.ToUpper(strconv.FormatInt(int64(c)|0x100, 16)[1:]))
+		}
+	}
+	return b.String()
+}
+
+// fieldMessage is a service's validation error in the page's language: the catalogue's
+// words for the field and rule when it has them, else the service's own message.
+func (r *req) fieldMessage(fe *FieldError) string {
+	for _, key := range []string{"dash.rule." + fe.Field + "." + fe.Rule, "dash.rule." + fe.Rule} {
+		if has(key) {
+			return t(r.l(), key)
+		}
+	}
+	return fe.Message
+}
+
+func validEmail(s string) bool {
+	if len(s) > 254 || strings.ContainsAny(s, " \t\r\n<>") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+}
+
+// --- sign up ---------------------------------------------------------------------------------
+
+// inviteNext reports whether next is an invitation's page: a sign-up for it joins only.
+func inviteNext(next string) bool { return strings.HasPrefix(next, "/dashboard/invite/") }
+
+// SignUpPage is GET /dashboard/sign-up.
+func (s *Service) SignUpPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		s.publicGet(r)
+		next := ""
+		if n := r.Query["next"]; n != "" {
+			next = safeNext(n)
+		}
+		return s.signUpForm(r, 200, &form{values: map[string]string{"next": next}}), nil
+	})(ctx, wr)
+}
+
+func (s *Service) signUpForm(r *req, status int, f *form) *web.Response {
+	joinOnly := inviteNext(f.value("next"))
+	return s.page(r, status, t(r.l(), "dash.sign_up.title"), func(d *doc) {
+		d.errorSummary(f)
+		if joinOnly {
+			d.notice("dash.sign_up.join")
+		}
+		d.formStart("/dashboard/sign-up", "sign-up-form")
+		if next := f.value("next"); next != "" {
+			d.Raw(`<input type="hidden" name="next"`)
+			d.Attr("value", next)
+			d.Raw(">")
+		}
+		d.input(f, "email", "email", "dash.field.email", "email", "", true)
+		d.input(f, "password", "password", "dash.field.password", "new-password", "dash.hint.password", true)
+		if !joinOnly {
+			d.input(f, "workspace", "text", "dash.field.workspace", "organization", "dash.hint.workspace", true)
+		}
+		d.submit("dash.sign_up.submit", "sign-up-submit")
+		d.Raw("</form>\n<p class=\"links\">")
+		d.text("dash.sign_up.have_account")
+		d.Raw(" ")
+		path := "/dashboard/sign-in"
+		if next := f.value("next"); next != "" {
+			path += "?next=" + urlQueryEscape(next)
+		}
+		d.link(path, "sign-in-link", "dash.sign_in")
+		d.Raw("</p>\n")
+	})
+}
+
+// SignUp is POST /dashboard/sign-up. Whatever the email, the answer is the same "check your
+// email" page: a taken email gets an email saying so, never a different page.
+func (s *Service) SignUp(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.publicPost(r); err != nil {
+			return nil, err
+		}
+		next := ""
+		if n := r.field("next"); n != "" {
+			next = safeNext(n)
+		}
+		in := SignUpInput{Email: r.field("email"), Password: r.form.Get("password"), WorkspaceName: r.field("workspace"),
+			Lang: string(r.l()), Next: next, JoinOnly: inviteNext(next), Client: r.client()}
+		f := &form{values: map[string]string{"email": in.Email, "workspace": in.WorkspaceName, "next": next}}
+		switch {
+		case in.Email == "":
+			f.fail("email", t(r.l(), "dash.rule.required"))
+		case !validEmail(in.Email):
+			f.fail("email", t(r.l(), "dash.rule.email"))
+		}
+		if in.Password == "" {
+			f.fail("password", t(r.l(), "dash.rule.required"))
+		}
+		if !in.JoinOnly && in.WorkspaceName == "" {
+			f.fail("workspace", t(r.l(), "dash.rule.required"))
+		}
+		if !f.failed() {
+			err := s.Accounts.SignUp(ctx, in)
+			var fe *FieldError
+			switch {
+			case errors.As(err, &fe):
+				f.fail(fe.Field, r.fieldMessage(fe))
+			case err != nil:
+				return nil, err
+			default:
+				return s.redirect(r, "/dashboard/check-email?for=sign-up"), nil
+			}
+		}
+		return s.signUpForm(r, 422, f), nil
+	})(ctx, wr)
+}
+
+// CheckEmail is GET /dashboard/check-email: the same words whether or not an account exists.
+func (s *Service) CheckEmail(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		key := "dash.check_email.sign_up"
+		if r.Query["for"] == "reset" {
+			key = "dash.check_email.reset"
+		}
+		return s.page(r, 200, t(r.l(), "dash.check_email.title"), func(d *doc) {
+			d.Raw(`<p id="check-email-message">`)
+			d.text(key)
+			d.Raw("</p>\n<p class=\"hint\">")
+			d.text("dash.check_email.spam")
+			d.Raw("</p>\n<p class=\"links\">")
+			d.link("/dashboard/sign-in", "sign-in-link", "dash.sign_in")
+			d.Raw("</p>\n")
+		}), nil
+	})(ctx, wr)
+}
+
+// VerifyPage is GET /dashboard/verify/{token}: a button, so that a mail scanner that opens
+// the link does not use it up.
+func (s *Service) VerifyPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		s.publicGet(r)
+		return s.page(r, 200, t(r.l(), "dash.verify.title"), func(d *doc) {
+			d.Raw("<p>")
+			d.text("dash.verify.message")
+			d.Raw("</p>\n")
+			d.formStart("/dashboard/verify/"+r.PathParams["token"], "verify-form")
+			d.submit("dash.verify.submit", "verify-submit")
+			d.Raw("</form>\n")
+		}), nil
+	})(ctx, wr)
+}
+
+// Verify is POST /dashboard/verify/{token}: the address is verified, the workspace created,
+// and the person signed in.
+func (s *Service) Verify(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.publicPost(r); err != nil {
+			return nil, err
+		}
+		sess, err := s.Accounts.VerifyEmail(ctx, r.PathParams["token"], r.client())
+		if err != nil {
+			return nil, err
+		}
+		return s.startSession(r, sess, sess.Next), nil
+	})(ctx, wr)
+}
+
+// startSession sets the new session's cookie (and forgets the public form token and any
+// workspace choice of a previous session), then goes on.
+func (s *Service) startSession(r *req, sess *Session, next string) *web.Response {
+	r.setCookie = append(r.setCookie, s.sessionCookie(sess.Token), s.clearCookie(preCSRFCookie, "/dashboard"),
+		s.clearCookie(workspaceCookie, "/dashboard"))
+	if next == "" {
+		next = "/dashboard"
+	}
+	return s.redirect(r, safeNext(next))
+}
+
+// --- sign in ---------------------------------------------------------------------------------
+
+// SignInPage is GET /dashboard/sign-in.
+func (s *Service) SignInPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		s.publicGet(r)
+		f := &form{values: map[string]string{"next": ""}}
+		if n := r.Query["next"]; n != "" {
+			f.values["next"] = safeNext(n)
+		}
+		return s.signInForm(r, 200, f, r.Query["notice"]), nil
+	})(ctx, wr)
+}
+
+func (s *Service) signInForm(r *req, status int, f *form, notice string) *web.Response {
+	return s.page(r, status, t(r.l(), "dash.sign_in.title"), func(d *doc) {
+		switch notice {
+		case "reset", "signed-out", "signed-out-everywhere", "left":
+			d.notice("dash.notice." + notice)
+		}
+		d.errorSummary(f)
+		d.formStart("/dashboard/sign-in", "sign-in-form")
+		if next := f.value("next"); next != "" {
+			d.Raw(`<input type="hidden" name="next"`)
+			d.Attr("value", next)
+			d.Raw(">")
+		}
+		d.input(f, "email", "email", "dash.field.email", "username webauthn", "", true)
+		d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
+		d.submit("dash.sign_in.submit", "sign-in-submit")
+		d.Raw("</form>\n")
+		if s.Passkeys != nil {
+			d.Raw(`<div class="js-only links">`)
+			d.formStart("/dashboard/passkeys/sign-in", "passkey-sign-in-form")
+			d.Raw(`<button type="submit" class="button" id="passkey-sign-in">`)
+			d.text("dash.passkey.sign_in")
+			d.Raw("</button></form></div>\n")
+		}
+		d.Raw(`<p class="links">`)
+		d.link("/dashboard/forgot", "forgot-link", "dash.forgot.link")
+		d.Raw(" · ")
+		path := "/dashboard/sign-up"
+		if next := f.value("next"); next != "" {
+			path += "?next=" + urlQueryEscape(next)
+		}
+		d.link(path, "sign-up-link", "dash.sign_up.link")
+		d.Raw("</p>\n")
+	})
+}
+
+// SignIn is POST /dashboard/sign-in. A wrong email and a wrong password get the same answer.
+func (s *Service) SignIn(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.publicPost(r); err != nil {
+			return nil, err
+		}
+		email, password := r.field("email"), r.form.Get("password")
+		next := ""
+		if n := r.field("next"); n != "" {
+			next = safeNext(n)
+		}
+		f := &form{values: map[string]string{"email": email, "next": next}}
+		if email == "" {
+			f.fail("email", t(r.l(), "dash.rule.required"))
+		}
+		if password == "" {
+			f.fail("password", t(r.l(), "dash.rule.required"))
+		}
+		if !f.failed() {
+			sess, err := s.Accounts.SignIn(ctx, email, password, r.client())
+			switch {
+			case errors.Is(err, ErrBadCredentials):
+				f.fail("password", t(r.l(), "dash.sign_in.bad"))
+			case err != nil:
+				return nil, err
+			default:
+				if next == "" {
+					next = sess.Next
+				}
+				return s.startSession(r, sess, next), nil
+			}
+		}
+		return s.signInForm(r, 422, f, ""), nil
+	})(ctx, wr)
+}
+
+// --- password reset --------------------------------------------------------------------------
+
+// ForgotPage is GET /dashboard/forgot.
+func (s *Service) ForgotPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		s.publicGet(r)
+		return s.forgotForm(r, 200, &form{}), nil
+	})(ctx, wr)
+}
+
+func (s *Service) forgotForm(r *req, status int, f *form) *web.Response {
+	return s.page(r, status, t(r.l(), "dash.forgot.title"), func(d *doc) {
+		d.errorSummary(f)
+		d.Raw("<p>")
+		d.text("dash.forgot.message")
+		d.Raw("</p>\n")
+		d.formStart("/dashboard/forgot", "forgot-form")
+		d.input(f, "email", "email", "dash.field.email", "email", "", true)
+		d.submit("dash.forgot.submit", "forgot-submit")
+		d.Raw("</form>\n<p class=\"links\">")
+		d.link("/dashboard/sign-in", "sign-in-link", "dash.sign_in")
+		d.Raw("</p>\n")
+	})
+}
+
+// Forgot is POST /dashboard/forgot: the same answer whether or not the email has an account.
+func (s *Service) Forgot(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.publicPost(r); err != nil {
+			return nil, err
+		}
+		email := r.field("email")
+		f := &form{values: map[string]string{"email": email}}
+		if !validEmail(email) {
+			f.fail("email", t(r.l(), "dash.rule.email"))
+			return s.forgotForm(r, 422, f), nil
+		}
+		if err := s.Accounts.RequestPasswordReset(ctx, email, string(r.l()), r.client()); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/check-email?for=reset"), nil
+	})(ctx, wr)
+}
+
+// ResetPage is GET /dashboard/reset/{token}.
+func (s *Service) ResetPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		s.publicGet(r)
+		return s.resetForm(r, 200, &form{}), nil
+	})(ctx, wr)
+}
+
+func (s *Service) resetForm(r *req, status int, f *form) *web.Response {
+	return s.page(r, status, t(r.l(), "dash.reset.title"), func(d *doc) {
+		d.errorSummary(f)
+		d.formStart("/dashboard/reset/"+r.PathParams["token"], "reset-form")
+		d.input(f, "password", "password", "dash.field.new_password", "new-password", "dash.hint.password", true)
+		d.submit("dash.reset.submit", "reset-submit")
+		d.Raw("</form>\n")
+	})
+}
+
+// Reset is POST /dashboard/reset/{token}: a new password, and every session of the user ends.
+func (s *Service) Reset(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.publicPost(r); err != nil {
+			return nil, err
+		}
+		f := &form{}
+		pw := r.form.Get("password")
+		if pw == "" {
+			f.fail("password", t(r.l(), "dash.rule.required"))
+			return s.resetForm(r, 422, f), nil
+		}
+		err := s.Accounts.ResetPassword(ctx, r.PathParams["token"], pw, r.client())
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			f.fail("password", r.fieldMessage(fe))
+			return s.resetForm(r, 422, f), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.setCookie = append(r.setCookie, s.clearCookie(SessionCookie, "/"))
+		return s.redirect(r, "/dashboard/sign-in?notice=reset"), nil
+	})(ctx, wr)
+}
+
+// --- sign out --------------------------------------------------------------------------------
+
+// SignOut is POST /dashboard/sign-out: the session ends on the server.
+func (s *Service) SignOut(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.sessionPost(ctx, r); err != nil {
+			return nil, err
+		}
+		if err := s.Accounts.SignOut(ctx, r.viewer.token); err != nil {
+			return nil, err
+		}
+		r.setCookie = append(r.setCookie, s.clearCookie(SessionCookie, "/"), s.clearCookie(workspaceCookie, "/dashboard"))
+		return s.redirect(r, "/dashboard/sign-in?notice=signed-out"), nil
+	})(ctx, wr)
+}
+
+// SignOutEverywhere is POST /dashboard/sign-out-everywhere: every session of the user ends.
+func (s *Service) SignOutEverywhere(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.sessionPost(ctx, r); err != nil {
+			return nil, err
+		}
+		if err := s.Accounts.SignOutEverywhere(ctx, r.viewer.user.UserID); err != nil {
+			return nil, err
+		}
+		r.setCookie = append(r.setCookie, s.clearCookie(SessionCookie, "/"), s.clearCookie(workspaceCookie, "/dashboard"))
+		return s.redirect(r, "/dashboard/sign-in?notice=signed-out-everywhere"), nil
+	})(ctx, wr)
+}

@@ -1,0 +1,596 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/web"
+)
+
+// invitable are the roles an invitation or a role change may give (never owner: ownership
+// is transferred).
+var invitable = []auth.Role{auth.RoleViewer, auth.RoleDeveloper, auth.RoleAdmin}
+
+// TeamPage is GET /dashboard/team: every member sees the members; admins and owners invite,
+// change roles and remove; the owner transfers ownership; anyone may leave (not the last owner).
+func (s *Service) TeamPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ViewWorkspace); err != nil {
+			return nil, err
+		}
+		return s.teamPage(ctx, r, 200, nil, r.Query["notice"])
+	})(ctx, wr)
+}
+
+func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, notice string) (*web.Response, error) {
+	v := r.viewer
+	members, err := s.Team.ListMembers(ctx, v.ws.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	manage := v.can(auth.ManageTeam)
+	var invites []Invite
+	if manage {
+		if invites, err = s.Team.ListInvites(ctx, v.ws.WorkspaceID); err != nil {
+			return nil, err
+		}
+	}
+	return s.page(r, status, t(r.l(), "dash.team.title"), func(d *doc) {
+		switch notice {
+		case "invited", "role-changed", "removed", "transferred", "invite-revoked":
+			d.notice("dash.notice." + notice)
+		}
+		d.Raw(`<div class="table-wrap"><table id="members-table"><caption class="hint">`)
+		d.text("dash.team.members")
+		d.Raw(`</caption><thead><tr><th scope="col">`)
+		d.text("dash.field.email")
+		d.Raw(`</th><th scope="col">`)
+		d.text("dash.team.role")
+		d.Raw(`</th><th scope="col">`)
+		d.text("dash.team.since")
+		d.Raw("</th>")
+		if manage {
+			d.Raw(`<th scope="col">`)
+			d.text("dash.keys.col.actions")
+			d.Raw("</th>")
+		}
+		d.Raw("</tr></thead><tbody>")
+		for _, m := range members {
+			d.Raw("<tr")
+			d.Attr("id", "member-"+m.UserID)
+			d.Raw("><td>")
+			d.Text(m.Email)
+			d.Raw("</td><td>")
+			d.text("dash.role." + string(m.Role))
+			d.Raw("</td><td>")
+			d.date(m.Since)
+			d.Raw("</td>")
+			if manage {
+				d.Raw(`<td><div class="actions">`)
+				if m.UserID != v.user.UserID && m.Role != auth.RoleOwner {
+					d.formStart("/dashboard/team/members/"+m.UserID+"/role", "")
+					d.Raw(`<label`)
+					d.Attr("for", "role-"+m.UserID)
+					d.Raw(">")
+					d.text("dash.team.role")
+					d.Raw(`</label><select class="inline-field" name="role"`)
+					d.Attr("id", "role-"+m.UserID)
+					d.Raw(">")
+					for _, ro := range invitable {
+						d.Raw("<option")
+						d.Attr("value", string(ro))
+						if ro == m.Role {
+							d.Raw(" selected")
+						}
+						d.Raw(">")
+						d.text("dash.role." + string(ro))
+						d.Raw("</option>")
+					}
+					d.Raw(`</select><button type="submit" class="linkbutton"`)
+					d.Attr("id", "change-role-"+m.UserID)
+					d.Raw(">")
+					d.text("dash.team.change_role")
+					d.Raw("</button></form>")
+					d.smallButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true)
+				}
+				d.Raw("</div></td>")
+			}
+			d.Raw("</tr>")
+		}
+		d.Raw("</tbody></table></div>\n")
+		if manage {
+			d.Raw(`<h2>`)
+			d.text("dash.team.invites")
+			d.Raw("</h2>\n<ul id=\"invites\">")
+			if len(invites) == 0 {
+				d.Raw("<li>")
+				d.text("dash.team.no_invites")
+				d.Raw("</li>")
+			}
+			for _, in := range invites {
+				d.Raw("<li>")
+				d.Text(in.Email)
+				d.Raw(" · ")
+				d.text("dash.role." + string(in.Role))
+				d.Raw(" · ")
+				d.text("dash.keys.until")
+				d.Raw(" ")
+				d.date(in.ExpiresAt)
+				d.Raw(" ")
+				d.smallButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true)
+				d.Raw("</li>")
+			}
+			d.Raw("</ul>\n<h2 id=\"invite-title\">")
+			d.text("dash.team.invite")
+			d.Raw("</h2>\n")
+			d.errorSummary(f)
+			d.formStart("/dashboard/team/invites", "invite-form")
+			d.input(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true)
+			d.Raw(`<div class="row"><label class="field-label" for="f-role">`)
+			d.text("dash.team.role")
+			d.Raw(`</label><select class="field" id="f-role" name="role">`)
+			want := f.value("role")
+			if want == "" {
+				want = string(auth.RoleDeveloper)
+			}
+			for _, ro := range invitable {
+				d.Raw("<option")
+				d.Attr("value", string(ro))
+				if string(ro) == want {
+					d.Raw(" selected")
+				}
+				d.Raw(">")
+				d.text("dash.role." + string(ro))
+				d.Raw("</option>")
+			}
+			d.Raw("</select></div>\n")
+			d.submit("dash.team.invite_submit", "invite-submit")
+			d.Raw("</form>\n")
+		}
+		if v.can(auth.TransferOwnership) {
+			var others []Member
+			for _, m := range members {
+				if m.UserID != v.user.UserID {
+					others = append(others, m)
+				}
+			}
+			if len(others) > 0 {
+				d.Raw("<h2>")
+				d.text("dash.team.transfer")
+				d.Raw("</h2>\n")
+				d.formStart("/dashboard/team/transfer", "transfer-form")
+				d.Raw(`<div class="row"><label class="field-label" for="f-transfer">`)
+				d.text("dash.team.transfer_to")
+				d.Raw(`</label><select class="field" id="f-transfer" name="user">`)
+				for _, m := range others {
+					d.Raw("<option")
+					d.Attr("value", m.UserID)
+					d.Raw(">")
+					d.Text(m.Email)
+					d.Raw("</option>")
+				}
+				d.Raw("</select></div>")
+				d.Raw(`<button type="submit" class="linkbutton danger" id="transfer-submit">`)
+				d.text("dash.team.transfer_submit")
+				d.Raw("</button></form>\n")
+			}
+		}
+		d.Raw("<h2>")
+		d.text("dash.team.leave")
+		d.Raw("</h2>\n<p class=\"hint\">")
+		d.text("dash.team.leave_hint")
+		d.Raw("</p>\n")
+		d.smallButton("/dashboard/team/leave", "leave", "dash.team.leave_submit", true)
+	}), nil
+}
+
+// InviteMember is POST /dashboard/team/invites (admins and owners).
+func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ManageTeam); err != nil {
+			return nil, err
+		}
+		email := r.field("email")
+		f := &form{values: map[string]string{"email": email, "role": r.field("role")}}
+		if !validEmail(email) {
+			f.fail("email", t(r.l(), "dash.rule.email"))
+		}
+		role, ok := auth.ParseRole(r.field("role"))
+		if !ok || !slices.Contains(invitable, role) {
+			f.fail("role", t(r.l(), "dash.rule.role"))
+		}
+		if !f.failed() {
+			err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
+			var fe *FieldError
+			switch {
+			case errors.As(err, &fe):
+				f.fail(fe.Field, r.fieldMessage(fe))
+			case err != nil:
+				return nil, err
+			default:
+				return s.redirect(r, "/dashboard/team?notice=invited"), nil
+			}
+		}
+		return s.teamPage(ctx, r, 422, f, "")
+	})(ctx, wr)
+}
+
+// RevokeInvite is POST /dashboard/team/invites/{inviteID}/revoke.
+func (s *Service) RevokeInvite(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ManageTeam); err != nil {
+			return nil, err
+		}
+		if err := s.Team.RevokeInvite(ctx, r.viewer.actor(r), r.PathParams["inviteID"]); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/team?notice=invite-revoked"), nil
+	})(ctx, wr)
+}
+
+// ChangeRole is POST /dashboard/team/members/{userID}/role.
+func (s *Service) ChangeRole(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ManageTeam); err != nil {
+			return nil, err
+		}
+		role, ok := auth.ParseRole(r.field("role"))
+		if !ok || !slices.Contains(invitable, role) {
+			return nil, apierr.New(apierr.MalformedRequest, "role must be viewer, developer or admin")
+		}
+		if err := s.Team.ChangeRole(ctx, r.viewer.actor(r), r.PathParams["userID"], role); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/team?notice=role-changed"), nil
+	})(ctx, wr)
+}
+
+// RemoveMember is POST /dashboard/team/members/{userID}/remove.
+func (s *Service) RemoveMember(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ManageTeam); err != nil {
+			return nil, err
+		}
+		if err := s.Team.Remove(ctx, r.viewer.actor(r), r.PathParams["userID"]); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/team?notice=removed"), nil
+	})(ctx, wr)
+}
+
+// TransferOwnership is POST /dashboard/team/transfer (the owner).
+func (s *Service) TransferOwnership(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.TransferOwnership); err != nil {
+			return nil, err
+		}
+		if err := s.Team.TransferOwnership(ctx, r.viewer.actor(r), r.field("user")); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/team?notice=transferred"), nil
+	})(ctx, wr)
+}
+
+// Leave is POST /dashboard/team/leave (the last owner cannot: 409).
+func (s *Service) Leave(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ViewWorkspace); err != nil {
+			return nil, err
+		}
+		if err := s.Team.Leave(ctx, r.viewer.actor(r)); err != nil {
+			return nil, err
+		}
+		r.setCookie = append(r.setCookie, s.clearCookie(workspaceCookie, "/dashboard"))
+		return s.redirect(r, "/dashboard"), nil
+	})(ctx, wr)
+}
+
+// InvitePage is GET /dashboard/invite/{token}: who invites, to what, as what; signed in, a
+// button to join; otherwise sign up or sign in first (then back here).
+func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		in, err := s.Team.LookupInvite(ctx, r.PathParams["token"])
+		if err != nil {
+			return nil, err
+		}
+		if err := s.signedIn(ctx, r); err != nil {
+			var si *errSignIn
+			if !errors.As(err, &si) {
+				return nil, err
+			}
+		}
+		self := "/dashboard/invite/" + r.PathParams["token"]
+		return s.page(r, 200, t(r.l(), "dash.invite.title", "workspace", in.WorkspaceName), func(d *doc) {
+			d.Raw(`<p id="invite-message">`)
+			d.text("dash.invite.message", "inviter", in.InviterEmail, "workspace", in.WorkspaceName,
+				"role", t(d.l, "dash.role."+string(in.Role)))
+			d.Raw("</p>\n")
+			if r.viewer != nil {
+				d.formStart(self, "accept-form")
+				d.Raw("<p>")
+				d.text("dash.invite.as", "email", r.viewer.user.Email)
+				d.Raw("</p>")
+				d.submit("dash.invite.accept", "accept-invite")
+				d.Raw("</form>\n")
+				return
+			}
+			d.Raw(`<p class="links">`)
+			d.link("/dashboard/sign-up?next="+urlQueryEscape(self), "invite-sign-up", "dash.invite.sign_up")
+			d.Raw(" · ")
+			d.link("/dashboard/sign-in?next="+urlQueryEscape(self), "invite-sign-in", "dash.invite.sign_in")
+			d.Raw("</p>\n")
+		}), nil
+	})(ctx, wr)
+}
+
+// AcceptInvite is POST /dashboard/invite/{token}: the signed-in person joins.
+func (s *Service) AcceptInvite(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		ws, err := s.Team.AcceptInvite(ctx, r.PathParams["token"], r.viewer.user.UserID, r.viewer.user.Email)
+		if err != nil {
+			return nil, err
+		}
+		r.setCookie = append(r.setCookie, workspaceCookie+"="+ws+s.cookieAttrs("/dashboard", int(SessionLifetime.Seconds())))
+		return s.redirect(r, "/dashboard?notice=joined"), nil
+	})(ctx, wr)
+}
+
+// --- activity --------------------------------------------------------------------------------
+
+// ActivityPage is GET /dashboard/activity (admins and owners), newest first, 50 a page.
+func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ViewActivity); err != nil {
+			return nil, err
+		}
+		events, next, err := s.Activity.List(ctx, r.viewer.ws.WorkspaceID, r.Query["cursor"], 50)
+		if err != nil {
+			return nil, err
+		}
+		return s.page(r, 200, t(r.l(), "dash.activity.title"), func(d *doc) {
+			d.Raw(`<p class="hint">`)
+			d.text("dash.activity.retention")
+			d.Raw(`</p><div class="table-wrap"><table id="activity-table"><caption class="hint">`)
+			d.text("dash.activity.caption")
+			d.Raw("</caption><thead><tr>")
+			for _, h := range []string{"when", "who", "what", "target", "client"} {
+				d.Raw(`<th scope="col">`)
+				d.text("dash.activity.col." + h)
+				d.Raw("</th>")
+			}
+			d.Raw("</tr></thead><tbody>")
+			if len(events) == 0 {
+				d.Raw(`<tr><td colspan="5">`)
+				d.text("dash.activity.none")
+				d.Raw("</td></tr>")
+			}
+			for _, e := range events {
+				d.Raw("<tr><td>")
+				d.date(e.At)
+				d.Raw("</td><td>")
+				d.Text(e.ActorEmail)
+				d.Raw("</td><td>")
+				if has("dash.action." + e.Action) {
+					d.text("dash.action." + e.Action)
+				} else {
+					d.Text(e.Action)
+				}
+				d.Raw("</td><td>")
+				d.Text(e.Target)
+				d.Raw("</td><td>")
+				d.Text(e.IP)
+				d.Raw("<br><span class=\"hint\">")
+				d.Text(e.UserAgent)
+				d.Raw("</span></td></tr>")
+			}
+			d.Raw("</tbody></table></div>\n")
+			if next != "" {
+				d.Raw(`<p class="links">`)
+				d.link("/dashboard/activity?cursor="+urlQueryEscape(next), "activity-next", "dash.activity.older")
+				d.Raw("</p>\n")
+			}
+		}), nil
+	})(ctx, wr)
+}
+
+// --- passkeys --------------------------------------------------------------------------------
+
+// PasskeysPage is GET /dashboard/passkeys: the signed-in user's passkeys.
+func (s *Service) PasskeysPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		return s.passkeysPage(ctx, r, 200, nil, r.Query["notice"])
+	})(ctx, wr)
+}
+
+func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form, notice string) (*web.Response, error) {
+	if s.Passkeys == nil {
+		return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+	}
+	list, err := s.Passkeys.List(ctx, r.viewer.user.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return s.page(r, status, t(r.l(), "dash.passkeys.title"), func(d *doc) {
+		switch notice {
+		case "added", "renamed", "removed-passkey":
+			d.notice("dash.notice." + notice)
+		}
+		d.Raw("<p>")
+		d.text("dash.passkeys.about")
+		d.Raw("</p>\n<ul id=\"passkeys\">")
+		if len(list) == 0 {
+			d.Raw("<li>")
+			d.text("dash.passkeys.none")
+			d.Raw("</li>")
+		}
+		for _, p := range list {
+			d.Raw("<li")
+			d.Attr("id", "passkey-"+p.ID)
+			d.Raw("><strong>")
+			d.Text(p.Name)
+			d.Raw("</strong> · ")
+			d.date(p.CreatedAt)
+			d.Raw(`<div class="actions">`)
+			d.formStart("/dashboard/passkeys/"+p.ID+"/rename", "")
+			d.Raw("<label")
+			d.Attr("for", "rename-"+p.ID)
+			d.Raw(">")
+			d.text("dash.passkeys.name")
+			d.Raw(`</label><input class="inline-field" name="name" maxlength="64"`)
+			d.Attr("id", "rename-"+p.ID)
+			d.Attr("value", p.Name)
+			d.Raw(`><button type="submit" class="linkbutton"`)
+			d.Attr("id", "rename-submit-"+p.ID)
+			d.Raw(">")
+			d.text("dash.passkeys.rename")
+			d.Raw("</button></form>")
+			d.smallButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)
+			d.Raw("</div></li>")
+		}
+		d.Raw("</ul>\n<h2>")
+		d.text("dash.passkeys.add")
+		d.Raw("</h2>\n")
+		d.errorSummary(f)
+		d.Raw(`<p class="hint">`)
+		d.text("dash.passkeys.needs_js")
+		d.Raw("</p>\n")
+		d.formStart("/dashboard/passkeys/register", "passkey-register-form")
+		d.input(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true)
+		d.submit("dash.passkeys.add_submit", "passkey-add")
+		d.Raw("</form>\n")
+	}), nil
+}
+
+// ceremonyPage hands the browser a WebAuthn ceremony's options (a JSON data block, never
+// run as script) and a form the script fills with the authenticator's answer and submits.
+func (s *Service) ceremonyPage(r *req, titleKey, ceremony, finish string, options []byte, state string, hidden ...string) *web.Response {
+	var probe any
+	if json.Unmarshal(options, &probe) != nil {
+		options = []byte("{}")
+	}
+	safe := strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`).Replace(string(options))
+	return s.page(r, 200, t(r.l(), titleKey), func(d *doc) {
+		d.Raw(`<p id="webauthn-wait">`)
+		d.text("dash.passkeys.wait")
+		d.Raw(`</p><p class="error" id="webauthn-failed" role="alert" hidden>`)
+		d.text("dash.passkeys.failed")
+		d.Raw("</p>\n")
+		d.Raw(`<script type="application/json" id="webauthn-options"`)
+		d.Attr("data-ceremony", ceremony)
+		d.Raw(">")
+		d.Raw(safe)
+		d.Raw("</script>\n")
+		d.formStart(finish, "webauthn-form")
+		d.Raw(`<input type="hidden" name="state"`)
+		d.Attr("value", state)
+		d.Raw(`><input type="hidden" name="response" value="">`)
+		for i := 0; i+1 < len(hidden); i += 2 {
+			d.Raw(`<input type="hidden"`)
+			d.Attr("name", hidden[i])
+			d.Attr("value", hidden[i+1])
+			d.Raw(">")
+		}
+		d.Raw("</form>\n<p class=\"links\">")
+		if r.viewer != nil {
+			d.link("/dashboard/passkeys", "back-passkeys", "dash.nav.passkeys")
+		} else {
+			d.link("/dashboard/sign-in", "back-sign-in", "dash.sign_in")
+		}
+		d.Raw("</p>\n")
+	})
+}
+
+// RegisterPasskey is POST /dashboard/passkeys/register: the registration ceremony starts.
+func (s *Service) RegisterPasskey(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		name := r.field("name")
+		if name == "" || len([]rune(name)) > 64 {
+			f := &form{values: map[string]string{"name": name}}
+			f.fail("name", t(r.l(), "dash.rule.passkey_name"))
+			return s.passkeysPage(ctx, r, 422, f, "")
+		}
+		opts, state, err := s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email)
+		if err != nil {
+			return nil, err
+		}
+		return s.ceremonyPage(r, "dash.passkeys.add", "create", "/dashboard/passkeys/register/finish", opts, state, "name", name), nil
+	})(ctx, wr)
+}
+
+// FinishPasskeyRegistration is POST /dashboard/passkeys/register/finish.
+func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		err := s.Passkeys.FinishRegistration(ctx, r.viewer.user.UserID, r.form.Get("state"), []byte(r.form.Get("response")), r.field("name"))
+		if err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/passkeys?notice=added"), nil
+	})(ctx, wr)
+}
+
+// RenamePasskey is POST /dashboard/passkeys/{passkeyID}/rename.
+func (s *Service) RenamePasskey(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		name := r.field("name")
+		if name == "" || len([]rune(name)) > 64 {
+			f := &form{values: map[string]string{}}
+			f.fail("name", t(r.l(), "dash.rule.passkey_name"))
+			return s.passkeysPage(ctx, r, 422, f, "")
+		}
+		if err := s.Passkeys.Rename(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"], name); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/passkeys?notice=renamed"), nil
+	})(ctx, wr)
+}
+
+// RemovePasskey is POST /dashboard/passkeys/{passkeyID}/remove.
+func (s *Service) RemovePasskey(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.Passkeys.Remove(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"]); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/passkeys?notice=removed-passkey"), nil
+	})(ctx, wr)
+}
+
+// PasskeySignIn is POST /dashboard/passkeys/sign-in: the sign-in ceremony starts (a public form).
+func (s *Service) PasskeySignIn(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.publicPost(r); err != nil {
+			return nil, err
+		}
+		if s.Passkeys == nil {
+			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
+		opts, state, err := s.Passkeys.BeginLogin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s.ceremonyPage(r, "dash.passkey.sign_in", "get", "/dashboard/passkeys/sign-in/finish", opts, state), nil
+	})(ctx, wr)
+}
+
+// FinishPasskeySignIn is POST /dashboard/passkeys/sign-in/finish: a new session.
+func (s *Service) FinishPasskeySignIn(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.publicPost(r); err != nil {
+			return nil, err
+		}
+		sess, err := s.Passkeys.FinishLogin(ctx, r.form.Get("state"), []byte(r.form.Get("response")), r.client())
+		if errors.Is(err, ErrBadCredentials) {
+			f := &form{values: map[string]string{}}
+			f.fail("password", t(r.l(), "dash.passkeys.failed"))
+			return s.signInForm(r, 422, f, ""), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.startSession(r, sess, ""), nil
+	})(ctx, wr)
+}
