@@ -1,0 +1,182 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+)
+
+// mem is an in-memory stand-in for the domain services, for the edge's unit tests (the
+// integration tests run the real services on dynalite through the local gateway).
+type mem struct {
+	mu       sync.Mutex
+	sessions map[string]SessionUser
+	members  map[string]map[string]auth.Role // ws -> user -> role
+	emails   map[string]string               // user -> email
+	keys     map[string][]Key
+	failures map[string]int
+	n        int
+}
+
+func newMem() *mem {
+	return &mem{sessions: map[string]SessionUser{}, members: map[string]map[string]auth.Role{},
+		emails: map[string]string{}, keys: map[string][]Key{}, failures: map[string]int{}}
+}
+
+// signIn makes a session of a user with a role in workspace "ws1".
+func (m *mem) signIn(user string, role auth.Role) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tok := randomToken()
+	m.sessions[tok] = SessionUser{UserID: user, Email: user + "@shop.com.bd", WorkspaceID: "ws1"}
+	if m.members["ws1"] == nil {
+		m.members["ws1"] = map[string]auth.Role{}
+	}
+	m.members["ws1"][user] = role
+	m.emails[user] = user + "@shop.com.bd"
+	return tok
+}
+
+func (m *mem) SignUp(ctx context.Context, in SignUpInput) error {
+	if len(in.Password) < 12 {
+		return &FieldError{Field: "password", Rule: "length", Message: "must be 12 to 128 characters"}
+	}
+	return nil
+}
+func (m *mem) VerifyEmail(ctx context.Context, token string, c Client) (*Session, error) {
+	if token != "good" {
+		return nil, ErrInvalidToken
+	}
+	return &Session{Token: m.signIn("newbie", auth.RoleOwner)}, nil
+}
+func (m *mem) SignIn(ctx context.Context, email, password string, c Client) (*Session, error) {
+	m.mu.Lock()
+	if m.failures[email] >= 10 {
+		m.mu.Unlock()
+		return nil, &LimitedError{RetryAfter: 90 * time.Second}
+	}
+	if password != "correct horse battery" {
+		m.failures[email]++
+		m.mu.Unlock()
+		return nil, ErrBadCredentials
+	}
+	m.mu.Unlock()
+	return &Session{Token: m.signIn("owner", auth.RoleOwner)}, nil
+}
+func (m *mem) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error { return nil }
+func (m *mem) ResetPassword(ctx context.Context, token, pw string, c Client) error {
+	if token != "good" {
+		return ErrInvalidToken
+	}
+	return nil
+}
+func (m *mem) Authenticate(ctx context.Context, token string) (*SessionUser, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.sessions[token]
+	if !ok {
+		return nil, ErrNoSession
+	}
+	return &u, nil
+}
+func (m *mem) SignOut(ctx context.Context, token string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.sessions, token)
+	return nil
+}
+func (m *mem) SignOutEverywhere(ctx context.Context, userID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, u := range m.sessions {
+		if u.UserID == userID {
+			delete(m.sessions, k)
+		}
+	}
+	return nil
+}
+
+func (m *mem) Membership(ctx context.Context, userID, ws string) (*Membership, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.members[ws][userID]
+	if !ok {
+		return nil, nil
+	}
+	return &Membership{WorkspaceID: ws, WorkspaceName: "Shop <BD>", Role: r}, nil
+}
+func (m *mem) Workspaces(ctx context.Context, userID string) ([]Membership, error) {
+	mm, err := m.Membership(ctx, userID, "ws1")
+	if mm == nil || err != nil {
+		return nil, err
+	}
+	return []Membership{*mm}, nil
+}
+func (m *mem) ListMembers(ctx context.Context, ws string) ([]Member, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Member
+	for u, r := range m.members[ws] {
+		out = append(out, Member{UserID: u, Email: m.emails[u], Role: r, Since: time.Unix(1_790_000_000, 0)})
+	}
+	return out, nil
+}
+func (m *mem) ListInvites(ctx context.Context, ws string) ([]Invite, error) { return nil, nil }
+func (m *mem) Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) error {
+	return nil
+}
+func (m *mem) RevokeInvite(ctx context.Context, a Actor, id string) error { return nil }
+func (m *mem) ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) error {
+	return nil
+}
+func (m *mem) Remove(ctx context.Context, a Actor, userID string) error { return nil }
+func (m *mem) Leave(ctx context.Context, a Actor) error {
+	if a.Role == auth.RoleOwner {
+		return apierr.New(apierr.StateConflict, "the last owner cannot leave")
+	}
+	return nil
+}
+func (m *mem) TransferOwnership(ctx context.Context, a Actor, userID string) error { return nil }
+func (m *mem) LookupInvite(ctx context.Context, token string) (*Invite, error) {
+	if token != "inv" {
+		return nil, ErrInvalidToken
+	}
+	return &Invite{ID: "i1", Email: "dev@shop.com.bd", Role: auth.RoleDeveloper, WorkspaceID: "ws1",
+		WorkspaceName: "Shop <BD>", InviterEmail: "owner@shop.com.bd", ExpiresAt: time.Unix(1_790_000_000, 0)}, nil
+}
+func (m *mem) AcceptInvite(ctx context.Context, token, userID, email string) (string, error) {
+	return "ws1", nil
+}
+
+func (m *mem) ListKeys(ctx context.Context, ws string) ([]Key, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Key(nil), m.keys[ws]...), nil
+}
+func (m *mem) CreateKey(ctx context.Context, a Actor, k NewKey) (*IssuedKey, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.n++
+	key := Key{ID: fmt.Sprintf("key_%d", m.n), Name: k.Name, Prefix: "sk_sandbox_ab12", Environment: k.Environment,
+		Scopes: k.Scopes, CreatedBy: a.Email, CreatedAt: time.Unix(1_790_000_000, 0), State: "active"}
+	m.keys[a.WorkspaceID] = append(m.keys[a.WorkspaceID], key)
+	return &IssuedKey{Key: key, Secret: "sk_sandbox_SECRET" + key.ID}, nil
+}
+func (m *mem) RevokeKey(ctx context.Context, a Actor, id string) error { return nil }
+func (m *mem) RollKey(ctx context.Context, a Actor, id string, g time.Duration) (*IssuedKey, error) {
+	return m.CreateKey(ctx, a, NewKey{Name: "rolled", Environment: auth.Sandbox, Scopes: []auth.Scope{auth.PaymentsRead}})
+}
+func (m *mem) ListWebhookSecrets(ctx context.Context, ws string, env auth.Environment) ([]WebhookSecret, error) {
+	return nil, nil
+}
+func (m *mem) IssueWebhookSecret(ctx context.Context, a Actor, env auth.Environment, g time.Duration) (string, error) {
+	return "whsec_SECRET", nil
+}
+func (m *mem) List(ctx context.Context, ws, cursor string, limit int) ([]Event, string, error) {
+	return []Event{{At: time.Unix(1_790_000_000, 0), ActorEmail: "owner@shop.com.bd", Action: "key.created", Target: "key_1",
+		IP: "203.0.113.7", UserAgent: "<script>"}}, "", nil
+}
