@@ -67,7 +67,9 @@ func (m *mem) SignIn(ctx context.Context, email, password string, c Client) (*Se
 	m.mu.Unlock()
 	return &Session{Token: m.signIn("owner", auth.RoleOwner)}, nil
 }
-func (m *mem) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error { return nil }
+func (m *mem) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error {
+	return nil
+}
 func (m *mem) ResetPassword(ctx context.Context, token, pw string, c Client) error {
 	if token != "good" {
 		return ErrInvalidToken
