@@ -75,6 +75,27 @@ func New(api API, cfg Config) (*Sender, error) {
 	return &Sender{api: api, from: a.String(), confSet: cfg.ConfigurationSet, timeout: cfg.Timeout}, nil
 }
 
+// The environment variables a function reads its mail settings from (ConfigFromEnv).
+const (
+	// EnvFrom is the sender identity (Config.From), required: a verified SES identity on AWS.
+	EnvFrom = "MAIL_FROM"
+	// EnvConfigurationSet is the optional SES configuration set (Config.ConfigurationSet).
+	EnvConfigurationSet = "MAIL_CONFIGURATION_SET"
+	// EnvEndpoint is the SES endpoint, set only locally (make dev: aws-ses-v2-local); unset on
+	// AWS, where the SDK resolves SES's regional endpoint.
+	EnvEndpoint = "SES_ENDPOINT"
+)
+
+// ConfigFromEnv reads the sender's settings: the endpoint ("" on AWS) and the Config.
+func ConfigFromEnv(lookup func(string) (string, bool)) (endpoint string, cfg Config, err error) {
+	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
+	cfg = Config{From: get(EnvFrom), ConfigurationSet: get(EnvConfigurationSet)}
+	if cfg.From == "" {
+		return "", cfg, fmt.Errorf("sesmail: %s is not set", EnvFrom)
+	}
+	return get(EnvEndpoint), cfg, nil
+}
+
 // NewFromConfig builds the SES v2 client from awsCfg (its retryer, HTTP client and credentials;
 // the functions use awsx.Load) and returns New's Sender. endpoint, when not "", is the client's
 // BaseEndpoint (a local aws-ses-v2-local); "" leaves the SDK's resolution, which also reads

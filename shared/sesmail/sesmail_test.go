@@ -3,7 +3,6 @@ package sesmail
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -22,24 +21,8 @@ const from = "Takapay <no-reply@takapay.test>"
 // SDK client, configured as the functions configure theirs (awsx: per-attempt timeout, retryer).
 func startSES(t *testing.T, cfg Config) (*devstack.Server, *Sender) {
 	t.Helper()
-	devstack.RequireServers(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	opts := devstack.SESOptions{}
-	if os.Getenv("DEVSTACK_VERBOSE") != "" {
-		opts.LogWriter = os.Stderr
-	}
-	srv, err := devstack.StartSES(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = srv.Resume()
-		srv.Stop()
-		if t.Failed() {
-			t.Logf("aws-ses-v2-local output:\n%s", srv.Logs())
-		}
-	})
+	srv := devstack.StartTestSES(t)
+	ctx := context.Background()
 	awsCfg, err := devstack.AWSConfig(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +162,19 @@ func TestSendRequest(t *testing.T) {
 	if *sm.Subject.Data != m.Subject || *sm.Body.Text.Data != m.Text || *sm.Body.Html.Data != m.HTML ||
 		*sm.Subject.Charset != "UTF-8" || *sm.Body.Text.Charset != "UTF-8" || *sm.Body.Html.Charset != "UTF-8" {
 		t.Errorf("content %+v", sm)
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	env := map[string]string{EnvFrom: " Takapay <no-reply@takapay.test> ", EnvEndpoint: "http://127.0.0.1:8005", EnvConfigurationSet: "cs"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	endpoint, cfg, err := ConfigFromEnv(lookup)
+	if err != nil || endpoint != "http://127.0.0.1:8005" || cfg.From != "Takapay <no-reply@takapay.test>" || cfg.ConfigurationSet != "cs" {
+		t.Errorf("%q %+v %v", endpoint, cfg, err)
+	}
+	delete(env, EnvFrom)
+	if _, _, err := ConfigFromEnv(lookup); err == nil {
+		t.Error("no MAIL_FROM accepted")
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -166,4 +167,30 @@ func sesStoreRequest(ctx context.Context, method, endpoint, path string, into an
 		return fmt.Errorf("devstack: local SES %s: %w", path, err)
 	}
 	return nil
+}
+
+// StartTestSES starts aws-ses-v2-local for a test (skipped under -short, like every test that
+// needs the local servers), stops it in tb.Cleanup (resuming it first if the test paused it) and
+// logs its output when the test failed. DEVSTACK_VERBOSE=1 streams the output to stderr.
+func StartTestSES(tb testing.TB) *Server {
+	tb.Helper()
+	RequireServers(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := SESOptions{}
+	if os.Getenv("DEVSTACK_VERBOSE") != "" {
+		opts.LogWriter = os.Stderr
+	}
+	srv, err := StartSES(ctx, opts)
+	if err != nil {
+		tb.Fatalf("devstack: start aws-ses-v2-local: %v", err)
+	}
+	tb.Cleanup(func() {
+		_ = srv.Resume()
+		srv.Stop()
+		if tb.Failed() {
+			tb.Logf("devstack: aws-ses-v2-local output:\n%s", srv.Logs())
+		}
+	})
+	return srv
 }
