@@ -16,7 +16,7 @@ func TestCheckPassword(t *testing.T) {
 		{"elevenchars", RuleMinLength},
 		{"correct horse", ""},
 		{"twelve chars", ""},
-		{"ক্ষমাপ্রার্থনা", ""},        // Bangla: 14 code points, more bytes
+		{"ক্ষমাপ্রার্থনা", ""},         // Bangla: 14 code points, more bytes
 		{"পাসওয়ার্ডক", RuleMinLength}, // 11 code points, 33 bytes: counted in runes
 		{strings.Repeat("x", 128), RuleCommon},
 		{strings.Repeat("xy1", 42) + "zz", ""}, // 128 runes, no repeat
