@@ -22,6 +22,7 @@ import (
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/operator"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -814,4 +815,80 @@ func avText(av types.AttributeValue) string {
 		return strings.Join(parts, " ")
 	}
 	return ""
+}
+
+func TestEverywhereEndsOperatorSessionsAndBlocksSessionsBeingStarted(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	first := signUp(t, ctx, e, s, "owner@shop.com.bd")
+	op := &operator.Operator{Store: e.store, Now: e.clock.Now}
+	issued, err := op.CreateSession(ctx, first.UserID, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := workspaceAuth(ctx, e, issued.Token, first.WorkspaceID); err != nil {
+		t.Fatal(err)
+	}
+	// A sign-in listed its session but had not stored it when sign out everywhere ran.
+	_, hash, err := auth.NewSessionToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := e.clock.Now().Add(8 * time.Hour)
+	if err := e.store.PutUserSession(ctx, first.UserID, hash, abs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SignOutEverywhere(ctx, first.UserID); err != nil {
+		t.Fatal(err)
+	}
+	if err := workspaceAuth(ctx, e, issued.Token, first.WorkspaceID); err == nil {
+		t.Fatal("an operator session survived sign out everywhere")
+	}
+	late := &auth.SessionRecord{Hash: hash, UserID: first.UserID, CreatedAt: e.clock.Now(), ExpiresAt: abs, AbsoluteExpiresAt: abs, SeenAt: e.clock.Now()}
+	if err := e.store.PutSession(ctx, late); err == nil {
+		t.Fatal("a session listed before sign out everywhere could still be stored after it")
+	}
+	if hashes, err := e.store.UserSessions(ctx, first.UserID, e.clock.Now()); err != nil || len(hashes) != 0 {
+		t.Fatalf("sessions still listed: %v, %v", hashes, err)
+	}
+}
+
+func TestTwoSignUpsOfOneAddress(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	for _, name := range []string{"First", "Second"} {
+		if err := s.SignUp(ctx, account.SignUpInput{Email: "twice@shop.com.bd", Password: goodPassword, WorkspaceName: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs := e.mail.to("twice@shop.com.bd")
+	if len(msgs) != 2 {
+		t.Fatalf("%d emails", len(msgs))
+	}
+	if _, err := s.VerifyEmail(ctx, linkToken(t, msgs[1]), client); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.VerifyEmail(ctx, linkToken(t, msgs[0]), client); !errors.Is(err, account.ErrAccountExists) {
+		t.Fatalf("the other link after the address got an account: %v", err)
+	}
+}
+
+func TestJoinOnlySignUpMakesNoWorkspace(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	next := "/dashboard/invite?token=abc"
+	if err := s.SignUp(ctx, account.SignUpInput{Email: "dev@shop.com.bd", Password: goodPassword, Lang: "en", Next: next, JoinOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("dev@shop.com.bd")[0]), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.WorkspaceID != "" || sess.Next != next {
+		t.Fatalf("join-only session %+v", sess)
+	}
+	u, err := s.User(ctx, sess.UserID)
+	if err != nil || u == nil || u.Email != "dev@shop.com.bd" || u.PasswordHash != "" {
+		t.Fatalf("User = %+v, %v", u, err)
+	}
 }

@@ -19,10 +19,10 @@ import (
 // version (exact under concurrency).
 //
 //   - Account: AccountThreshold failures within AccountWindow lock it for AccountLockBase;
-//     each further failure while the count stays at or over the threshold locks it again for
-//     twice as long, up to AccountLockMax. The doubling starts over once the account has had no
-//     lock for a whole window. The failure that first reaches the threshold in a window sends
-//     the user (if any) one SignInAttempts email.
+//     each further failure after a lock ends locks it again for twice as long, up to
+//     AccountLockMax. The chain ends, and the count starts over, once a whole window passes
+//     after a lock without a failure. The failure that first reaches the threshold in a window
+//     sends the user (if any) one SignInAttempts email: at most one per window.
 //   - Client address (IPv4, or the /64 of an IPv6 address): IPThreshold failures within
 //     IPWindow lock it until the window ends.
 //
@@ -83,10 +83,14 @@ func live(key string, c *Counter, now time.Time) Counter {
 func (r limitRule) fail(c Counter, now time.Time) (Counter, bool) {
 	n := c
 	if n.WindowStart.IsZero() || !now.Before(n.WindowStart.Add(r.window)) {
-		if !now.Before(n.LockedUntil.Add(r.window)) {
+		n.Failures, n.WindowStart = 0, now
+		if n.Level > 0 && now.Before(n.LockedUntil.Add(r.window)) {
+			// A chain of locks goes on across windows: the first failure after a lock
+			// locks again, for twice as long.
+			n.Failures = r.threshold - 1
+		} else {
 			n.Level = 0
 		}
-		n.Failures, n.WindowStart = 0, now
 	}
 	n.Failures++
 	notify := false
