@@ -892,3 +892,46 @@ func TestJoinOnlySignUpMakesNoWorkspace(t *testing.T) {
 		t.Fatalf("User = %+v, %v", u, err)
 	}
 }
+
+func TestRequestsPerOperation(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	check := func(what string, want ...string) {
+		t.Helper()
+		if got := e.ops.take(); !slices.Equal(got, want) {
+			t.Errorf("%s made %v, want %v", what, got, want)
+		}
+	}
+	e.ops.take()
+	if err := s.SignUp(ctx, account.SignUpInput{Email: "n@shop.com.bd", Password: goodPassword, WorkspaceName: "W"}); err != nil {
+		t.Fatal(err)
+	}
+	check("SignUp", "PutItem", "GetItem")
+	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("n@shop.com.bd")[0]), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("VerifyEmail", "UpdateItem", "PutItem", "PutItem", "PutItem", "UpdateItem", "PutItem", "PutItem", "DeleteItem")
+	in, err := s.SignIn(ctx, "n@shop.com.bd", goodPassword, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("SignIn", "BatchGetItem", "GetItem", "GetItem", "PutItem", "GetItem", "PutItem")
+	if _, err := s.StartSession(ctx, sess.UserID, client); err != nil {
+		t.Fatal(err)
+	}
+	check("StartSession", "GetItem", "PutItem", "PutItem")
+	if err := s.SignOut(ctx, in.Token); err != nil {
+		t.Fatal(err)
+	}
+	check("SignOut", "UpdateItem", "DeleteItem")
+	if err := s.RequestPasswordReset(ctx, "n@shop.com.bd", "en", client); err != nil {
+		t.Fatal(err)
+	}
+	check("RequestPasswordReset", "GetItem", "GetItem", "PutItem")
+	if err := s.SignOutEverywhere(ctx, sess.UserID); err != nil {
+		t.Fatal(err)
+	}
+	// Two live sessions (the verified one and StartSession's): two writes each.
+	check("SignOutEverywhere", "UpdateItem", "Query", "UpdateItem", "DeleteItem", "UpdateItem", "DeleteItem")
+}
