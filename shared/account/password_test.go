@@ -111,6 +111,9 @@ func TestHashAndVerify(t *testing.T) {
 	if ok, err := VerifyPassword(dummyHash(), "anything"); ok || err != nil {
 		t.Fatalf("dummy hash: %v, %v", ok, err)
 	}
+	if NeedsRehash(dummyHash()) {
+		t.Fatal("the dummy hash's parameters are not DefaultParams: an unknown email would cost less than a known one")
+	}
 }
 
 func TestVerifyRefusesMalformedHashes(t *testing.T) {
