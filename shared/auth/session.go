@@ -106,8 +106,15 @@ type SessionRecord struct {
 	Hash      string
 	UserID    string
 	CreatedAt time.Time
+	// ExpiresAt ends the session. For dashboard sign-in sessions (package account) it is the
+	// idle deadline, moved forward by use up to AbsoluteExpiresAt; Active checks it alone.
 	ExpiresAt time.Time
 	RevokedAt *time.Time
+	// AbsoluteExpiresAt is the end of a sign-in session's lifetime whatever its use (zero for
+	// operator-made sessions, whose ExpiresAt never moves).
+	AbsoluteExpiresAt time.Time
+	// SeenAt is when ExpiresAt was last moved by use (zero when never).
+	SeenAt time.Time
 }
 
 // Active reports whether the session may be used at t: not revoked and t before ExpiresAt (a

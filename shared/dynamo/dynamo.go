@@ -16,6 +16,9 @@
 //	user email  EMAIL#<case-folded email> / EMAIL      user_id (makes emails unique; useremails.go)
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl
+//	session listing USER#<user_id>    / SESSION#<sha256 hex>    ttl (accounts.go)
+//	pending sign-up SIGNUP#<sha256 hex> / SIGNUP  ttl (24 h); pending reset RESET#<sha256 hex> / RESET  ttl (30 min)
+//	sign-in counter SIGNIN#acct#<sha256 hex of the email> or SIGNIN#ip#<address> / SIGNIN   version, ttl
 //	document    DOC#<ws>#<env>#<kind> / <id, uuid v7>           gsi1 (invoices with a customer): CUSTINV#<ws>#<env>#<customer_id> / <id>
 //	create key  IDEM#<ws>#<env>#<kind>#<Idempotency-Key> / IDEM  ttl (24 h)
 //	history     HIST#<ws>#<env>#<kind>#<id> / <version, 12 digits>   entries older than the document's latest 20

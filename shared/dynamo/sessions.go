@@ -4,7 +4,11 @@ package dynamo
 //
 //	user        USER#<user_id>        / USER
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
-//	session     SESSION#<sha256 hex>  / SESSION                 ttl: expires_at (epoch seconds)
+//	session     SESSION#<sha256 hex>  / SESSION                 ttl: the later of expires_at and
+//	                                                            absolute_expires_at (epoch seconds)
+//
+// A sign-in session (package account) also has absolute_expires_at and seen_at: expires_at is
+// then its idle deadline, moved by TouchSession (accounts.go) up to absolute_expires_at.
 //
 // A request with a session cookie reads the session and then the membership: two strongly
 // consistent GetItems, so a revocation or a role change takes effect on the next request.
@@ -144,6 +148,9 @@ type sessionItem struct {
 	CreatedAt time.Time  `dynamodbav:"created_at"`
 	ExpiresAt time.Time  `dynamodbav:"expires_at"`
 	RevokedAt *time.Time `dynamodbav:"revoked_at,omitempty"`
+	// AbsoluteExpiresAt and SeenAt: sign-in sessions only (auth.SessionRecord).
+	AbsoluteExpiresAt *time.Time `dynamodbav:"absolute_expires_at,omitempty"`
+	SeenAt            *time.Time `dynamodbav:"seen_at,omitempty"`
 	// TTL lets DynamoDB delete the item some time after it expires (epoch seconds).
 	TTL int64 `dynamodbav:"ttl"`
 }
@@ -175,6 +182,13 @@ func (s *Store) PutSession(ctx context.Context, rec *auth.SessionRecord) error {
 		CreatedAt: rec.CreatedAt.UTC(), ExpiresAt: rec.ExpiresAt.UTC(), RevokedAt: rec.RevokedAt,
 		TTL: ttlSeconds(rec.ExpiresAt),
 	}
+	if !rec.AbsoluteExpiresAt.IsZero() {
+		abs, seen := rec.AbsoluteExpiresAt.UTC(), rec.SeenAt.UTC()
+		it.AbsoluteExpiresAt, it.SeenAt = &abs, &seen
+		if abs.After(rec.ExpiresAt) {
+			it.TTL = ttlSeconds(abs)
+		}
+	}
 	return s.putNew(ctx, it)
 }
 
@@ -193,10 +207,17 @@ func (s *Store) GetSession(ctx context.Context, hash string) (*auth.SessionRecor
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return nil, fmt.Errorf("decode session item: %w", err)
 	}
-	return &auth.SessionRecord{
+	rec := &auth.SessionRecord{
 		Hash: strings.TrimPrefix(it.PK, sessionPrefix), UserID: it.UserID,
 		CreatedAt: it.CreatedAt, ExpiresAt: it.ExpiresAt, RevokedAt: it.RevokedAt,
-	}, nil
+	}
+	if it.AbsoluteExpiresAt != nil {
+		rec.AbsoluteExpiresAt = *it.AbsoluteExpiresAt
+	}
+	if it.SeenAt != nil {
+		rec.SeenAt = *it.SeenAt
+	}
+	return rec, nil
 }
 
 // RevokeSession marks a session revoked at t (idempotent: an already revoked session keeps

@@ -165,7 +165,8 @@ type IssuedSession struct {
 }
 
 // CreateSession creates a session for a user (who must exist) that expires after ttl (more
-// than zero, at most MaxSessionTTL). The token is the value of the auth.SessionCookie cookie.
+// than zero, at most MaxSessionTTL), listed under the user like a sign-in's (two PutItems).
+// The token is the value of the auth.SessionCookie cookie.
 func (o *Operator) CreateSession(ctx context.Context, userID string, ttl time.Duration) (*IssuedSession, error) {
 	if ttl <= 0 || ttl > MaxSessionTTL {
 		return nil, fmt.Errorf("session ttl must be more than 0 and at most %s", MaxSessionTTL)
@@ -180,6 +181,11 @@ func (o *Operator) CreateSession(ctx context.Context, userID string, ttl time.Du
 	}
 	now := o.now()
 	rec := &auth.SessionRecord{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+	// Listed under the user first, so that sign out everywhere and a password reset
+	// (package account) end it too.
+	if err := o.Store.PutUserSession(ctx, u.ID, hash, rec.ExpiresAt); err != nil {
+		return nil, fmt.Errorf("list session: %w", err)
+	}
 	if err := o.Store.PutSession(ctx, rec); err != nil {
 		return nil, fmt.Errorf("store session: %w", err)
 	}

@@ -175,8 +175,8 @@ func TestCreateSessionStoresOnlyTheHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Items) != 3 {
-		t.Fatalf("scan returned %d items, want a user, its email and a session", len(out.Items))
+	if len(out.Items) != 4 {
+		t.Fatalf("scan returned %d items, want a user, its email, a session and its listing under the user", len(out.Items))
 	}
 	found := 0
 	for _, item := range out.Items {

@@ -1,0 +1,109 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	accmail "github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/page"
+)
+
+// RequestPasswordReset emails a reset link (valid ResetValidFor, single use) to the address
+// if it has an account. It answers nil for any well-formed address (a *FieldError for a
+// malformed one), after the same requests either way (the email claim and user GetItems, one
+// pending PutItem: for an address without an account a decoy that no link names), and takes
+// at least AnswerFloor, so neither answer nor timing tells whether the address has an account.
+// A failed send is reported as an EventMailFailed event, not in the answer.
+func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error {
+	start := time.Now()
+	email, fe := ParseEmail(email)
+	if fe != nil {
+		return fe
+	}
+	l, _ := page.ParseLang(lang)
+	owner, err := s.store.EmailOwner(ctx, email)
+	if err != nil {
+		return err
+	}
+	lookup := owner
+	if lookup == "" {
+		lookup = dummyUserID
+	}
+	u, err := s.store.GetAccountUser(ctx, lookup)
+	if err != nil {
+		return err
+	}
+	if owner == "" || u == nil || u.ID != owner {
+		u = nil
+	}
+	token, hash, err := newLinkToken()
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	p := &PendingToken{Kind: TokenReset, Hash: hash, Lang: string(l), CreatedAt: now, ExpiresAt: now.Add(ResetValidFor)}
+	if u != nil {
+		p.UserID, p.Email = u.ID, u.Email
+	}
+	if err := s.store.PutPendingToken(ctx, p); err != nil {
+		return fmt.Errorf("store reset: %w", err)
+	}
+	if u != nil {
+		err := s.send(ctx, accmail.ResetPassword, string(l), accmail.Data{
+			To: u.Email, Link: s.cfg.BaseURL + ResetPath + "?token=" + url.QueryEscape(token), ValidFor: ResetValidFor,
+		})
+		if err != nil {
+			s.mailFailed(ctx, u.ID, u.Email, c, err)
+		}
+	}
+	s.floor(ctx, start)
+	return nil
+}
+
+// ResetPassword sets a new password (the same policy as sign-up: a *FieldError before the link
+// is used) with a reset link, once: it claims the reset (one conditional UpdateItem; unknown,
+// expired, used, decoy or malformed is ErrInvalidToken), stores the new hash and grows the
+// user's session epoch (one UpdateItem), ends every session of the user, deletes the reset,
+// and emails PasswordChanged. A reset that failed half way can be retried with the same link
+// after ClaimLease.
+func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, c Client) error {
+	if fe := CheckPassword(newPassword); fe != nil {
+		return fe
+	}
+	hash, ok := parseLinkToken(token)
+	if !ok {
+		return ErrInvalidToken
+	}
+	pwHash, err := HashPassword(newPassword)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	p, err := s.store.ClaimPendingToken(ctx, TokenReset, hash, now, now.Add(-ClaimLease))
+	if err != nil {
+		return err
+	}
+	if p == nil || p.UserID == "" {
+		return ErrInvalidToken
+	}
+	if err := s.store.SetPassword(ctx, p.UserID, pwHash, now); err != nil {
+		if errors.Is(err, ErrUnknownUser) {
+			return ErrInvalidToken
+		}
+		return fmt.Errorf("set password: %w", err)
+	}
+	if err := s.endAll(ctx, p.UserID); err != nil {
+		return err
+	}
+	if err := s.store.DeletePendingToken(ctx, TokenReset, hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
+		return fmt.Errorf("use reset: %w", err)
+	}
+	s.event(ctx, EventPasswordReset, p.UserID, p.Email, c)
+	if err := s.send(ctx, accmail.PasswordChanged, p.Lang, accmail.Data{To: p.Email, Link: s.cfg.BaseURL + SignInPath}); err != nil {
+		s.mailFailed(ctx, p.UserID, p.Email, c, err)
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package account
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+	"unicode/utf8"
+
+	accmail "github.com/takapay/payments/shared/mail"
+)
+
+// Failed sign-ins are limited per account (the email as typed, case-folded, whether or not it
+// has an account, so that limits tell nothing) and per client address, across every instance:
+// each has one counter item in the Store, changed by single-item writes conditioned on its
+// version (exact under concurrency).
+//
+//   - Account: AccountThreshold failures within AccountWindow lock it for AccountLockBase;
+//     each further failure after a lock ends locks it again for twice as long, up to
+//     AccountLockMax. The chain ends, and the count starts over, once a whole window passes
+//     after a lock without a failure. The failure that first reaches the threshold in a window
+//     sends the user (if any) one SignInAttempts email: at most one per window.
+//   - Client address (IPv4, or the /64 of an IPv6 address): IPThreshold failures within
+//     IPWindow lock it until the window ends.
+//
+// A locked account or address answers *LimitedError before the password is looked at, so it
+// answers the same for a right and a wrong password. A successful sign-in clears the account's
+// counter (not the address's).
+const (
+	AccountThreshold = 5
+	AccountWindow    = 15 * time.Minute
+	AccountLockBase  = time.Minute
+	AccountLockMax   = time.Hour
+	IPThreshold      = 50
+	IPWindow         = 15 * time.Minute
+)
+
+// dummyUserID is read when an email has no account, so that a sign-in makes the same
+// requests either way. No user has it (ids are UUIDv7).
+const dummyUserID = "00000000-0000-0000-0000-000000000000"
+
+// Counter is one failed-sign-in counter. Version is the stored version (0: absent); Expires is
+// when the item may be forgotten (treated as absent after it).
+type Counter struct {
+	Key         string
+	Failures    int
+	WindowStart time.Time
+	LockedUntil time.Time
+	Level       int // locks so far in the current chain (the next lasts Base << Level)
+	NotifiedAt  time.Time
+	Version     int64
+	Expires     time.Time
+}
+
+type limitRule struct {
+	threshold int
+	window    time.Duration
+	base, max time.Duration // base 0: lock until the window ends
+}
+
+var (
+	accountRule = limitRule{threshold: AccountThreshold, window: AccountWindow, base: AccountLockBase, max: AccountLockMax}
+	ipRule      = limitRule{threshold: IPThreshold, window: IPWindow}
+)
+
+// live returns c as it stands at now: a zero counter (keeping its version) when absent or
+// expired.
+func live(key string, c *Counter, now time.Time) Counter {
+	if c == nil {
+		return Counter{Key: key}
+	}
+	if !now.Before(c.Expires) {
+		return Counter{Key: key, Version: c.Version}
+	}
+	return *c
+}
+
+// fail returns the counter after one more failure at now, and whether this failure first
+// reached the threshold in its window (notify).
+func (r limitRule) fail(c Counter, now time.Time) (Counter, bool) {
+	n := c
+	if n.WindowStart.IsZero() || !now.Before(n.WindowStart.Add(r.window)) {
+		n.Failures, n.WindowStart = 0, now
+		if n.Level > 0 && now.Before(n.LockedUntil.Add(r.window)) {
+			// A chain of locks goes on across windows: the first failure after a lock
+			// locks again, for twice as long.
+			n.Failures = r.threshold - 1
+		} else {
+			n.Level = 0
+		}
+	}
+	n.Failures++
+	notify := false
+	if n.Failures >= r.threshold {
+		lock := n.WindowStart.Add(r.window).Sub(now)
+		if r.base > 0 {
+			lock = r.base << min(n.Level, 20)
+			if lock > r.max || lock <= 0 {
+				lock = r.max
+			}
+			n.Level++
+		}
+		n.LockedUntil = now.Add(lock)
+		if n.NotifiedAt.Before(n.WindowStart) {
+			notify, n.NotifiedAt = true, now
+		}
+	}
+	n.Expires = later(n.LockedUntil, n.WindowStart.Add(r.window)).Add(r.window)
+	n.Version = c.Version + 1
+	return n, notify
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// accountKey and ipKey name the counters.
+func accountKey(email string) string {
+	sum := sha256.Sum256([]byte(foldEmail(email)))
+	return "acct#" + hex.EncodeToString(sum[:])
+}
+
+func ipKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ""
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return "ip#" + p.String()
+	}
+	return "ip#" + a.String()
+}
+
+// SignIn signs a user in with email and password and starts a new session. It answers
+// ErrBadCredentials for an unknown email and a wrong password alike, after the same work (an
+// unknown email is verified against a dummy hash and reads a dummy user), and *LimitedError
+// while the account or the client address is locked. Requests: one BatchGetItem (counters),
+// the email claim and user GetItems; then on failure one conditional write per counter, on
+// success the session listing PutItem, the user GetItem (epoch check), the session PutItem
+// and, when the account had failures, one DeleteItem of its counter.
+func (s *Service) SignIn(ctx context.Context, email, password string, c Client) (*Session, error) {
+	email, fe := ParseEmail(email)
+	if fe != nil {
+		return nil, fe
+	}
+	if password == "" {
+		return nil, &FieldError{Field: "password", Rule: RuleRequired, Message: "password is required"}
+	}
+	if utf8.RuneCountInString(password) > MaxPasswordRunes {
+		return nil, &FieldError{Field: "password", Rule: RuleMaxLength, Message: fmt.Sprintf("password must be at most %d characters", MaxPasswordRunes)}
+	}
+	start, now := time.Now(), s.now()
+	keys := []string{accountKey(email)}
+	if k := ipKey(c.IP); k != "" {
+		keys = append(keys, k)
+	}
+	counters, err := s.store.GetSignInCounters(ctx, keys...)
+	if err != nil {
+		return nil, err
+	}
+	var wait time.Duration
+	for _, k := range keys {
+		if cur := live(k, counters[k], now); cur.LockedUntil.After(now) {
+			wait = max(wait, cur.LockedUntil.Sub(now))
+		}
+	}
+	if wait > 0 {
+		s.event(ctx, EventSignInLimited, "", email, c)
+		return nil, &LimitedError{RetryAfter: wait}
+	}
+
+	owner, err := s.store.EmailOwner(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	lookup := owner
+	if lookup == "" {
+		lookup = dummyUserID
+	}
+	u, err := s.store.GetAccountUser(ctx, lookup)
+	if err != nil {
+		return nil, err
+	}
+	if owner == "" || u == nil || u.ID != owner {
+		u = nil
+	}
+	hash := dummyHash()
+	if u != nil && u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	ok, err := VerifyPassword(hash, password)
+	if err != nil {
+		return nil, fmt.Errorf("verify password: %w", err)
+	}
+	if !ok || u == nil || u.PasswordHash == "" {
+		crossed, err := s.recordFailure(ctx, keys, counters, now, u, c)
+		if err != nil {
+			return nil, err
+		}
+		if crossed {
+			// Known or not, the failure that reaches the threshold takes AnswerFloor, so the
+			// email sent for a known account shows in no timing.
+			s.floor(ctx, start)
+		}
+		userID := ""
+		if u != nil {
+			userID = u.ID
+		}
+		s.event(ctx, EventSignInFailed, userID, email, c)
+		return nil, ErrBadCredentials
+	}
+
+	epoch := u.SessionEpoch
+	sess, err := s.startSession(ctx, u, &epoch)
+	if errors.Is(err, errEpochMoved) {
+		return nil, ErrBadCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	if counters[keys[0]] != nil {
+		_ = s.store.DeleteSignInCounter(ctx, keys[0])
+	}
+	s.event(ctx, EventSignInSucceeded, u.ID, u.Email, c)
+	return sess, nil
+}
+
+// recordFailure counts one failure on every counter (re-reading on a lost race) and sends
+// the SignInAttempts email when the account's counter first reaches the threshold in its
+// window (crossed: whether or not the email has an account).
+func (s *Service) recordFailure(ctx context.Context, keys []string, read map[string]*Counter, now time.Time, u *User, c Client) (crossed bool, err error) {
+	for i, k := range keys {
+		rule := accountRule
+		if i > 0 {
+			rule = ipRule
+		}
+		cur := read[k]
+		for attempt := 0; ; attempt++ {
+			next, notify := rule.fail(live(k, cur, now), now)
+			err := s.store.PutSignInCounter(ctx, &next, next.Version-1)
+			if err == nil {
+				if notify && i == 0 {
+					crossed = true
+					if u != nil {
+						s.notifyAttempts(ctx, u, next.Failures, c)
+					}
+				}
+				break
+			}
+			if !errors.Is(err, ErrConflict) || attempt >= 8 {
+				return crossed, fmt.Errorf("count failed sign-in: %w", err)
+			}
+			got, err := s.store.GetSignInCounters(ctx, k)
+			if err != nil {
+				return crossed, err
+			}
+			cur = got[k]
+		}
+	}
+	return crossed, nil
+}
+
+func (s *Service) notifyAttempts(ctx context.Context, u *User, attempts int, c Client) {
+	err := s.send(ctx, accmail.SignInAttempts, u.Lang, accmail.Data{
+		To: u.Email, Link: s.cfg.BaseURL + ForgotPath, Attempts: attempts,
+	})
+	if err != nil {
+		s.mailFailed(ctx, u.ID, u.Email, c, err)
+	}
+}

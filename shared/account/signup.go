@@ -1,0 +1,154 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/takapay/payments/shared/auth"
+	accmail "github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/page"
+)
+
+// SignUpInput is a sign-up form. Next (optional) is a /dashboard/ path the verification
+// returns to (an invitation's page); JoinOnly creates no workspace (the invitation joins one).
+type SignUpInput struct {
+	Email, Password, WorkspaceName, Lang string
+	Next                                 string
+	JoinOnly                             bool
+	Client                               Client
+}
+
+// ErrAccountExists answers a verification whose email got an account in the meantime (another
+// sign-up of the same address was verified first). Only the holder of the verification link,
+// who controls the address, sees it.
+var ErrAccountExists = errors.New("this email already has an account: sign in")
+
+// SignUp validates the form (a *FieldError naming the first bad field: email, password,
+// workspace_name, next), hashes the password, stores a pending sign-up under the SHA-256 of a
+// new 256-bit token for VerifyValidFor, and emails the address: the verification link, or,
+// when the address already has an account, an AccountExists email instead. Both cases make the
+// same requests (the pending PutItem, the email claim GetItem), hash, send one email, answer
+// nil and take at least AnswerFloor, so neither the answer nor its timing tells whether the
+// address has an account.
+func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
+	start := time.Now()
+	email, fe := ParseEmail(in.Email)
+	if fe != nil {
+		return fe
+	}
+	if fe := CheckPassword(in.Password); fe != nil {
+		return fe
+	}
+	name := ""
+	if !in.JoinOnly {
+		if name, fe = checkWorkspaceName(in.WorkspaceName); fe != nil {
+			return fe
+		}
+	}
+	if fe := checkNext(in.Next); fe != nil {
+		return fe
+	}
+	lang, _ := page.ParseLang(in.Lang)
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return err
+	}
+	token, tokenHash, err := newLinkToken()
+	if err != nil {
+		return err
+	}
+	userID, err := newID()
+	if err != nil {
+		return err
+	}
+	wsID := ""
+	if !in.JoinOnly {
+		if wsID, err = newID(); err != nil {
+			return err
+		}
+	}
+	now := s.now()
+	p := &PendingToken{
+		Kind: TokenSignUp, Hash: tokenHash, UserID: userID, WorkspaceID: wsID, Email: email,
+		PasswordHash: hash, WorkspaceName: name, Lang: string(lang), Next: in.Next, JoinOnly: in.JoinOnly,
+		CreatedAt: now, ExpiresAt: now.Add(VerifyValidFor),
+	}
+	if err := s.store.PutPendingToken(ctx, p); err != nil {
+		return fmt.Errorf("store sign-up: %w", err)
+	}
+	owner, err := s.store.EmailOwner(ctx, email)
+	if err != nil {
+		return err
+	}
+	if owner != "" {
+		// The pending sign-up stays unused (its token is never sent) and expires.
+		err = s.send(ctx, accmail.AccountExists, string(lang), accmail.Data{To: email, Link: s.cfg.BaseURL + SignInPath})
+	} else {
+		err = s.send(ctx, accmail.VerifyEmail, string(lang), accmail.Data{
+			To: email, Link: s.cfg.BaseURL + VerifyPath + "?token=" + url.QueryEscape(token), ValidFor: VerifyValidFor,
+		})
+	}
+	if err != nil {
+		return err
+	}
+	s.floor(ctx, start)
+	return nil
+}
+
+// VerifyEmail carries out a sign-up's verification link, once: it claims the pending sign-up
+// (one conditional UpdateItem; of two concurrent uses one wins, the other gets
+// ErrInvalidToken), claims the email, creates the user with the password hash, and unless
+// JoinOnly creates the workspace (sandbox-first, as every workspace) with the user as owner,
+// then starts a session and deletes the pending sign-up. Each step is one single-item write
+// whose ids were chosen at sign-up, so a verification that failed half way can be retried with
+// the same link after ClaimLease. An unknown, expired, used or malformed token is
+// ErrInvalidToken; an email that got an account meanwhile is ErrAccountExists.
+func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (*Session, error) {
+	hash, ok := parseLinkToken(token)
+	if !ok {
+		return nil, ErrInvalidToken
+	}
+	now := s.now()
+	p, err := s.store.ClaimPendingToken(ctx, TokenSignUp, hash, now, now.Add(-ClaimLease))
+	if err != nil {
+		return nil, err
+	}
+	if p == nil || p.UserID == "" || p.Email == "" {
+		return nil, ErrInvalidToken
+	}
+	owner, err := s.store.ClaimEmail(ctx, p.Email, p.UserID)
+	if err != nil {
+		return nil, fmt.Errorf("claim email: %w", err)
+	}
+	if owner != p.UserID {
+		_ = s.store.DeletePendingToken(ctx, TokenSignUp, hash, p.ClaimedAt)
+		return nil, ErrAccountExists
+	}
+	u := &User{ID: p.UserID, Email: p.Email, PasswordHash: p.PasswordHash, Lang: p.Lang, CreatedAt: p.CreatedAt}
+	if err := s.store.CreateAccountUser(ctx, u); err != nil && !errors.Is(err, ErrConflict) {
+		return nil, fmt.Errorf("create user: %w", err)
+	}
+	if !p.JoinOnly {
+		w := auth.Workspace{ID: p.WorkspaceID, Name: p.WorkspaceName, CreatedAt: p.CreatedAt}
+		if err := s.store.CreateWorkspace(ctx, w); err != nil && !errors.Is(err, ErrConflict) {
+			return nil, fmt.Errorf("create workspace: %w", err)
+		}
+		m := &auth.MembershipRecord{UserID: u.ID, WorkspaceID: w.ID, Role: auth.RoleOwner, CreatedAt: p.CreatedAt}
+		if _, err := s.store.PutMembership(ctx, m); err != nil {
+			return nil, fmt.Errorf("make owner: %w", err)
+		}
+	}
+	sess, err := s.startSession(ctx, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.DeletePendingToken(ctx, TokenSignUp, hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
+		return nil, fmt.Errorf("use sign-up: %w", err)
+	}
+	sess.WorkspaceID, sess.Next = p.WorkspaceID, p.Next
+	s.event(ctx, EventSignUpVerified, u.ID, u.Email, c)
+	return sess, nil
+}
