@@ -82,12 +82,12 @@ func TestCheckKeyName(t *testing.T) {
 		t.Errorf("64 Bangla letters: %v", err)
 	}
 	for in, rule := range map[string]string{
-		"":                                 "is required",
-		"   ":                              "is required",
+		"":                                "is required",
+		"   ":                             "is required",
 		strings.Repeat("a", MaxKeyName+1): "must be at most 64 characters",
-		"a\nb":                             "must not contain control characters",
-		"a\x00b":                           "must not contain control characters",
-		"bad\xffutf8":                      "must not contain control characters",
+		"a\nb":                            "must not contain control characters",
+		"a\x00b":                          "must not contain control characters",
+		"bad\xffutf8":                     "must not contain control characters",
 	} {
 		_, err := checkKeyName(in, "u")
 		var fe *FieldError
