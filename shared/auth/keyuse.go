@@ -53,14 +53,13 @@ type LastUsed struct {
 func (l *LastUsed) Note(ctx context.Context, rec *KeyRecord, now time.Time) {
 	l.mu.Lock()
 	last, ok := l.seen[rec.Hash]
-	if rec.LastUsedAt != nil && (!ok || rec.LastUsedAt.After(last)) {
-		last, ok = *rec.LastUsedAt, true
-	}
 	if ok && now.Sub(last) < KeyUseInterval {
-		if l.seen == nil {
-			l.seen = map[string]time.Time{}
-		}
-		l.seen[rec.Hash] = last
+		l.mu.Unlock()
+		return
+	}
+	if rec.LastUsedAt != nil && now.Sub(*rec.LastUsedAt) < KeyUseInterval {
+		// Recorded recently (maybe by another instance): remember it, write nothing.
+		l.remember(rec.Hash, *rec.LastUsedAt)
 		l.mu.Unlock()
 		return
 	}
