@@ -22,6 +22,7 @@ import (
 )
 
 type env struct {
+	stack *devstack.Stack
 	store *dynamo.Store
 	svc   *credential.Service
 	ctx   context.Context
@@ -40,7 +41,7 @@ func setup(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{store: store, ctx: ctx, now: time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)}
+	e := &env{stack: stack, store: store, ctx: ctx, now: time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)}
 	e.svc = &credential.Service{Store: store, Sealer: sealer, Now: func() time.Time { return e.now }}
 	return e
 }
