@@ -225,3 +225,20 @@ func (s *Service) List(ctx context.Context, workspaceID, cursor string, limit in
 	}
 	return p, nil
 }
+
+// Client is the address and user agent of the request an event comes from.
+type Client struct{ IP, UserAgent string }
+
+type clientKey struct{}
+
+// WithClient returns ctx carrying the request's client, for services (team) that record
+// events on the caller's behalf: the HTTP edge sets it once per request.
+func WithClient(ctx context.Context, c Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// ClientFrom returns the client WithClient put in ctx (zero when none).
+func ClientFrom(ctx context.Context) Client {
+	c, _ := ctx.Value(clientKey{}).(Client)
+	return c
+}
