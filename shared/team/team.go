@@ -256,7 +256,9 @@ func parseEmail(email string) (string, error) {
 }
 
 // foldEmail is the case-insensitive form of an email (as the user email claims fold it).
-func foldEmail(email string) string { return strings.ToLower(strings.ToUpper(strings.TrimSpace(email))) }
+func foldEmail(email string) string {
+	return strings.ToLower(strings.ToUpper(strings.TrimSpace(email)))
+}
 
 // canonicalUserID returns a UUID in canonical form; ok false when s is none.
 func canonicalUserID(s string) (string, bool) {
