@@ -4,6 +4,7 @@ package dynamo
 //
 //	user        USER#<user_id>        / USER
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
+//	            role, created_at, owner_grant (an owner's current ownership; see team.go)
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl: expires_at (epoch seconds)
 //
 // A request with a session cookie reads the session and then the membership: two strongly
@@ -70,6 +71,8 @@ type memberItem struct {
 	WorkspaceID string    `dynamodbav:"workspace_id"`
 	Role        string    `dynamodbav:"role"`
 	CreatedAt   time.Time `dynamodbav:"created_at"`
+	// OwnerGrant is the id of the membership's current ownership (package team; "" when none).
+	OwnerGrant string `dynamodbav:"owner_grant,omitempty"`
 }
 
 func memberSK(workspaceID string) string { return "MEMBER#" + workspaceID }

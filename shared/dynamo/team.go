@@ -2,15 +2,18 @@ package dynamo
 
 // The team's items (package team), besides the memberships of sessions.go:
 //
-//	workspace   WS#<workspace_id> / WS       owners: string set of the owners' user ids
+//	workspace   WS#<workspace_id> / WS       owners: string set of current ownerships
+//	                                         "<user_id>/<grant>"; released: string set of ended
+//	                                         ones (never shrinks; about 50 bytes an ownership)
 //	invitation  INVITE#<invite_id> / INVITE  gsi1: WS#<workspace_id> / INVITE#<invite_id>
 //	            workspace_id, workspace_name, email, role, inviter_user_id, inviter_email,
 //	            token_hash (hex SHA-256 of the token; never the token), created_at, expires_at,
 //	            ttl: expires_at
 //
 // The owners set is what makes "the last owner cannot leave" race-free without transactions
-// (see package team): ReleaseOwner is one UpdateItem that deletes an owner from the set only
-// if another stays. A workspace written before the set existed (or by the operator CLI or
+// (see package team for the proof): ReleaseOwner is one UpdateItem that deletes an ownership
+// from the set only if another stays, and records it released so that AddOwner can never put
+// it back. A workspace written before the set existed (or by the operator CLI or
 // the sign-up) gets it on first need from its owner memberships, with a create-only update.
 
 import (
@@ -190,12 +193,13 @@ func (s *Store) AddMembership(ctx context.Context, m *auth.MembershipRecord) (*a
 	return &out, true, nil
 }
 
-// SetRole changes a membership's role with one UpdateItem conditional on its role being from.
+// SetRole changes a membership's role with one UpdateItem conditional on its role being from;
+// never to owner (PromoteOwner, GrantOwner).
 func (s *Store) SetRole(ctx context.Context, userID, workspaceID string, from, to auth.Role) error {
 	if !validID(userID) || !validID(workspaceID) {
 		return team.ErrConflict
 	}
-	if _, ok := auth.ParseRole(string(to)); !ok {
+	if _, ok := auth.ParseRole(string(to)); !ok || to == auth.RoleOwner {
 		return fmt.Errorf("invalid role %q", to)
 	}
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -233,6 +237,95 @@ func (s *Store) DeleteMembership(ctx context.Context, userID, workspaceID string
 	return err
 }
 
+// GetMember reads a membership with its owner grant (one strongly consistent GetItem).
+func (s *Store) GetMember(ctx context.Context, userID, workspaceID string) (*team.Membership, error) {
+	if !validID(userID) || !validID(workspaceID) {
+		return nil, nil
+	}
+	item, err := s.get(ctx, userPK(userID), memberSK(workspaceID))
+	if err != nil || item == nil {
+		return nil, err
+	}
+	m, err := decodeMember(item)
+	if err != nil {
+		return nil, err
+	}
+	return &team.Membership{MembershipRecord: *m, OwnerGrant: attrS(item, "owner_grant")}, nil
+}
+
+// PromoteOwner makes a membership owner with grant (one UpdateItem conditional on role from).
+func (s *Store) PromoteOwner(ctx context.Context, userID, workspaceID string, from auth.Role, grant string) error {
+	if !validID(userID) || !validID(workspaceID) || from == auth.RoleOwner || !validGrant(grant) {
+		return team.ErrConflict
+	}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.Table),
+		Key:                      key(userPK(userID), memberSK(workspaceID)),
+		UpdateExpression:         aws.String("SET #role = :owner, owner_grant = :g"),
+		ConditionExpression:      aws.String("#role = :from"),
+		ExpressionAttributeNames: map[string]string{"#role": "role"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":owner": &types.AttributeValueMemberS{Value: string(auth.RoleOwner)},
+			":from":  &types.AttributeValueMemberS{Value: string(from)},
+			":g":     &types.AttributeValueMemberS{Value: grant},
+		},
+	})
+	if isConditionFailed(err) {
+		return team.ErrConflict
+	}
+	return err
+}
+
+// GrantOwner makes userID an owner of the workspace with a fresh grant, creating the
+// membership when there is none (operator CLI), and adds that ownership to the owners set:
+// one UpdateItem conditional on the membership not being owner already (then it changes
+// nothing), then AddOwner. It returns the membership.
+func (s *Store) GrantOwner(ctx context.Context, userID, workspaceID string, now time.Time) (*auth.MembershipRecord, error) {
+	if !validID(userID) || !validID(workspaceID) {
+		return nil, fmt.Errorf("invalid user id %q or workspace id %q", userID, workspaceID)
+	}
+	grant, err := team.NewGrant()
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.Table),
+		Key:       key(userPK(userID), memberSK(workspaceID)),
+		UpdateExpression: aws.String("SET #role = :owner, owner_grant = :g, created_at = if_not_exists(created_at, :c), " +
+			"user_id = :u, workspace_id = :w, gsi1pk = :g1pk, gsi1sk = :g1sk"),
+		ConditionExpression:      aws.String("attribute_not_exists(pk) OR #role <> :owner"),
+		ExpressionAttributeNames: map[string]string{"#role": "role"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":owner": &types.AttributeValueMemberS{Value: string(auth.RoleOwner)},
+			":g":     &types.AttributeValueMemberS{Value: grant},
+			":c":     &types.AttributeValueMemberS{Value: formatTime(now)},
+			":u":     &types.AttributeValueMemberS{Value: userID},
+			":w":     &types.AttributeValueMemberS{Value: workspaceID},
+			":g1pk":  &types.AttributeValueMemberS{Value: "WS#" + workspaceID},
+			":g1sk":  &types.AttributeValueMemberS{Value: memberSK(userID)},
+		},
+	})
+	if err != nil && !isConditionFailed(err) {
+		return nil, err
+	}
+	m, err := s.GetMember(ctx, userID, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil || m.Role != auth.RoleOwner {
+		return nil, team.ErrConflict
+	}
+	if err := s.AddOwner(ctx, workspaceID, userID, m.OwnerGrant); err != nil {
+		return nil, err
+	}
+	return &m.MembershipRecord, nil
+}
+
+func validGrant(g string) bool { return !strings.ContainsAny(g, "/#") }
+
+// ownership is an element of a workspace's owners and released sets.
+func ownership(userID, grant string) string { return userID + "/" + grant }
+
 // ownersState reads the workspace item's owners set: exists false when there is no workspace.
 func (s *Store) ownersState(ctx context.Context, workspaceID string) (owners []string, hasSet, exists bool, err error) {
 	item, err := s.get(ctx, "WS#"+workspaceID, "WS")
@@ -246,18 +339,21 @@ func (s *Store) ownersState(ctx context.Context, workspaceID string) (owners []s
 	return ss.Value, true, true, nil
 }
 
-// initOwners gives a workspace item without an owners set one: the users whose memberships
-// say owner (GSI1), plus known (owners whose membership was just written). Create-only: a set
+// initOwners gives a workspace item without an owners set one: the ownerships of the
+// memberships that say owner (GSI1: one that has just changed may be missing, which only
+// counts too few), plus known (one whose membership was just written). Create-only: a set
 // written meanwhile is kept. No owner at all leaves the item as it is (a set cannot be empty).
 func (s *Store) initOwners(ctx context.Context, workspaceID string, known ...string) error {
-	members, err := s.ListMembers(ctx, workspaceID)
+	members, err := workspaceItems(ctx, s, workspaceID, "MEMBER#", func(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+		return item, nil
+	})
 	if err != nil {
 		return err
 	}
 	owners := uniqueIDs(known)
 	for _, m := range members {
-		if m.Role == auth.RoleOwner {
-			owners = uniqueIDs(append(owners, m.UserID))
+		if attrS(m, "role") == string(auth.RoleOwner) {
+			owners = uniqueIDs(append(owners, ownership(attrS(m, "user_id"), attrS(m, "owner_grant"))))
 		}
 	}
 	if len(owners) == 0 {
@@ -276,56 +372,64 @@ func (s *Store) initOwners(ctx context.Context, workspaceID string, known ...str
 	return err
 }
 
-// AddOwner adds userID to the owners set (one UpdateItem ADD; idempotent), creating the set
-// from the memberships first when the workspace has none.
-func (s *Store) AddOwner(ctx context.Context, workspaceID, userID string) error {
-	if !validID(workspaceID) || !validID(userID) {
+// AddOwner adds the ownership (userID, grant) to the owners set with one UpdateItem ADD
+// (idempotent) conditional on the set existing and the ownership never having been released;
+// it creates the set from the memberships first when the workspace has none.
+func (s *Store) AddOwner(ctx context.Context, workspaceID, userID, grant string) error {
+	if !validID(workspaceID) || !validID(userID) || !validGrant(grant) {
 		return team.ErrNotFound
 	}
+	o := ownership(userID, grant)
 	for range 3 {
 		_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 aws.String(s.Table),
-			Key:                       key("WS#"+workspaceID, "WS"),
-			UpdateExpression:          aws.String("ADD owners :u"),
-			ConditionExpression:       aws.String("attribute_exists(owners)"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":u": &types.AttributeValueMemberSS{Value: []string{userID}}},
+			TableName:           aws.String(s.Table),
+			Key:                 key("WS#"+workspaceID, "WS"),
+			UpdateExpression:    aws.String("ADD owners :set"),
+			ConditionExpression: aws.String("attribute_exists(owners) AND NOT contains(released, :o)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":set": &types.AttributeValueMemberSS{Value: []string{o}},
+				":o":   &types.AttributeValueMemberS{Value: o},
+			},
 		})
 		if !isConditionFailed(err) {
 			return err
 		}
-		_, _, exists, err := s.ownersState(ctx, workspaceID)
-		if err != nil {
+		_, hasSet, exists, err := s.ownersState(ctx, workspaceID)
+		switch {
+		case err != nil:
 			return err
-		}
-		if !exists {
+		case !exists:
 			return team.ErrNotFound
+		case hasSet:
+			return team.ErrConflict // released
 		}
-		if err := s.initOwners(ctx, workspaceID, userID); err != nil {
+		if err := s.initOwners(ctx, workspaceID, o); err != nil {
 			return err
 		}
 	}
 	return team.ErrConflict
 }
 
-// ReleaseOwner removes userID from the owners set with one UpdateItem whose condition is: the
-// set exists, and either it holds userID and someone else, or it does not hold userID (a
-// release done before, whose membership change did not happen). The set is created from the
-// memberships first when the workspace has none. ErrLastOwner when userID is the set's only
-// member.
-func (s *Store) ReleaseOwner(ctx context.Context, workspaceID, userID string) error {
-	if !validID(workspaceID) || !validID(userID) {
+// ReleaseOwner removes the ownership (userID, grant) from the owners set and adds it to the
+// released set, with one UpdateItem whose condition is: the set exists, and either it holds
+// the ownership and another one, or it does not hold it (never added, or released before by a
+// Leave whose membership write did not happen). The set is created from the memberships
+// first when the workspace has none. ErrLastOwner when the ownership is the set's only one.
+func (s *Store) ReleaseOwner(ctx context.Context, workspaceID, userID, grant string) error {
+	if !validID(workspaceID) || !validID(userID) || !validGrant(grant) {
 		return team.ErrNotFound
 	}
+	o := ownership(userID, grant)
 	for range 3 {
 		_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:        aws.String(s.Table),
 			Key:              key("WS#"+workspaceID, "WS"),
-			UpdateExpression: aws.String("DELETE owners :u"),
+			UpdateExpression: aws.String("DELETE owners :set ADD released :set"),
 			ConditionExpression: aws.String("attribute_exists(owners) AND " +
-				"((contains(owners, :id) AND size(owners) > :one) OR NOT contains(owners, :id))"),
+				"((contains(owners, :o) AND size(owners) > :one) OR NOT contains(owners, :o))"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":u":   &types.AttributeValueMemberSS{Value: []string{userID}},
-				":id":  &types.AttributeValueMemberS{Value: userID},
+				":set": &types.AttributeValueMemberSS{Value: []string{o}},
+				":o":   &types.AttributeValueMemberS{Value: o},
 				":one": &types.AttributeValueMemberN{Value: "1"},
 			},
 		})
@@ -333,10 +437,9 @@ func (s *Store) ReleaseOwner(ctx context.Context, workspaceID, userID string) er
 			return err
 		}
 		_, hasSet, exists, err := s.ownersState(ctx, workspaceID)
-		if err != nil {
-			return err
-		}
 		switch {
+		case err != nil:
+			return err
 		case !exists:
 			return team.ErrNotFound
 		case hasSet:

@@ -15,15 +15,29 @@
 //     owner and the actor an admin.
 //   - Leave: any member leaves; the last owner cannot (ErrLastOwner).
 //
-// The last owner: the workspace item keeps the set of its owners ("owners"). Every change
-// that could end an owner's ownership first removes that owner from the set with one
-// conditional UpdateItem that succeeds only if another owner stays in it; only then is the
-// owner's membership demoted or deleted. Making someone an owner writes the membership first
-// and adds to the set after. So the set never holds anyone who is not an owner, and a crash
-// between the two writes leaves an owner out of the set (counted too few: safe), never zero
-// owners; two owners leaving at once are two conditional writes on one item, and DynamoDB
-// applies them one after the other, so exactly one succeeds (TestConcurrentOwnersLeave). A
-// workspace created before the set existed gets it from its memberships on first need.
+// The last owner, without transactions: the workspace item keeps the set of its current
+// ownerships ("owners", elements "<user id>/<grant>") and of ended ones ("released"). Each time
+// a membership becomes owner it gets a fresh random grant (stored on the membership). The
+// rules, each one single-item conditional write:
+//
+//  1. An ownership is added to the set only after its membership says owner with that grant,
+//     and only if that grant was never released (AddOwner).
+//  2. Before an owner's membership is demoted or deleted, its grant is released: removed from
+//     the set and recorded as released, in one UpdateItem on the workspace item whose
+//     condition is that the set exists and either holds the grant and another element, or
+//     does not hold it (the grant was never added, or a release whose membership write did not
+//     follow) (ReleaseOwner). Only the owner themself ends their ownership (Leave,
+//     TransferOwnership; ChangeRole and Remove refuse owners; the operator CLI releases first).
+//
+// Hence every element of the set is an owner's membership with that grant (rule 1 adds only
+// those; rule 2 removes an element before its membership changes, and a released grant never
+// comes back, even from a transfer that raced with its target's leaving). A release that
+// succeeds left another element, so another owner. A crash between two writes leaves an owner
+// out of the set (counted too few: safe; finishing or retrying the operation completes it),
+// never zero owners. Two owners leaving at once are two conditional writes on one item,
+// applied one after the other: exactly one succeeds (TestConcurrentOwnersLeave). A workspace
+// made before the set existed (or by the sign-up, which writes an owner membership without a
+// grant: grant "") gets its set from its owner memberships on first need.
 //
 // Activity: every change that succeeds is recorded through Config.Recorder (member.invited,
 // member.joined, member.role_changed, member.removed, member.left, ownership.transferred,
@@ -99,6 +113,22 @@ type Member struct {
 	Since time.Time
 }
 
+// Membership is a stored membership with its owner grant: the random id of its current
+// ownership while Role is owner ("" for an owner made without one, as at sign-up).
+type Membership struct {
+	auth.MembershipRecord
+	OwnerGrant string
+}
+
+// NewGrant returns a fresh owner grant (16 hex digits).
+func NewGrant() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
 // WorkspaceMembership is a workspace a user belongs to.
 type WorkspaceMembership struct {
 	WorkspaceID   string
@@ -120,25 +150,30 @@ type Store interface {
 	// UserEmails reads the emails of the users that exist among ids.
 	UserEmails(ctx context.Context, ids []string) (map[string]string, error)
 
-	GetMembership(ctx context.Context, userID, workspaceID string) (*auth.MembershipRecord, error)
+	// GetMember reads a membership with its owner grant (strongly consistent); nil when none.
+	GetMember(ctx context.Context, userID, workspaceID string) (*Membership, error)
 	// ListMembers lists a workspace's memberships; UserMemberships a user's.
 	ListMembers(ctx context.Context, workspaceID string) ([]*auth.MembershipRecord, error)
 	UserMemberships(ctx context.Context, userID string) ([]*auth.MembershipRecord, error)
 	// AddMembership creates a membership only if the user has none there: it returns the
 	// membership that is stored and whether this call created it.
 	AddMembership(ctx context.Context, m *auth.MembershipRecord) (stored *auth.MembershipRecord, created bool, err error)
-	// SetRole changes a membership's role only while it is from: ErrConflict otherwise (or when
-	// there is no such membership).
+	// SetRole changes a membership's role to a role other than owner, only while it is from:
+	// ErrConflict otherwise (or when there is no such membership).
 	SetRole(ctx context.Context, userID, workspaceID string, from, to auth.Role) error
+	// PromoteOwner makes a membership owner with the grant, only while its role is from (not
+	// owner): ErrConflict otherwise.
+	PromoteOwner(ctx context.Context, userID, workspaceID string, from auth.Role, grant string) error
 	// DeleteMembership deletes a membership only while its role is role: ErrConflict otherwise.
 	DeleteMembership(ctx context.Context, userID, workspaceID string, role auth.Role) error
 
-	// AddOwner puts userID, whose membership is already owner, into the workspace's owners set.
-	AddOwner(ctx context.Context, workspaceID, userID string) error
-	// ReleaseOwner takes userID out of the owners set before their ownership ends: only if
-	// another owner stays in the set (ErrLastOwner otherwise); done already (userID not in a
-	// non-empty set) is success.
-	ReleaseOwner(ctx context.Context, workspaceID, userID string) error
+	// AddOwner puts the ownership (userID, grant), whose membership already says owner with
+	// that grant, into the workspace's owners set: ErrConflict when that grant was released.
+	AddOwner(ctx context.Context, workspaceID, userID, grant string) error
+	// ReleaseOwner takes the ownership (userID, grant) out of the owners set and records it
+	// released, before the membership stops being owner: only if another ownership stays in
+	// the set (ErrLastOwner otherwise); an ownership not in a non-empty set is released too.
+	ReleaseOwner(ctx context.Context, workspaceID, userID, grant string) error
 
 	// PutInvite stores a new invitation (create-only).
 	PutInvite(ctx context.Context, r *InviteRecord) error
@@ -366,7 +401,7 @@ func (s *Service) Invite(ctx context.Context, actor Actor, email string, role au
 	if uid, ok, err := s.store.UserIDByEmail(ctx, email); err != nil {
 		return nil, err
 	} else if ok {
-		m, err := s.store.GetMembership(ctx, uid, actor.WorkspaceID)
+		m, err := s.store.GetMember(ctx, uid, actor.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
@@ -573,7 +608,7 @@ func (s *Service) RevokeInvite(ctx context.Context, actor Actor, inviteID string
 
 // target reads the member the actor acts on: ErrNotFound unless userID is a member of the
 // actor's workspace; a FieldError when it is the actor.
-func (s *Service) target(ctx context.Context, actor Actor, userID string) (*auth.MembershipRecord, error) {
+func (s *Service) target(ctx context.Context, actor Actor, userID string) (*Membership, error) {
 	uid, ok := canonicalUserID(userID)
 	if !ok {
 		return nil, ErrNotFound
@@ -581,7 +616,7 @@ func (s *Service) target(ctx context.Context, actor Actor, userID string) (*auth
 	if uid == actor.UserID {
 		return nil, &FieldError{Field: "user_id", Rule: "not_self", Message: "you cannot change or remove yourself here: leave the workspace or transfer ownership"}
 	}
-	m, err := s.store.GetMembership(ctx, uid, actor.WorkspaceID)
+	m, err := s.store.GetMember(ctx, uid, actor.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -611,13 +646,13 @@ func (s *Service) ChangeRole(ctx context.Context, actor Actor, userID string, ro
 		return nil, ErrOwnerProtected
 	}
 	if m.Role == role {
-		return m, nil
+		return &m.MembershipRecord, nil
 	}
 	if err := s.store.SetRole(ctx, m.UserID, m.WorkspaceID, m.Role, role); err != nil {
 		return nil, err
 	}
 	s.record(ctx, s.actorEvent(actor, activity.MemberRoleChanged, s.email(ctx, m.UserID)+": "+string(m.Role)+" → "+string(role)))
-	out := *m
+	out := m.MembershipRecord
 	out.Role = role
 	return &out, nil
 }
@@ -647,7 +682,7 @@ func (s *Service) Remove(ctx context.Context, actor Actor, userID string) error 
 // Leave ends the actor's own membership. An owner leaves only while another owner stays
 // (ErrLastOwner): the owners set is updated first (see the package comment).
 func (s *Service) Leave(ctx context.Context, actor Actor) error {
-	m, err := s.store.GetMembership(ctx, actor.UserID, actor.WorkspaceID)
+	m, err := s.store.GetMember(ctx, actor.UserID, actor.WorkspaceID)
 	if err != nil {
 		return err
 	}
@@ -655,7 +690,7 @@ func (s *Service) Leave(ctx context.Context, actor Actor) error {
 		return ErrNotFound
 	}
 	if m.Role == auth.RoleOwner {
-		if err := s.store.ReleaseOwner(ctx, actor.WorkspaceID, actor.UserID); err != nil {
+		if err := s.store.ReleaseOwner(ctx, actor.WorkspaceID, actor.UserID, m.OwnerGrant); err != nil {
 			return err
 		}
 	}
@@ -669,14 +704,15 @@ func (s *Service) Leave(ctx context.Context, actor Actor) error {
 // TransferOwnership makes toUserID, a member of the actor's workspace, an owner and the actor
 // an admin. It needs auth.TransferOwnership, and the actor's stored membership must be owner.
 // The writes, in this order, keep the workspace owned after a crash at any point: the target's
-// membership becomes owner (conditional on the role read), the target joins the owners set,
-// the actor leaves the owners set (conditional on another owner staying), the actor's
-// membership becomes admin (conditional on owner). A retry after a crash completes it.
+// membership becomes owner with a fresh grant (conditional on the role read), that ownership
+// joins the owners set (unless the target released it meanwhile: ErrConflict), the actor's
+// ownership is released (conditional on another staying), the actor's membership becomes
+// admin (conditional on owner). A retry after a crash completes it.
 func (s *Service) TransferOwnership(ctx context.Context, actor Actor, toUserID string) (*auth.MembershipRecord, error) {
 	if !actor.Role.Can(auth.TransferOwnership) {
 		return nil, ErrForbidden
 	}
-	self, err := s.store.GetMembership(ctx, actor.UserID, actor.WorkspaceID)
+	self, err := s.store.GetMember(ctx, actor.UserID, actor.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -690,22 +726,27 @@ func (s *Service) TransferOwnership(ctx context.Context, actor Actor, toUserID s
 		}
 		return nil, err
 	}
+	grant := m.OwnerGrant
 	if m.Role != auth.RoleOwner {
-		if err := s.store.SetRole(ctx, m.UserID, m.WorkspaceID, m.Role, auth.RoleOwner); err != nil {
+		if grant, err = NewGrant(); err != nil {
+			return nil, err
+		}
+		if err := s.store.PromoteOwner(ctx, m.UserID, m.WorkspaceID, m.Role, grant); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.store.AddOwner(ctx, actor.WorkspaceID, m.UserID); err != nil {
+	// ErrConflict here: the target left (released this ownership) meanwhile.
+	if err := s.store.AddOwner(ctx, actor.WorkspaceID, m.UserID, grant); err != nil {
 		return nil, err
 	}
-	if err := s.store.ReleaseOwner(ctx, actor.WorkspaceID, actor.UserID); err != nil {
+	if err := s.store.ReleaseOwner(ctx, actor.WorkspaceID, actor.UserID, self.OwnerGrant); err != nil {
 		return nil, err
 	}
 	if err := s.store.SetRole(ctx, actor.UserID, actor.WorkspaceID, auth.RoleOwner, auth.RoleAdmin); err != nil {
 		return nil, err
 	}
 	s.record(ctx, s.actorEvent(actor, activity.OwnershipTransferred, "to "+s.email(ctx, m.UserID)+"; "+actor.Email+" is now admin"))
-	out := *m
+	out := m.MembershipRecord
 	out.Role = auth.RoleOwner
 	return &out, nil
 }

@@ -579,9 +579,12 @@ func TestConcurrentOwnersLeave(t *testing.T) {
 	for i := range 12 {
 		ws, a := e.workspace(fmt.Sprintf("Both leave %d", i))
 		b := e.member(ws, e.user(uniq("co")+"@x.com.bd"), auth.RoleOwner)
-		if i%2 == 1 { // the set exists already (made by a transfer's add)
-			if err := e.store.AddOwner(e.ctx, ws, b.UserID); err != nil {
+		if i%2 == 1 { // the set exists already, b's ownership in it with a grant
+			if _, err := e.store.GrantOwner(e.ctx, b.UserID, ws, e.clk.now()); err != nil {
 				t.Fatal(err)
+			}
+			if m, err := e.store.GetMember(e.ctx, b.UserID, ws); err != nil || m.OwnerGrant != "" {
+				t.Fatalf("GrantOwner of an owner changed the grant: %+v, %v", m, err)
 			}
 		}
 		errs := make([]error, 2)
@@ -617,7 +620,7 @@ func TestCrashBetweenReleaseAndLeave(t *testing.T) {
 	e := newEnv(t)
 	ws, a := e.workspace("Crash")
 	b := e.member(ws, e.user(uniq("co")+"@x.com.bd"), auth.RoleOwner)
-	if err := e.store.ReleaseOwner(e.ctx, ws, a.UserID); err != nil { // a's Leave, cut short
+	if err := e.store.ReleaseOwner(e.ctx, ws, a.UserID, ""); err != nil { // a's Leave, cut short
 		t.Fatal(err)
 	}
 	wantErr(t, "b leaves while a is half gone", e.svc.Leave(e.ctx, b), team.ErrLastOwner)
@@ -631,7 +634,7 @@ func TestCrashBetweenReleaseAndLeave(t *testing.T) {
 	// A transfer cut short after the target became owner: b still counts as the last owner
 	// until the set learns of c, which a retry does.
 	c := e.member(ws, e.user(uniq("c")+"@x.com.bd"), auth.RoleDeveloper)
-	if err := e.store.SetRole(e.ctx, c.UserID, ws, auth.RoleDeveloper, auth.RoleOwner); err != nil {
+	if err := e.store.PromoteOwner(e.ctx, c.UserID, ws, auth.RoleDeveloper, "c0ffee"); err != nil {
 		t.Fatal(err)
 	}
 	wantErr(t, "b leaves before the set knows c", e.svc.Leave(e.ctx, b), team.ErrLastOwner)
@@ -679,5 +682,62 @@ func TestRemovedMemberSessionEnds(t *testing.T) {
 	// The same session still works for the other workspace.
 	if id, err := a.AuthenticateWorkspace(e.ctx, req, otherWS); err != nil || id.Role != auth.RoleViewer {
 		t.Fatalf("other workspace: %+v, %v", id, err)
+	}
+}
+
+// TestTransferRacesTargetLeaving: the target of a transfer leaves between becoming owner and
+// joining the owners set. Its ownership is released, so the transfer cannot add it back, and
+// the old owner stays owner.
+func TestTransferRacesTargetLeaving(t *testing.T) {
+	e := newEnv(t)
+	ws, x := e.workspace("Race transfer")
+	tUser := e.member(ws, e.user(uniq("t")+"@x.com.bd"), auth.RoleDeveloper)
+	// The transfer's first write.
+	if err := e.store.PromoteOwner(e.ctx, tUser.UserID, ws, auth.RoleDeveloper, "abc123"); err != nil {
+		t.Fatal(err)
+	}
+	// The target leaves now: their ownership is not in the set, and another owner is.
+	if err := e.svc.Leave(e.ctx, tUser); err != nil {
+		t.Fatalf("target leaves: %v", err)
+	}
+	// The transfer's next write is refused.
+	wantErr(t, "add a released ownership", e.store.AddOwner(e.ctx, ws, tUser.UserID, "abc123"), team.ErrConflict)
+	wantErr(t, "x is still the last owner", e.svc.Leave(e.ctx, x), team.ErrLastOwner)
+
+	// And at full speed, many times: whatever the interleaving, an owner remains.
+	for i := range 16 {
+		ws, x := e.workspace(fmt.Sprintf("Race %d", i))
+		tu := e.member(ws, e.user(uniq("t")+"@x.com.bd"), auth.RoleDeveloper)
+		var wg sync.WaitGroup
+		var terr, lerr error
+		wg.Go(func() { _, terr = e.svc.TransferOwnership(e.ctx, x, tu.UserID) })
+		wg.Go(func() {
+			me := tu
+			// Stagger the leave across the transfer's writes (the outcome is checked whatever
+			// the order; the delay only varies which interleavings the rounds see).
+			time.Sleep(time.Duration(i) * 2 * time.Millisecond)
+			for range 3 { // the target leaves, as whatever role they have by then
+				if lerr = e.svc.Leave(e.ctx, me); !errors.Is(lerr, team.ErrConflict) {
+					return
+				}
+			}
+		})
+		wg.Wait()
+		owners := 0
+		for _, u := range []string{x.UserID, tu.UserID} {
+			if e.role(ws, u) == auth.RoleOwner {
+				owners++
+			}
+		}
+		t.Logf("round %d: transfer %v, leave %v", i, terr, lerr)
+		if owners == 0 {
+			t.Fatalf("round %d: no owner left (transfer %v, leave %v)", i, terr, lerr)
+		}
+		// Whoever is owner now cannot leave: they are the last.
+		for _, a := range []team.Actor{x, tu} {
+			if e.role(ws, a.UserID) == auth.RoleOwner {
+				wantErr(t, fmt.Sprintf("round %d: the remaining owner leaves", i), e.svc.Leave(e.ctx, a), team.ErrLastOwner)
+			}
+		}
 	}
 }
