@@ -72,7 +72,9 @@ import (
 )
 
 // Actor is the signed-in user acting on their workspace, as auth.AuthenticateWorkspace
-// established it for this request (Role from the membership it read).
+// established it for this request (Role from the membership it read): build it from that
+// Identity (UserID, WorkspaceID, Role) and the user's email, never from request input.
+// TransferOwnership and Leave re-read the actor's membership; the other methods trust Role.
 type Actor struct {
 	WorkspaceID string
 	UserID      string
@@ -375,7 +377,8 @@ func (s *Service) email(ctx context.Context, userID string) string {
 // emails the link in lang ("bn" or "en"; English otherwise). It needs auth.ManageTeam. A
 // pending invitation of the same email (any letter case) is replaced by the new one; someone
 // who already is a member is ErrAlreadyMember; at most MaxPendingInvites are pending. If the
-// email cannot be sent, the invitation is deleted again and the error returned.
+// email cannot be sent, the invitation is deleted again and the error returned. An invitation
+// outlives its inviter's role: owners and admins see and revoke pending ones (ListInvites).
 func (s *Service) Invite(ctx context.Context, actor Actor, email string, role auth.Role, lang string) (*Invitation, error) {
 	if !actor.Role.Can(auth.ManageTeam) {
 		return nil, ErrForbidden

@@ -741,3 +741,19 @@ func TestTransferRacesTargetLeaving(t *testing.T) {
 		}
 	}
 }
+
+func TestInviteLinkAndGrant(t *testing.T) {
+	if got := team.InviteLink("https://d.test/dashboard/", "tok"); got != "https://d.test/dashboard/invite?token=tok" {
+		t.Fatalf("link %q", got)
+	}
+	a, err := team.NewGrant()
+	if err != nil || len(a) != 16 || strings.ContainsAny(a, "/#") {
+		t.Fatalf("grant %q, %v", a, err)
+	}
+	if b, _ := team.NewGrant(); a == b {
+		t.Fatal("two grants alike")
+	}
+	if roles := team.InvitableRoles(); len(roles) != 3 || slices.Contains(roles, auth.RoleOwner) {
+		t.Fatalf("invitable %v", roles)
+	}
+}
