@@ -229,19 +229,19 @@ func (s *Service) FinishRegistration(ctx context.Context, userID, ceremonyID, na
 	if err != nil {
 		return nil, err
 	}
-	if len(responseJSON) > maxResponseBytes {
-		return nil, fmt.Errorf("%w: response too large", ErrRefused)
-	}
-	parsed, err := protocol.ParseCredentialCreationResponseBytes([]byte(responseJSON))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrRefused, describe(err))
-	}
 	recs, err := s.store.ListPasskeys(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
 	if len(recs) >= MaxPerUser {
 		return nil, ErrTooMany
+	}
+	if len(responseJSON) > maxResponseBytes {
+		return nil, fmt.Errorf("%w: response too large", ErrRefused)
+	}
+	parsed, err := protocol.ParseCredentialCreationResponseBytes([]byte(responseJSON))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrRefused, describe(err))
 	}
 	user := &webauthnUser{id: userID}
 	cred, err := s.wa.CreateCredential(user, *session, parsed)
