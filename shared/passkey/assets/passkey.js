@@ -81,8 +81,13 @@
     call.then(function (cred) {
       if (!cred) { throw new Error("no credential"); }
       form.elements.namedItem("response").value = encode(cred);
-      form.submit(); // a normal navigation; submit() fires no submit event
-    }).catch(function () {
+      // A normal navigation (submit() fires no submit event). Through the prototype: a control
+      // named or with the id "submit" would shadow form.submit.
+      HTMLFormElement.prototype.submit.call(form);
+    }).catch(function (err) {
+      // The DOMException's name (NotAllowedError: cancelled or timed out; InvalidStateError:
+      // this authenticator already holds a passkey of the user) for tests and support.
+      form.setAttribute("data-passkey-failure", (err && err.name) || "Error");
       form.removeAttribute("aria-busy");
       if (submit) { submit.disabled = false; }
       show(form, "[data-passkey-error]", true);
