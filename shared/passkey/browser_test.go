@@ -1,3 +1,7 @@
+//go:build !race
+
+// Excluded from -race builds like the other browser tests (chromedp v0.23 races on its own).
+
 package passkey_test
 
 import (
@@ -10,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
@@ -130,10 +135,10 @@ func (s *testSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TestPasskeyInChromium registers a passkey in Chromium's virtual authenticator (CTAP2,
+// TestBrowserPasskeys registers a passkey in Chromium's virtual authenticator (CTAP2,
 // internal, resident keys, user verification), signs in with it alone, and checks the
 // attacker's cases: a bogus signature, a replayed response, a cloned authenticator.
-func TestPasskeyInChromium(t *testing.T) {
+func TestBrowserPasskeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
@@ -325,6 +330,18 @@ func TestPasskeyInChromium(t *testing.T) {
 	if got := signIn(); got != "refused" || !errors.Is(site.lastErr(), passkey.ErrRefused) {
 		t.Fatalf("removed passkey: %q, %v", got, site.lastErr())
 	}
+	// A browser without WebAuthn: the passkey form stays hidden and the notice shows.
+	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
+		Source: "delete window.PublicKeyCredential;"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.Do(ctx, chromedp.Navigate(origin+"/login"), chromedp.WaitVisible(chromedp.ID("unsupported"))); err != nil {
+		t.Fatal(err)
+	}
+	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("pk").hidden`)); err != nil || !hidden {
+		t.Fatalf("passkey form without WebAuthn: hidden %v, %v", hidden, err)
+	}
+
 	for i, err := range site.errs {
 		t.Logf("finish %d: %v", i+1, err)
 	}
