@@ -25,10 +25,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/passkey"
+	"github.com/takapay/payments/shared/passkey/record"
 )
 
-var _ passkey.Store = (*Store)(nil)
+var _ record.Store = (*Store)(nil)
 
 const passkeySKPrefix = "PASSKEY#"
 
@@ -45,9 +45,9 @@ type passkeyItem struct {
 
 func validPasskeyKey(userID, id string) bool { return validID(userID) && validID(id) }
 
-// PutPasskey stores a new passkey (one conditional PutItem); passkey.ErrDuplicate when the
+// PutPasskey stores a new passkey (one conditional PutItem); record.ErrDuplicate when the
 // user already has it.
-func (s *Store) PutPasskey(ctx context.Context, r *passkey.Record) error {
+func (s *Store) PutPasskey(ctx context.Context, r *record.Passkey) error {
 	if !validPasskeyKey(r.UserID, r.ID) || len(r.Credential) == 0 {
 		return fmt.Errorf("invalid passkey user %q or id %q, or no credential", r.UserID, r.ID)
 	}
@@ -56,18 +56,18 @@ func (s *Store) PutPasskey(ctx context.Context, r *passkey.Record) error {
 		CreatedAt: r.CreatedAt.UTC(), LastUsedAt: r.LastUsedAt, SignCount: r.SignCount, Credential: r.Credential,
 	})
 	if isConditionFailed(err) {
-		return passkey.ErrDuplicate
+		return record.ErrDuplicate
 	}
 	return err
 }
 
 // ListPasskeys returns a user's passkeys in id order with one strongly consistent Query
 // (following pages, should there ever be more than 1 MB).
-func (s *Store) ListPasskeys(ctx context.Context, userID string) ([]*passkey.Record, error) {
+func (s *Store) ListPasskeys(ctx context.Context, userID string) ([]*record.Passkey, error) {
 	if !validID(userID) {
 		return nil, nil
 	}
-	var out []*passkey.Record
+	var out []*record.Passkey
 	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
 		TableName:              aws.String(s.Table),
 		ConsistentRead:         aws.Bool(true),
@@ -87,7 +87,7 @@ func (s *Store) ListPasskeys(ctx context.Context, userID string) ([]*passkey.Rec
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 				return nil, fmt.Errorf("decode passkey item: %w", err)
 			}
-			out = append(out, &passkey.Record{
+			out = append(out, &record.Passkey{
 				ID: strings.TrimPrefix(it.SK, passkeySKPrefix), UserID: it.UserID, Name: it.Name,
 				CreatedAt: it.CreatedAt, LastUsedAt: it.LastUsedAt, SignCount: it.SignCount, Credential: it.Credential,
 			})
@@ -96,11 +96,11 @@ func (s *Store) ListPasskeys(ctx context.Context, userID string) ([]*passkey.Rec
 	return out, nil
 }
 
-// RenamePasskey sets a passkey's name (one conditional UpdateItem); passkey.ErrNotFound when
-// the user has no such passkey.
+// RenamePasskey sets a passkey's name (one conditional UpdateItem); record.ErrNotFound when
+// the user has no such record.
 func (s *Store) RenamePasskey(ctx context.Context, userID, id, name string) error {
 	if !validPasskeyKey(userID, id) {
-		return passkey.ErrNotFound
+		return record.ErrNotFound
 	}
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.Table),
@@ -113,16 +113,16 @@ func (s *Store) RenamePasskey(ctx context.Context, userID, id, name string) erro
 		},
 	})
 	if isConditionFailed(err) {
-		return passkey.ErrNotFound
+		return record.ErrNotFound
 	}
 	return err
 }
 
-// DeletePasskey removes a passkey (one conditional DeleteItem); passkey.ErrNotFound when the
-// user has no such passkey.
+// DeletePasskey removes a passkey (one conditional DeleteItem); record.ErrNotFound when the
+// user has no such record.
 func (s *Store) DeletePasskey(ctx context.Context, userID, id string) error {
 	if !validPasskeyKey(userID, id) {
-		return passkey.ErrNotFound
+		return record.ErrNotFound
 	}
 	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:           aws.String(s.Table),
@@ -130,17 +130,17 @@ func (s *Store) DeletePasskey(ctx context.Context, userID, id string) error {
 		ConditionExpression: aws.String("attribute_exists(pk)"),
 	})
 	if isConditionFailed(err) {
-		return passkey.ErrNotFound
+		return record.ErrNotFound
 	}
 	return err
 }
 
 // UsePasskey records a sign-in with one UpdateItem conditioned on the counter read before
 // verification: of two sign-ins racing on the same reading, one records; the other, like a
-// sign-in with a passkey removed meanwhile, gets passkey.ErrNotFound.
+// sign-in with a passkey removed meanwhile, gets record.ErrNotFound.
 func (s *Store) UsePasskey(ctx context.Context, userID, id string, prevCount, newCount uint32, credential []byte, at time.Time) error {
 	if !validPasskeyKey(userID, id) {
-		return passkey.ErrNotFound
+		return record.ErrNotFound
 	}
 	if len(credential) == 0 {
 		return errors.New("a passkey use needs its credential")
@@ -158,7 +158,7 @@ func (s *Store) UsePasskey(ctx context.Context, userID, id string, prevCount, ne
 		},
 	})
 	if isConditionFailed(err) {
-		return passkey.ErrNotFound
+		return record.ErrNotFound
 	}
 	return err
 }
@@ -176,7 +176,7 @@ type ceremonyItem struct {
 }
 
 // PutCeremony stores a begun ceremony under the hash of its id (create-only PutItem).
-func (s *Store) PutCeremony(ctx context.Context, hash string, c *passkey.CeremonyRecord) error {
+func (s *Store) PutCeremony(ctx context.Context, hash string, c *record.Ceremony) error {
 	if !validID(hash) || c.ExpiresAt.IsZero() {
 		return errors.New("invalid ceremony hash or expiry")
 	}
@@ -189,7 +189,7 @@ func (s *Store) PutCeremony(ctx context.Context, hash string, c *passkey.Ceremon
 // TakeCeremony deletes a ceremony and returns it (one conditional DeleteItem, ALL_OLD);
 // (nil, nil) when there is none (never stored, already taken). An expired one is returned:
 // the caller compares ExpiresAt with its clock.
-func (s *Store) TakeCeremony(ctx context.Context, hash string) (*passkey.CeremonyRecord, error) {
+func (s *Store) TakeCeremony(ctx context.Context, hash string) (*record.Ceremony, error) {
 	if !validID(hash) {
 		return nil, nil
 	}
@@ -209,5 +209,5 @@ func (s *Store) TakeCeremony(ctx context.Context, hash string) (*passkey.Ceremon
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
 		return nil, fmt.Errorf("decode ceremony item: %w", err)
 	}
-	return &passkey.CeremonyRecord{Kind: it.Kind, UserID: it.UserID, ExpiresAt: it.ExpiresAt, Session: it.Session}, nil
+	return &record.Ceremony{Kind: it.Kind, UserID: it.UserID, ExpiresAt: it.ExpiresAt, Session: it.Session}, nil
 }

@@ -8,19 +8,19 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/passkey"
+	"github.com/takapay/payments/shared/passkey/record"
 )
 
 func TestPasskeyStore(t *testing.T) {
 	s, ctx := newStore(t)
 	alice, bob := uuid.NewString(), uuid.NewString()
 	created := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
-	rec := &passkey.Record{ID: passkey.CredentialHash([]byte("cred-1")), UserID: alice, Name: "Laptop",
+	rec := &record.Passkey{ID: record.CredentialHash([]byte("cred-1")), UserID: alice, Name: "Laptop",
 		CreatedAt: created, SignCount: 3, Credential: []byte(`{"id":"x"}`)}
 	if err := s.PutPasskey(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutPasskey(ctx, rec); !errors.Is(err, passkey.ErrDuplicate) {
+	if err := s.PutPasskey(ctx, rec); !errors.Is(err, record.ErrDuplicate) {
 		t.Fatalf("second put = %v, want ErrDuplicate", err)
 	}
 	got, err := s.ListPasskeys(ctx, alice)
@@ -37,13 +37,13 @@ func TestPasskeyStore(t *testing.T) {
 	}
 
 	// Someone else's passkey cannot be renamed, used or removed: it is not found.
-	if err := s.RenamePasskey(ctx, bob, rec.ID, "mine"); !errors.Is(err, passkey.ErrNotFound) {
+	if err := s.RenamePasskey(ctx, bob, rec.ID, "mine"); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("bob renames = %v", err)
 	}
-	if err := s.DeletePasskey(ctx, bob, rec.ID); !errors.Is(err, passkey.ErrNotFound) {
+	if err := s.DeletePasskey(ctx, bob, rec.ID); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("bob removes = %v", err)
 	}
-	if err := s.UsePasskey(ctx, bob, rec.ID, 3, 4, []byte("{}"), created); !errors.Is(err, passkey.ErrNotFound) {
+	if err := s.UsePasskey(ctx, bob, rec.ID, 3, 4, []byte("{}"), created); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("bob uses = %v", err)
 	}
 
@@ -52,7 +52,7 @@ func TestPasskeyStore(t *testing.T) {
 	}
 	// A use is recorded only against the counter it read.
 	used := created.Add(time.Hour)
-	if err := s.UsePasskey(ctx, alice, rec.ID, 2, 5, []byte(`{"id":"y"}`), used); !errors.Is(err, passkey.ErrNotFound) {
+	if err := s.UsePasskey(ctx, alice, rec.ID, 2, 5, []byte(`{"id":"y"}`), used); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("stale counter use = %v, want ErrNotFound", err)
 	}
 	if err := s.UsePasskey(ctx, alice, rec.ID, 3, 4, []byte(`{"id":"y"}`), used); err != nil {
@@ -65,22 +65,22 @@ func TestPasskeyStore(t *testing.T) {
 	if err := s.DeletePasskey(ctx, alice, rec.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeletePasskey(ctx, alice, rec.ID); !errors.Is(err, passkey.ErrNotFound) {
+	if err := s.DeletePasskey(ctx, alice, rec.ID); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("second delete = %v", err)
 	}
 }
 
 func TestCeremonyTakenOnce(t *testing.T) {
 	s, ctx := newStore(t)
-	hash := passkey.CredentialHash([]byte(uuid.NewString()))
+	hash := record.CredentialHash([]byte(uuid.NewString()))
 	exp := time.Now().Add(5 * time.Minute).UTC()
-	if err := s.PutCeremony(ctx, hash, &passkey.CeremonyRecord{Kind: passkey.KindLogin, ExpiresAt: exp, Session: []byte(`{"challenge":"c"}`)}); err != nil {
+	if err := s.PutCeremony(ctx, hash, &record.Ceremony{Kind: record.KindLogin, ExpiresAt: exp, Session: []byte(`{"challenge":"c"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	// Ten concurrent takes: exactly one gets the ceremony.
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var got []*passkey.CeremonyRecord
+	var got []*record.Ceremony
 	for range 10 {
 		wg.Go(func() {
 			c, err := s.TakeCeremony(ctx, hash)
@@ -99,10 +99,10 @@ func TestCeremonyTakenOnce(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d takes got the ceremony, want 1", len(got))
 	}
-	if c := got[0]; c.Kind != passkey.KindLogin || c.UserID != "" || !c.ExpiresAt.Equal(exp) || string(c.Session) != `{"challenge":"c"}` {
+	if c := got[0]; c.Kind != record.KindLogin || c.UserID != "" || !c.ExpiresAt.Equal(exp) || string(c.Session) != `{"challenge":"c"}` {
 		t.Fatalf("took %+v", c)
 	}
-	if c, err := s.TakeCeremony(ctx, passkey.CredentialHash([]byte("never"))); c != nil || err != nil {
+	if c, err := s.TakeCeremony(ctx, record.CredentialHash([]byte("never"))); c != nil || err != nil {
 		t.Fatalf("unknown ceremony = %v, %v", c, err)
 	}
 }

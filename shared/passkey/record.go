@@ -1,15 +1,14 @@
 package passkey
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/takapay/payments/shared/passkey/record"
 )
 
 // The package's errors. The HTTP edge maps them once: ErrCeremony and ErrRefused to "try
@@ -26,11 +25,11 @@ var (
 	// passkey's private key may exist. The sign-in is refused and the stored counter kept.
 	ErrCloned = errors.New("passkey: signature counter went backwards (possibly cloned authenticator)")
 	// ErrDuplicate: this credential is already registered for the user.
-	ErrDuplicate = errors.New("passkey: already registered")
+	ErrDuplicate = record.ErrDuplicate
 	// ErrTooMany: the user already has MaxPerUser passkeys.
 	ErrTooMany = errors.New("passkey: too many passkeys")
 	// ErrNotFound: the user has no passkey with that id (someone else's passkey included).
-	ErrNotFound = errors.New("passkey: not found")
+	ErrNotFound = record.ErrNotFound
 )
 
 // FieldError is a validation error of one input (422 naming Field and Rule).
@@ -52,68 +51,23 @@ const (
 	maxResponseBytes = 64 << 10
 )
 
-// Record is one registered passkey of a user.
-type Record struct {
-	// ID is the hex SHA-256 of the WebAuthn credential id (the raw bytes): the passkey's id in
-	// URLs and forms.
-	ID         string
-	UserID     string
-	Name       string
-	CreatedAt  time.Time
-	LastUsedAt *time.Time
-	// SignCount is the authenticator's signature counter at the last use (0 for
-	// authenticators without one).
-	SignCount uint32
-	// Credential is the go-webauthn Credential as JSON (public key, flags, AAGUID...).
-	Credential []byte
-}
+// Record is one registered passkey of a user (see package record).
+type Record = record.Passkey
 
-// CredentialHash is the passkey id of a raw WebAuthn credential id.
-func CredentialHash(rawID []byte) string {
-	sum := sha256.Sum256(rawID)
-	return hex.EncodeToString(sum[:])
-}
+// CeremonyRecord is a begun ceremony's server-side state (see package record).
+type CeremonyRecord = record.Ceremony
+
+// Store keeps passkeys and ceremonies; shared/dynamo implements it (see package record).
+type Store = record.Store
+
+// CredentialHash is the passkey id of a raw WebAuthn credential id: its hex SHA-256.
+func CredentialHash(rawID []byte) string { return record.CredentialHash(rawID) }
 
 // Ceremony kinds stored with a ceremony.
 const (
-	KindRegister = "register"
-	KindLogin    = "login"
+	KindRegister = record.KindRegister
+	KindLogin    = record.KindLogin
 )
-
-// CeremonyRecord is a begun ceremony's server-side state, stored under the SHA-256 of its
-// id (the id itself is only in the browser's form).
-type CeremonyRecord struct {
-	Kind string
-	// UserID is the registering user ("" for a login: discoverable, the user is unknown).
-	UserID    string
-	ExpiresAt time.Time
-	// Session is go-webauthn's SessionData as JSON (the challenge and what it was begun with).
-	Session []byte
-}
-
-// Store keeps passkeys and ceremonies (shared/dynamo implements it). Every method is one
-// DynamoDB request.
-type Store interface {
-	// PutPasskey stores a new passkey; ErrDuplicate when the user already has it.
-	PutPasskey(ctx context.Context, r *Record) error
-	// ListPasskeys returns a user's passkeys (at most a page; there are at most
-	// MaxPerUser + concurrent registrations), in id order.
-	ListPasskeys(ctx context.Context, userID string) ([]*Record, error)
-	// RenamePasskey sets a passkey's name; ErrNotFound when the user has no such passkey.
-	RenamePasskey(ctx context.Context, userID, id, name string) error
-	// DeletePasskey removes a passkey; ErrNotFound when the user has no such passkey.
-	DeletePasskey(ctx context.Context, userID, id string) error
-	// UsePasskey records a sign-in: the new counter, credential JSON and last use, only if
-	// the stored counter is still prevCount; ErrNotFound when the passkey is gone or its
-	// counter has changed since it was read.
-	UsePasskey(ctx context.Context, userID, id string, prevCount, newCount uint32, credential []byte, at time.Time) error
-	// PutCeremony stores a ceremony under hash (create-only).
-	PutCeremony(ctx context.Context, hash string, c *CeremonyRecord) error
-	// TakeCeremony deletes the ceremony stored under hash and returns what it held, or
-	// (nil, nil) when there was none: of two concurrent takes one gets it. Expiry is the
-	// caller's check.
-	TakeCeremony(ctx context.Context, hash string) (*CeremonyRecord, error)
-}
 
 // checkName validates a passkey name: 1..MaxNameChars characters of valid UTF-8, no control
 // characters, no surrounding spaces.
