@@ -345,6 +345,21 @@ func TestBrowserPasskeys(t *testing.T) {
 	for i, err := range site.errs {
 		t.Logf("finish %d: %v", i+1, err)
 	}
+	u := site.userID
+	want := strings.Join([]string{
+		"passkey.signin.succeeded//" + u,
+		"passkey.signin.failed/refused/" + u, // bogus signature
+		"passkey.signin.failed/refused/" + u, // no user verification
+		"passkey.signin.failed/refused/",     // a user handle that names nobody
+		"passkey.signin.failed/refused/" + u, // altered authenticator data
+		"passkey.signin.failed/refused/" + u, // replayed
+		"passkey.signin.succeeded//" + u,
+		"passkey.signin.failed/cloned/" + u,
+		"passkey.signin.failed/refused/", // removed: an unknown credential
+	}, " ")
+	if got := e.eventSummary(); got != want {
+		t.Fatalf("events:\n got %s\nwant %s", got, want)
+	}
 	if n := len(e.sessions.users); n != 2 {
 		t.Fatalf("%d sessions started, want 2", n)
 	}

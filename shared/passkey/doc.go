@@ -49,11 +49,26 @@
 // or response{clientDataJSON, authenticatorData, signature, userHandle},
 // clientExtensionResults) into the hidden "response" field and submits the form normally.
 // When the browser call fails or is cancelled it shows the [data-passkey-error] element
-// inside the form and re-enables the button (the ceremony is unused: retrying is fine). While
-// waiting the form has aria-busy="true" and the submit button is disabled.
+// inside the form, sets data-passkey-failure on the form to the DOMException's name
+// (NotAllowedError: cancelled or timed out; InvalidStateError: this authenticator already
+// holds one of the user's passkeys) and re-enables the button (the ceremony is unused:
+// retrying is fine). While waiting the form has aria-busy="true" and the submit button is
+// disabled. The script submits through HTMLFormElement.prototype.submit, so a control named
+// "submit" is harmless.
+//
+// Passkeys work only on an origin whose host is the RP ID or under it, over https or on
+// http://localhost: never on an IP address such as http://127.0.0.1:3000 (browsers refuse
+// IP RP IDs). Locally use Origin "http://localhost:<port>" with RPID "localhost".
 //
 // The server then calls FinishRegistration(ctx, userID, form "ceremony", form "name", form
 // "response") or FinishLogin(ctx, form "ceremony", form "response", Client{IP, UserAgent}).
 // The page needs CSP script-src 'sha256-…' (page.Policy{Script: Script}) and form-action 'self';
 // no connect-src. Each page view that renders a form begins a ceremony: one PutItem.
+//
+// # DynamoDB requests
+//
+// BeginRegistration: Query + PutItem. FinishRegistration: DeleteItem + Query + PutItem.
+// BeginLogin: PutItem. FinishLogin: DeleteItem + Query + UpdateItem, then the session
+// starter's own. List: Query. Rename, Remove: one UpdateItem / DeleteItem. The IAM policy of
+// the function needs dynamodb:Query, PutItem, UpdateItem and DeleteItem on the table.
 package passkey

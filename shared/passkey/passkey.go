@@ -30,6 +30,30 @@ type Config struct {
 	Name string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// OnEvent, when set, hears every passkey sign-in's outcome (for the activity log and
+	// alerts); it must not block for long. Registration, rename and removal are recorded by
+	// the caller, which knows the workspace and the client.
+	OnEvent func(ctx context.Context, e Event)
+}
+
+// Event kinds.
+const (
+	EventSignInSucceeded = "passkey.signin.succeeded"
+	// EventSignInFailed: a response that did not verify (ErrRefused) or a cloned
+	// authenticator (ErrCloned). UserID is the user the response claimed (its user handle)
+	// when that user has the passkey it names, else "". Unknown, expired or reused
+	// ceremonies are not events (nothing was tried against a user).
+	EventSignInFailed = "passkey.signin.failed"
+)
+
+// Event is a passkey sign-in's outcome.
+type Event struct {
+	Kind      string
+	UserID    string
+	PasskeyID string
+	// Reason is "refused" or "cloned" for a failure.
+	Reason string
+	Client Client
 }
 
 // Client is who asked: kept with the session the sign-in starts.
@@ -294,30 +318,42 @@ func (s *Service) FinishLogin(ctx context.Context, ceremonyID, responseJSON stri
 	if err != nil {
 		return nil, err
 	}
+	out, ev, err := s.finishLogin(ctx, session, responseJSON, c)
+	if s.cfg.OnEvent != nil && ev.Kind != "" {
+		ev.Client = c
+		s.cfg.OnEvent(ctx, ev)
+	}
+	return out, err
+}
+
+// finishLogin verifies a response against a taken ceremony and says what to record.
+func (s *Service) finishLogin(ctx context.Context, session *webauthn.SessionData, responseJSON string, c Client) (*Session, Event, error) {
+	failed := Event{Kind: EventSignInFailed, Reason: "refused"}
 	if len(responseJSON) > maxResponseBytes {
-		return nil, fmt.Errorf("%w: response too large", ErrRefused)
+		return nil, failed, fmt.Errorf("%w: response too large", ErrRefused)
 	}
 	parsed, err := protocol.ParseCredentialRequestResponseBytes([]byte(responseJSON))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrRefused, describe(err))
+		return nil, failed, fmt.Errorf("%w: %s", ErrRefused, describe(err))
 	}
 	userID := string(parsed.Response.UserHandle)
 	if !validUserID(userID) {
-		return nil, fmt.Errorf("%w: no usable user handle", ErrRefused)
+		return nil, failed, fmt.Errorf("%w: no usable user handle", ErrRefused)
 	}
 	recs, err := s.store.ListPasskeys(ctx, userID)
 	if err != nil {
-		return nil, err
+		return nil, Event{}, err
 	}
 	id := CredentialHash(parsed.RawID)
 	i := slices.IndexFunc(recs, func(r *Record) bool { return r.ID == id })
 	if i < 0 {
-		return nil, fmt.Errorf("%w: unknown credential", ErrRefused)
+		return nil, failed, fmt.Errorf("%w: unknown credential", ErrRefused)
 	}
 	rec := recs[i]
+	failed.UserID, failed.PasskeyID = userID, id
 	creds, err := decodeCredentials([]*Record{rec})
 	if err != nil {
-		return nil, err
+		return nil, Event{}, err
 	}
 	user := &webauthnUser{id: userID, creds: creds}
 	handler := func(rawID, userHandle []byte) (webauthn.User, error) {
@@ -328,27 +364,29 @@ func (s *Service) FinishLogin(ctx context.Context, ceremonyID, responseJSON stri
 	}
 	_, cred, err := s.wa.ValidatePasskeyLogin(handler, *session, parsed)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrRefused, describe(err))
+		return nil, failed, fmt.Errorf("%w: %s", ErrRefused, describe(err))
 	}
 	if cred.Authenticator.CloneWarning {
-		return nil, ErrCloned
+		failed.Reason = "cloned"
+		return nil, failed, ErrCloned
 	}
 	credJSON, err := json.Marshal(cred)
 	if err != nil {
-		return nil, err
+		return nil, Event{}, err
 	}
 	if err := s.store.UsePasskey(ctx, userID, id, rec.SignCount, cred.Authenticator.SignCount, credJSON, s.now().UTC()); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			// Removed, or used by a concurrent sign-in with the same counter, since it was read.
-			return nil, fmt.Errorf("%w: the passkey changed during the sign-in", ErrRefused)
+			return nil, failed, fmt.Errorf("%w: the passkey changed during the sign-in", ErrRefused)
 		}
-		return nil, err
+		return nil, Event{}, err
 	}
 	token, expires, err := s.sessions.StartSession(ctx, userID, c.IP, c.UserAgent)
 	if err != nil {
-		return nil, err
+		return nil, Event{}, err
 	}
-	return &Session{UserID: userID, Token: token, ExpiresAt: expires, PasskeyID: id}, nil
+	return &Session{UserID: userID, Token: token, ExpiresAt: expires, PasskeyID: id},
+		Event{Kind: EventSignInSucceeded, UserID: userID, PasskeyID: id}, nil
 }
 
 // List returns a user's passkeys, oldest first.

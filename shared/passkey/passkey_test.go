@@ -45,6 +45,8 @@ func (c *clock) Add(d time.Duration) {
 }
 
 type env struct {
+	mu       sync.Mutex
+	events   []passkey.Event
 	svc      *passkey.Service
 	store    *dynamo.Store
 	clock    *clock
@@ -59,7 +61,12 @@ func newEnv(t *testing.T, origin, rpID string) *env {
 	t.Cleanup(cancel)
 	store := &dynamo.Store{DB: stack.DDB, Table: stack.TableName("Table")}
 	e := &env{store: store, clock: &clock{t: time.Now()}, sessions: &fakeSessions{}, ctx: ctx}
-	svc, err := passkey.New(passkey.Config{Origin: origin, RPID: rpID, Name: "Takapay", Now: e.clock.Now}, store, e.sessions)
+	onEvent := func(_ context.Context, ev passkey.Event) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.events = append(e.events, ev)
+	}
+	svc, err := passkey.New(passkey.Config{Origin: origin, RPID: rpID, Name: "Takapay", Now: e.clock.Now, OnEvent: onEvent}, store, e.sessions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +193,10 @@ func TestCeremonyRules(t *testing.T) {
 	if len(e.sessions.users) != 0 {
 		t.Fatalf("sessions started: %v", e.sessions.users)
 	}
+	// One event: the garbage response (ceremony errors try nothing against a user).
+	if got := e.eventSummary(); got != "passkey.signin.failed/refused/" {
+		t.Fatalf("events %q", got)
+	}
 }
 
 func TestNames(t *testing.T) {
@@ -256,4 +267,15 @@ func TestCap(t *testing.T) {
 	if _, err := e.svc.BeginRegistration(e.ctx, alice, "a@example.com"); !errors.Is(err, passkey.ErrTooMany) {
 		t.Fatalf("begin at the cap = %v, want ErrTooMany", err)
 	}
+}
+
+// eventSummary renders the events as "kind/reason/user" joined by spaces.
+func (e *env) eventSummary() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var parts []string
+	for _, ev := range e.events {
+		parts = append(parts, ev.Kind+"/"+ev.Reason+"/"+ev.UserID)
+	}
+	return strings.Join(parts, " ")
 }
