@@ -65,6 +65,23 @@
 // The page needs CSP script-src 'sha256-…' (page.Policy{Script: Script}) and form-action 'self';
 // no connect-src. Each page view that renders a form begins a ceremony: one PutItem.
 //
+// # Wiring
+//
+// The account service starts the session; a three-line adapter fits it to SessionStarter:
+//
+//	type accountSessions struct{ a *account.Service }
+//
+//	func (s accountSessions) StartSession(ctx context.Context, userID, ip, ua string) (string, time.Time, error) {
+//		sess, err := s.a.StartSession(ctx, userID, account.Client{IP: ip, UserAgent: ua})
+//		if err != nil {
+//			return "", time.Time{}, err
+//		}
+//		return sess.Token, sess.ExpiresAt, nil
+//	}
+//
+//	svc, err := passkey.New(passkey.Config{Origin: origin, RPID: rpID, Name: "Takapay", OnEvent: record},
+//		&dynamo.Store{DB: db, Table: table}, accountSessions{accounts})
+//
 // # DynamoDB requests
 //
 // BeginRegistration: Query + PutItem. FinishRegistration: DeleteItem + Query + PutItem.

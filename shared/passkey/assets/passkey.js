@@ -65,15 +65,19 @@
 
   function run(form) {
     var mode = form.getAttribute("data-passkey");
-    var opts = JSON.parse(form.getAttribute("data-passkey-options"));
     var submit = form.querySelector("[type=submit]");
     var call;
-    if (mode === "register") {
-      call = navigator.credentials.create({ publicKey: creationOptions(opts.publicKey) });
-    } else if (mode === "login") {
-      call = navigator.credentials.get({ publicKey: requestOptions(opts.publicKey) });
-    } else {
-      return;
+    try {
+      var opts = JSON.parse(form.getAttribute("data-passkey-options"));
+      if (mode === "register") {
+        call = navigator.credentials.create({ publicKey: creationOptions(opts.publicKey) });
+      } else if (mode === "login") {
+        call = navigator.credentials.get({ publicKey: requestOptions(opts.publicKey) });
+      } else {
+        throw new TypeError("data-passkey must be register or login");
+      }
+    } catch (err) {
+      call = Promise.reject(err);
     }
     show(form, "[data-passkey-error]", false);
     form.setAttribute("aria-busy", "true");
