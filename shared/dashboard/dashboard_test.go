@@ -237,7 +237,7 @@ func TestValidationAndLimits(t *testing.T) {
 	// The service's own rule (password length), worded by the page, in Bangla too.
 	r = do(t, s.SignUp, call{method: "POST", path: "/dashboard/sign-up", cookies: ck, query: map[string]string{"lang": "bn"},
 		form: url.Values{"csrf": {tok}, "email": {"a@shop.com.bd"}, "password": {"short"}, "workspace": {"Shop"}}})
-	if r.Status != 422 || !strings.Contains(body(r), messagesBN["dash.rule.password.length"]) {
+	if r.Status != 422 || !strings.Contains(body(r), messagesBN["dash.rule.password.min_length"]) {
 		t.Errorf("sign-up bn: %d\n%s", r.Status, body(r))
 	}
 	for i := 0; i < 10; i++ {

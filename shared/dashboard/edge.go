@@ -12,9 +12,7 @@ package dashboard
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
@@ -150,15 +148,6 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// sessionCSRF is the session's form token: an HMAC keyed by the session token (256 random
-// bits the page never shows: the cookie is HttpOnly), so it needs no stored state and no
-// server key, and it cannot be computed without the session.
-func sessionCSRF(sessionToken string) string {
-	m := hmac.New(sha256.New, []byte(sessionToken))
-	m.Write([]byte("takapay dashboard csrf v1"))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
 func equal(a, b string) bool {
 	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
@@ -249,23 +238,16 @@ func (s *Service) signedIn(ctx context.Context, r *req) error {
 	if err != nil {
 		return err
 	}
-	v := &viewer{token: token, user: *u, csrf: sessionCSRF(token)}
-	want, _ := cookie(r.Request, workspaceCookie)
-	for _, id := range []string{want, u.WorkspaceID} {
-		if id == "" {
-			continue
-		}
-		m, err := s.Team.Membership(ctx, u.UserID, id)
-		if err != nil {
-			return err
-		}
-		if m != nil {
-			v.ws = *m
-			break
-		}
-	}
+	v := &viewer{token: token, user: *u, csrf: u.CSRF}
 	if v.all, err = s.Team.Workspaces(ctx, u.UserID); err != nil {
 		return err
+	}
+	want, _ := cookie(r.Request, workspaceCookie)
+	for _, id := range []string{want, u.WorkspaceID} {
+		if i := slices.IndexFunc(v.all, func(m Membership) bool { return id != "" && m.WorkspaceID == id }); i >= 0 {
+			v.ws = v.all[i]
+			break
+		}
 	}
 	if v.ws.WorkspaceID == "" && len(v.all) > 0 {
 		v.ws = v.all[0]

@@ -2,6 +2,9 @@ package dashboard
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"sync"
 	"time"
@@ -32,7 +35,7 @@ func (m *mem) signIn(user string, role auth.Role) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	tok := randomToken()
-	m.sessions[tok] = SessionUser{UserID: user, Email: user + "@shop.com.bd", WorkspaceID: "ws1"}
+	m.sessions[tok] = SessionUser{UserID: user, Email: user + "@shop.com.bd", WorkspaceID: "ws1", CSRF: sessionCSRF(tok)}
 	if m.members["ws1"] == nil {
 		m.members["ws1"] = map[string]auth.Role{}
 	}
@@ -43,7 +46,7 @@ func (m *mem) signIn(user string, role auth.Role) string {
 
 func (m *mem) SignUp(ctx context.Context, in SignUpInput) error {
 	if len(in.Password) < 12 {
-		return &FieldError{Field: "password", Rule: "length", Message: "must be 12 to 128 characters"}
+		return &FieldError{Field: "password", Rule: "min_length", Message: "must be 12 to 128 characters"}
 	}
 	return nil
 }
@@ -102,7 +105,7 @@ func (m *mem) SignOutEverywhere(ctx context.Context, userID string) error {
 	return nil
 }
 
-func (m *mem) Membership(ctx context.Context, userID, ws string) (*Membership, error) {
+func (m *mem) membership(ctx context.Context, userID, ws string) (*Membership, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.members[ws][userID]
@@ -112,13 +115,14 @@ func (m *mem) Membership(ctx context.Context, userID, ws string) (*Membership, e
 	return &Membership{WorkspaceID: ws, WorkspaceName: "Shop <BD>", Role: r}, nil
 }
 func (m *mem) Workspaces(ctx context.Context, userID string) ([]Membership, error) {
-	mm, err := m.Membership(ctx, userID, "ws1")
+	mm, err := m.membership(ctx, userID, "ws1")
 	if mm == nil || err != nil {
 		return nil, err
 	}
 	return []Membership{*mm}, nil
 }
-func (m *mem) ListMembers(ctx context.Context, ws string) ([]Member, error) {
+func (m *mem) ListMembers(ctx context.Context, a Actor) ([]Member, error) {
+	ws := a.WorkspaceID
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Member
@@ -127,7 +131,7 @@ func (m *mem) ListMembers(ctx context.Context, ws string) ([]Member, error) {
 	}
 	return out, nil
 }
-func (m *mem) ListInvites(ctx context.Context, ws string) ([]Invite, error) { return nil, nil }
+func (m *mem) ListInvites(ctx context.Context, a Actor) ([]Invite, error) { return nil, nil }
 func (m *mem) Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) error {
 	return nil
 }
@@ -181,4 +185,11 @@ func (m *mem) IssueWebhookSecret(ctx context.Context, a Actor, env auth.Environm
 func (m *mem) List(ctx context.Context, ws, cursor string, limit int) ([]Event, string, error) {
 	return []Event{{At: time.Unix(1_790_000_000, 0), ActorEmail: "owner@shop.com.bd", Action: "key.created", Target: "key_1",
 		IP: "203.0.113.7", UserAgent: "<script>"}}, "", nil
+}
+
+// sessionCSRF stands in for the account service's token (an HMAC keyed by the session token).
+func sessionCSRF(sessionToken string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("takapay dashboard csrf v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

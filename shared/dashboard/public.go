@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/mail"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func (s *Service) limitedPage(r *req, wait time.Duration) *web.Response {
 		d.Raw(`<p class="error-message" id="error-message">`)
 		d.text("dash.limited", "minutes", d.l.Digits(strconv.Itoa(mins)))
 		d.Raw("</p>\n<p class=\"links\">")
-		d.link("/dashboard/forgot", "forgot-link", "dash.forgot.link")
+		d.link("/dashboard/forgot-password", "forgot-link", "dash.forgot.link")
 		d.Raw("</p>\n")
 	})
 	resp.Headers["Retry-After"] = strconv.Itoa(secs)
@@ -136,7 +137,7 @@ func validEmail(s string) bool {
 // --- sign up ---------------------------------------------------------------------------------
 
 // inviteNext reports whether next is an invitation's page: a sign-up for it joins only.
-func inviteNext(next string) bool { return strings.HasPrefix(next, "/dashboard/invite/") }
+func inviteNext(next string) bool { return strings.HasPrefix(next, "/dashboard/invite?") }
 
 // SignUpPage is GET /dashboard/sign-up.
 func (s *Service) SignUpPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
@@ -242,7 +243,7 @@ func (s *Service) CheckEmail(ctx context.Context, wr *web.Request) (*web.Respons
 	})(ctx, wr)
 }
 
-// VerifyPage is GET /dashboard/verify/{token}: a button, so that a mail scanner that opens
+// VerifyPage is GET /dashboard/verify-email: a button, so that a mail scanner that opens
 // the link does not use it up.
 func (s *Service) VerifyPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
@@ -251,21 +252,21 @@ func (s *Service) VerifyPage(ctx context.Context, wr *web.Request) (*web.Respons
 			d.Raw("<p>")
 			d.text("dash.verify.message")
 			d.Raw("</p>\n")
-			d.formStart("/dashboard/verify/"+r.PathParams["token"], "verify-form")
+			d.formStart("/dashboard/verify-email?token="+url.QueryEscape(r.token()), "verify-form")
 			d.submit("dash.verify.submit", "verify-submit")
 			d.Raw("</form>\n")
 		}), nil
 	})(ctx, wr)
 }
 
-// Verify is POST /dashboard/verify/{token}: the address is verified, the workspace created,
+// Verify is POST /dashboard/verify-email: the address is verified, the workspace created,
 // and the person signed in.
 func (s *Service) Verify(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := s.publicPost(r); err != nil {
 			return nil, err
 		}
-		sess, err := s.Accounts.VerifyEmail(ctx, r.PathParams["token"], r.client())
+		sess, err := s.Accounts.VerifyEmail(ctx, r.token(), r.client())
 		if err != nil {
 			return nil, err
 		}
@@ -317,13 +318,13 @@ func (s *Service) signInForm(r *req, status int, f *form, notice string) *web.Re
 		d.Raw("</form>\n")
 		if s.Passkeys != nil {
 			d.Raw(`<div class="js-only links">`)
-			d.formStart("/dashboard/passkeys/sign-in", "passkey-sign-in-form")
+			d.formStart("/dashboard/passkeys/sign-in", "passkey-begin-form")
 			d.Raw(`<button type="submit" class="button" id="passkey-sign-in">`)
 			d.text("dash.passkey.sign_in")
 			d.Raw("</button></form></div>\n")
 		}
 		d.Raw(`<p class="links">`)
-		d.link("/dashboard/forgot", "forgot-link", "dash.forgot.link")
+		d.link("/dashboard/forgot-password", "forgot-link", "dash.forgot.link")
 		d.Raw(" · ")
 		path := "/dashboard/sign-up"
 		if next := f.value("next"); next != "" {
@@ -386,7 +387,7 @@ func (s *Service) forgotForm(r *req, status int, f *form) *web.Response {
 		d.Raw("<p>")
 		d.text("dash.forgot.message")
 		d.Raw("</p>\n")
-		d.formStart("/dashboard/forgot", "forgot-form")
+		d.formStart("/dashboard/forgot-password", "forgot-form")
 		d.input(f, "email", "email", "dash.field.email", "email", "", true)
 		d.submit("dash.forgot.submit", "forgot-submit")
 		d.Raw("</form>\n<p class=\"links\">")
@@ -414,7 +415,7 @@ func (s *Service) Forgot(ctx context.Context, wr *web.Request) (*web.Response, e
 	})(ctx, wr)
 }
 
-// ResetPage is GET /dashboard/reset/{token}.
+// ResetPage is GET /dashboard/reset-password.
 func (s *Service) ResetPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
 		s.publicGet(r)
@@ -425,14 +426,14 @@ func (s *Service) ResetPage(ctx context.Context, wr *web.Request) (*web.Response
 func (s *Service) resetForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.reset.title"), func(d *doc) {
 		d.errorSummary(f)
-		d.formStart("/dashboard/reset/"+r.PathParams["token"], "reset-form")
+		d.formStart("/dashboard/reset-password?token="+url.QueryEscape(r.token()), "reset-form")
 		d.input(f, "password", "password", "dash.field.new_password", "new-password", "dash.hint.password", true)
 		d.submit("dash.reset.submit", "reset-submit")
 		d.Raw("</form>\n")
 	})
 }
 
-// Reset is POST /dashboard/reset/{token}: a new password, and every session of the user ends.
+// Reset is POST /dashboard/reset-password: a new password, and every session of the user ends.
 func (s *Service) Reset(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := s.publicPost(r); err != nil {
@@ -444,7 +445,7 @@ func (s *Service) Reset(ctx context.Context, wr *web.Request) (*web.Response, er
 			f.fail("password", t(r.l(), "dash.rule.required"))
 			return s.resetForm(r, 422, f), nil
 		}
-		err := s.Accounts.ResetPassword(ctx, r.PathParams["token"], pw, r.client())
+		err := s.Accounts.ResetPassword(ctx, r.token(), pw, r.client())
 		var fe *FieldError
 		if errors.As(err, &fe) {
 			f.fail("password", r.fieldMessage(fe))
@@ -487,3 +488,6 @@ func (s *Service) SignOutEverywhere(ctx context.Context, wr *web.Request) (*web.
 		return s.redirect(r, "/dashboard/sign-in?notice=signed-out-everywhere"), nil
 	})(ctx, wr)
 }
+
+// token is a link's token: ?token= on the page and on its form's action.
+func (r *req) token() string { return r.Query["token"] }

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	_ "embed"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/htmlw"
 	"github.com/takapay/payments/shared/page"
+	"github.com/takapay/payments/shared/passkey"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -19,8 +21,9 @@ var dashboardCSS string
 var dashboardJS string
 
 var (
-	style  = page.NewStyle(dashboardCSS)
-	script = page.NewScript(dashboardJS)
+	style = page.NewStyle(dashboardCSS)
+	// One inline script, one CSP hash: the copy button, then the passkey ceremonies.
+	script = page.NewScript(dashboardJS + "\n" + passkey.ScriptSource())
 )
 
 // headers are the page kit's security headers for every dashboard response: default-src
@@ -106,7 +109,11 @@ func (s *Service) page(r *req, status int, title string, body func(d *doc)) *web
 		d.Raw("</button></form>")
 	}
 	d.Raw("</header>\n")
-	page.WriteLangSwitch(&d.Builder, d.l, r.Path)
+	self := r.Path
+	if tok := r.token(); tok != "" {
+		self += "?token=" + url.QueryEscape(tok)
+	}
+	page.WriteLangSwitch(&d.Builder, d.l, self)
 	if v := r.viewer; v != nil && v.ws.WorkspaceID != "" {
 		s.nav(d)
 		page.WriteBanner(&d.Builder, d.l)

@@ -33,6 +33,9 @@ type SessionUser struct {
 	UserID, Email string
 	// WorkspaceID is the workspace the session was started in ("" when none).
 	WorkspaceID string
+	// CSRF is the session's form token (the account service derives it from the session
+	// token); CheckCSRF compares a form's in constant time.
+	CSRF string
 }
 
 // SignUpInput is a sign-up form.
@@ -157,11 +160,10 @@ type Invite struct {
 
 // Team manages members and invitations (package team).
 type Team interface {
-	// Membership returns the user's membership of the workspace, nil when none.
-	Membership(ctx context.Context, userID, workspaceID string) (*Membership, error)
+	// Workspaces lists the user's memberships (the session's workspace is one of them).
 	Workspaces(ctx context.Context, userID string) ([]Membership, error)
-	ListMembers(ctx context.Context, workspaceID string) ([]Member, error)
-	ListInvites(ctx context.Context, workspaceID string) ([]Invite, error)
+	ListMembers(ctx context.Context, a Actor) ([]Member, error)
+	ListInvites(ctx context.Context, a Actor) ([]Invite, error)
 	Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) error
 	RevokeInvite(ctx context.Context, a Actor, inviteID string) error
 	ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) error
@@ -191,16 +193,16 @@ type Passkey struct {
 	LastUsed  *time.Time
 }
 
-// Passkeys registers passkeys and signs in with them (package passkey). The ceremonies'
-// options and responses are WebAuthn JSON, passed through as they are; state is what the
-// begin step hands the finish step (kept by the browser in a hidden field, opaque and
-// protected by the passkey package).
+// Passkeys registers passkeys and signs in with them (package passkey). A begun ceremony is
+// its options (WebAuthn JSON for navigator.credentials) and its id, which the page's form
+// carries back ("ceremony") with the authenticator's answer ("response").
 type Passkeys interface {
-	BeginRegistration(ctx context.Context, userID, email string) (options []byte, state string, err error)
-	FinishRegistration(ctx context.Context, userID, state string, response []byte, name string) error
+	BeginRegistration(ctx context.Context, userID, email string) (options, ceremony string, err error)
+	FinishRegistration(ctx context.Context, userID, ceremony, name, response string) error
 	List(ctx context.Context, userID string) ([]Passkey, error)
 	Rename(ctx context.Context, userID, id, name string) error
 	Remove(ctx context.Context, userID, id string) error
-	BeginLogin(ctx context.Context) (options []byte, state string, err error)
-	FinishLogin(ctx context.Context, state string, response []byte, c Client) (*Session, error)
+	BeginLogin(ctx context.Context) (options, ceremony string, err error)
+	// FinishLogin answers ErrBadCredentials for a response that does not sign in.
+	FinishLogin(ctx context.Context, ceremony, response string, c Client) (*Session, error)
 }

@@ -2,13 +2,13 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/passkey"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -29,14 +29,14 @@ func (s *Service) TeamPage(ctx context.Context, wr *web.Request) (*web.Response,
 
 func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, notice string) (*web.Response, error) {
 	v := r.viewer
-	members, err := s.Team.ListMembers(ctx, v.ws.WorkspaceID)
+	members, err := s.Team.ListMembers(ctx, v.actor(r))
 	if err != nil {
 		return nil, err
 	}
 	manage := v.can(auth.ManageTeam)
 	var invites []Invite
 	if manage {
-		if invites, err = s.Team.ListInvites(ctx, v.ws.WorkspaceID); err != nil {
+		if invites, err = s.Team.ListInvites(ctx, v.actor(r)); err != nil {
 			return nil, err
 		}
 	}
@@ -290,11 +290,11 @@ func (s *Service) Leave(ctx context.Context, wr *web.Request) (*web.Response, er
 	})(ctx, wr)
 }
 
-// InvitePage is GET /dashboard/invite/{token}: who invites, to what, as what; signed in, a
+// InvitePage is GET /dashboard/invite: who invites, to what, as what; signed in, a
 // button to join; otherwise sign up or sign in first (then back here).
 func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
-		in, err := s.Team.LookupInvite(ctx, r.PathParams["token"])
+		in, err := s.Team.LookupInvite(ctx, r.token())
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +304,7 @@ func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Respons
 				return nil, err
 			}
 		}
-		self := "/dashboard/invite/" + r.PathParams["token"]
+		self := "/dashboard/invite?token=" + url.QueryEscape(r.token())
 		return s.page(r, 200, t(r.l(), "dash.invite.title", "workspace", in.WorkspaceName), func(d *doc) {
 			d.Raw(`<p id="invite-message">`)
 			d.text("dash.invite.message", "inviter", in.InviterEmail, "workspace", in.WorkspaceName,
@@ -328,10 +328,10 @@ func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Respons
 	})(ctx, wr)
 }
 
-// AcceptInvite is POST /dashboard/invite/{token}: the signed-in person joins.
+// AcceptInvite is POST /dashboard/invite: the signed-in person joins.
 func (s *Service) AcceptInvite(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
-		ws, err := s.Team.AcceptInvite(ctx, r.PathParams["token"], r.viewer.user.UserID, r.viewer.user.Email)
+		ws, err := s.Team.AcceptInvite(ctx, r.token(), r.viewer.user.UserID, r.viewer.user.Email)
 		if err != nil {
 			return nil, err
 		}
@@ -400,7 +400,8 @@ func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Respo
 
 // --- passkeys --------------------------------------------------------------------------------
 
-// PasskeysPage is GET /dashboard/passkeys: the signed-in user's passkeys.
+// PasskeysPage is GET /dashboard/passkeys: the signed-in user's passkeys, and the form that
+// adds one (each view begins a registration ceremony: one write).
 func (s *Service) PasskeysPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
 		return s.passkeysPage(ctx, r, 200, nil, r.Query["notice"])
@@ -414,6 +415,12 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 	list, err := s.Passkeys.List(ctx, r.viewer.user.UserID)
 	if err != nil {
 		return nil, err
+	}
+	var options, ceremony string
+	if len(list) < maxPasskeys {
+		if options, ceremony, err = s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email); err != nil {
+			return nil, err
+		}
 	}
 	return s.page(r, status, t(r.l(), "dash.passkeys.title"), func(d *doc) {
 		switch notice {
@@ -441,7 +448,7 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 			d.Attr("for", "rename-"+p.ID)
 			d.Raw(">")
 			d.text("dash.passkeys.name")
-			d.Raw(`</label><input class="inline-field" name="name" maxlength="64"`)
+			d.Raw(`</label><input class="inline-field" name="name" maxlength="64" required`)
 			d.Attr("id", "rename-"+p.ID)
 			d.Attr("value", p.Name)
 			d.Raw(`><button type="submit" class="linkbutton"`)
@@ -452,80 +459,71 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 			d.smallButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)
 			d.Raw("</div></li>")
 		}
-		d.Raw("</ul>\n<h2>")
+		d.Raw("</ul>\n")
+		if ceremony == "" {
+			return
+		}
+		d.Raw("<h2>")
 		d.text("dash.passkeys.add")
 		d.Raw("</h2>\n")
 		d.errorSummary(f)
-		d.Raw(`<p class="hint">`)
+		d.Raw(`<p class="hint" data-passkey-unsupported hidden>`)
 		d.text("dash.passkeys.needs_js")
-		d.Raw("</p>\n")
-		d.formStart("/dashboard/passkeys/register", "passkey-register-form")
-		d.input(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true)
-		d.submit("dash.passkeys.add_submit", "passkey-add")
-		d.Raw("</form>\n")
+		d.Raw("</p>\n<noscript><p class=\"hint\">")
+		d.text("dash.passkeys.needs_js")
+		d.Raw("</p></noscript>\n")
+		d.passkeyForm("/dashboard/passkeys/register", "passkey-register-form", "register", options, ceremony, func() {
+			d.input(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true)
+		}, "dash.passkeys.add_submit", "passkey-add")
 	}), nil
 }
 
-// ceremonyPage hands the browser a WebAuthn ceremony's options (a JSON data block, never
-// run as script) and a form the script fills with the authenticator's answer and submits.
-func (s *Service) ceremonyPage(r *req, titleKey, ceremony, finish string, options []byte, state string, hidden ...string) *web.Response {
-	var probe any
-	if json.Unmarshal(options, &probe) != nil {
-		options = []byte("{}")
+// maxPasskeys is passkey.MaxPerUser: no ceremony begins past it.
+const maxPasskeys = passkey.MaxPerUser
+
+// passkeyForm writes a ceremony form as package passkey's script expects it (its form
+// contract): hidden until the script finds WebAuthn, the options in data-passkey-options,
+// the ceremony id and the answer in hidden fields, an error line, the submit button.
+func (d *doc) passkeyForm(action, id, kind, options, ceremony string, fields func(), submitKey, submitID string) {
+	d.Raw(`<form method="post" hidden`)
+	d.Attr("id", id)
+	d.URLAttr("action", d.r.url(action))
+	d.Attr("data-passkey", kind)
+	d.Attr("data-passkey-options", options)
+	d.Raw(`><input type="hidden" name="` + csrfField + `"`)
+	if d.r.viewer != nil {
+		d.Attr("value", d.r.viewer.csrf)
+	} else {
+		d.Attr("value", d.r.preToken)
 	}
-	safe := strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`).Replace(string(options))
-	return s.page(r, 200, t(r.l(), titleKey), func(d *doc) {
-		d.Raw(`<p id="webauthn-wait">`)
-		d.text("dash.passkeys.wait")
-		d.Raw(`</p><p class="error" id="webauthn-failed" role="alert" hidden>`)
-		d.text("dash.passkeys.failed")
-		d.Raw("</p>\n")
-		d.Raw(`<script type="application/json" id="webauthn-options"`)
-		d.Attr("data-ceremony", ceremony)
-		d.Raw(">")
-		d.Raw(safe)
-		d.Raw("</script>\n")
-		d.formStart(finish, "webauthn-form")
-		d.Raw(`<input type="hidden" name="state"`)
-		d.Attr("value", state)
-		d.Raw(`><input type="hidden" name="response" value="">`)
-		for i := 0; i+1 < len(hidden); i += 2 {
-			d.Raw(`<input type="hidden"`)
-			d.Attr("name", hidden[i])
-			d.Attr("value", hidden[i+1])
-			d.Raw(">")
-		}
-		d.Raw("</form>\n<p class=\"links\">")
-		if r.viewer != nil {
-			d.link("/dashboard/passkeys", "back-passkeys", "dash.nav.passkeys")
-		} else {
-			d.link("/dashboard/sign-in", "back-sign-in", "dash.sign_in")
-		}
-		d.Raw("</p>\n")
-	})
+	d.Raw(`><input type="hidden" name="ceremony"`)
+	d.Attr("value", ceremony)
+	d.Raw(`><input type="hidden" name="response" value="">`)
+	if fields != nil {
+		fields()
+	}
+	d.Raw(`<p class="error" data-passkey-error role="alert" hidden>`)
+	d.text("dash.passkeys.failed")
+	d.Raw("</p>")
+	d.submit(submitKey, submitID)
+	d.Raw("</form>\n")
 }
 
-// RegisterPasskey is POST /dashboard/passkeys/register: the registration ceremony starts.
-func (s *Service) RegisterPasskey(ctx context.Context, wr *web.Request) (*web.Response, error) {
-	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
-		name := r.field("name")
-		if name == "" || len([]rune(name)) > 64 {
-			f := &form{values: map[string]string{"name": name}}
-			f.fail("name", t(r.l(), "dash.rule.passkey_name"))
-			return s.passkeysPage(ctx, r, 422, f, "")
-		}
-		opts, state, err := s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email)
-		if err != nil {
-			return nil, err
-		}
-		return s.ceremonyPage(r, "dash.passkeys.add", "create", "/dashboard/passkeys/register/finish", opts, state, "name", name), nil
-	})(ctx, wr)
-}
-
-// FinishPasskeyRegistration is POST /dashboard/passkeys/register/finish.
+// FinishPasskeyRegistration is POST /dashboard/passkeys/register: the authenticator's
+// answer to the ceremony the passkeys page began.
 func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
-		err := s.Passkeys.FinishRegistration(ctx, r.viewer.user.UserID, r.form.Get("state"), []byte(r.form.Get("response")), r.field("name"))
+		if s.Passkeys == nil {
+			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
+		name := r.field("name")
+		err := s.Passkeys.FinishRegistration(ctx, r.viewer.user.UserID, r.form.Get("ceremony"), name, r.form.Get("response"))
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			f := &form{values: map[string]string{"name": name}}
+			f.fail("name", r.fieldMessage(fe))
+			return s.passkeysPage(ctx, r, 422, f, "")
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -536,13 +534,18 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 // RenamePasskey is POST /dashboard/passkeys/{passkeyID}/rename.
 func (s *Service) RenamePasskey(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if s.Passkeys == nil {
+			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
 		name := r.field("name")
-		if name == "" || len([]rune(name)) > 64 {
+		err := s.Passkeys.Rename(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"], name)
+		var fe *FieldError
+		if errors.As(err, &fe) {
 			f := &form{values: map[string]string{}}
-			f.fail("name", t(r.l(), "dash.rule.passkey_name"))
+			f.fail("name", r.fieldMessage(fe))
 			return s.passkeysPage(ctx, r, 422, f, "")
 		}
-		if err := s.Passkeys.Rename(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"], name); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/passkeys?notice=renamed"), nil
@@ -552,6 +555,9 @@ func (s *Service) RenamePasskey(ctx context.Context, wr *web.Request) (*web.Resp
 // RemovePasskey is POST /dashboard/passkeys/{passkeyID}/remove.
 func (s *Service) RemovePasskey(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if s.Passkeys == nil {
+			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
 		if err := s.Passkeys.Remove(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"]); err != nil {
 			return nil, err
 		}
@@ -559,7 +565,8 @@ func (s *Service) RemovePasskey(ctx context.Context, wr *web.Request) (*web.Resp
 	})(ctx, wr)
 }
 
-// PasskeySignIn is POST /dashboard/passkeys/sign-in: the sign-in ceremony starts (a public form).
+// PasskeySignIn is POST /dashboard/passkeys/sign-in (a public form on the sign-in page): a
+// sign-in ceremony begins, and the page asks for the passkey.
 func (s *Service) PasskeySignIn(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := s.publicPost(r); err != nil {
@@ -568,11 +575,23 @@ func (s *Service) PasskeySignIn(ctx context.Context, wr *web.Request) (*web.Resp
 		if s.Passkeys == nil {
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
 		}
-		opts, state, err := s.Passkeys.BeginLogin(ctx)
+		options, ceremony, err := s.Passkeys.BeginLogin(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return s.ceremonyPage(r, "dash.passkey.sign_in", "get", "/dashboard/passkeys/sign-in/finish", opts, state), nil
+		return s.page(r, 200, t(r.l(), "dash.passkey.sign_in"), func(d *doc) {
+			d.Raw(`<p>`)
+			d.text("dash.passkeys.wait")
+			d.Raw("</p>\n")
+			d.Raw(`<p class="error" data-passkey-unsupported hidden>`)
+			d.text("dash.passkeys.needs_js")
+			d.Raw("</p>\n")
+			d.passkeyForm("/dashboard/passkeys/sign-in/finish", "passkey-sign-in-form", "login", options, ceremony, nil,
+				"dash.passkey.sign_in", "passkey-sign-in-submit")
+			d.Raw(`<p class="links">`)
+			d.link("/dashboard/sign-in", "back-sign-in", "dash.sign_in.password")
+			d.Raw("</p>\n")
+		}), nil
 	})(ctx, wr)
 }
 
@@ -582,7 +601,10 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, wr *web.Request) (*we
 		if err := s.publicPost(r); err != nil {
 			return nil, err
 		}
-		sess, err := s.Passkeys.FinishLogin(ctx, r.form.Get("state"), []byte(r.form.Get("response")), r.client())
+		if s.Passkeys == nil {
+			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
+		sess, err := s.Passkeys.FinishLogin(ctx, r.form.Get("ceremony"), r.form.Get("response"), r.client())
 		if errors.Is(err, ErrBadCredentials) {
 			f := &form{values: map[string]string{}}
 			f.fail("password", t(r.l(), "dash.passkeys.failed"))
