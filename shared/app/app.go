@@ -97,6 +97,9 @@ type Config struct {
 	// the functions whose KMS key id resolves to "" locally. template.yaml never sets it;
 	// setting both is a configuration error.
 	LocalSealingKey []byte
+	// Lookup is the environment the configuration was read from, for a function's own
+	// variables (the dashboard's MAIL_FROM and SES_ENDPOINT); nil reads nothing.
+	Lookup func(string) (string, bool)
 }
 
 // Environment variables of the webhook secret sealing key.
@@ -125,6 +128,7 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		TableName:       get("TABLE_NAME"),
 		WebhookQueueURL: get("WEBHOOK_QUEUE_URL"),
 		PublicBaseURL:   strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
+		Lookup:          lookup,
 	}
 	if c.TableName == "" {
 		return c, fmt.Errorf("TABLE_NAME is not set")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -44,7 +43,11 @@ func Service(d *app.Deps) *dashboard.Service {
 	}
 	base := strings.TrimRight(origin, "/") + "/dashboard"
 	var sender mail.Sender = failingSender{}
-	if endpoint, cfg, err := sesmail.ConfigFromEnv(os.LookupEnv); err == nil {
+	if lookup := d.Config.Lookup; lookup == nil {
+		// Deps without an environment (route table tests): no sender.
+	} else if endpoint, cfg, err := sesmail.ConfigFromEnv(lookup); err != nil {
+		logger.Error("dashboard: no email sender", slog.String("error", err.Error()))
+	} else {
 		if s, err := sesmail.NewFromConfig(d.AWS, endpoint, cfg); err == nil {
 			sender = s
 		} else {

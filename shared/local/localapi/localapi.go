@@ -40,6 +40,9 @@ type Options struct {
 	KMSEndpoint string
 	// Now, when set, is every function's clock (app.Deps.Now): tests step it across an expiry.
 	Now func() time.Time
+	// Localhost makes StartTestAPI's base URL http://localhost:<port> instead of
+	// http://127.0.0.1:<port>: passkeys need it (browsers refuse an IP address as the RP ID).
+	Localhost bool
 }
 
 // New builds the gateway for every function in the stack's template, and the Deps of every

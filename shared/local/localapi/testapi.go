@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +48,9 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	logs := &LogBuffer{}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
+	if opts.Localhost {
+		base = "http://localhost:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	}
 	if opts.BaseURL == "" {
 		opts.BaseURL = base
 	}

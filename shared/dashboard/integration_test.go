@@ -1,0 +1,271 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/localapi"
+)
+
+// The dashboard over the local gateway: the real handlers on dynalite and aws-ses-v2-local
+// (mail read back from it), as a browser's forms would post them.
+
+type stack struct {
+	api *localapi.TestAPI
+	ses *devstack.Server
+}
+
+func startStack(t *testing.T, env map[string]string) *stack {
+	t.Helper()
+	devstack.RequireServers(t)
+	ses := devstack.StartTestSES(t)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["SES_ENDPOINT"] = ses.Endpoint
+	env["MAIL_FROM"] = "Takapay <no-reply@takapay.localhost>"
+	api := localapi.StartTestAPI(t, localapi.Options{Env: env, Localhost: true})
+	return &stack{api: api, ses: ses}
+}
+
+// browser is one person's cookie jar, posting forms with the headers a browser sends.
+type browser struct {
+	t      *testing.T
+	s      *stack
+	c      *http.Client
+	origin string
+}
+
+func (s *stack) browser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, s: s, c: &http.Client{Jar: jar, Timeout: 30 * time.Second}, origin: s.api.URL}
+}
+
+type page struct {
+	status int
+	url    string
+	header http.Header
+	body   string
+}
+
+func (b *browser) do(req *http.Request) *page {
+	b.t.Helper()
+	req.Header.Set("Accept", "text/html")
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return &page{status: resp.StatusCode, url: resp.Request.URL.String(), header: resp.Header, body: string(body)}
+}
+
+func (b *browser) get(path string) *page {
+	b.t.Helper()
+	if !strings.HasPrefix(path, "http") {
+		path = b.s.api.URL + path
+	}
+	req, _ := http.NewRequest("GET", path, nil)
+	return b.do(req)
+}
+
+// post sends a form the way a same-origin page does; headers override (name, value pairs).
+func (b *browser) post(path string, form url.Values, headers ...string) *page {
+	b.t.Helper()
+	req, _ := http.NewRequest("POST", b.s.api.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", b.origin)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	return b.do(req)
+}
+
+var (
+	csrfRE   = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+	actionRE = regexp.MustCompile(`<form method="post"[^>]* action="([^"]+)"`)
+)
+
+func csrf(t *testing.T, p *page) string {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("no csrf on %s (%d):\n%.2000s", p.url, p.status, p.body)
+	}
+	return m[1]
+}
+
+// mailLink waits for the newest email to addr with a link to path and returns the link's
+// path and query.
+func (s *stack) mailLink(t *testing.T, addr, path string, after int) (string, int) {
+	t.Helper()
+	re := regexp.MustCompile(`https?://[^\s"<>]*` + regexp.QuoteMeta(path) + `\?token=[A-Za-z0-9_%-]+`)
+	for i := 0; i < 100; i++ {
+		mails, err := devstack.ReceivedMail(context.Background(), s.ses.Endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := devstack.MailTo(mails, addr)
+		if len(to) > after {
+			m := to[len(to)-1]
+			link := re.FindString(m.Text)
+			if link == "" {
+				t.Fatalf("mail %q to %s has no %s link:\n%s", m.Subject, addr, path, m.Text)
+			}
+			u, _ := url.Parse(link)
+			return u.Path + "?" + u.RawQuery, len(to)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no mail to %s", addr)
+	return "", 0
+}
+
+// signUp signs a person up and verifies their email; it returns their browser, signed in.
+func (s *stack) signUp(t *testing.T, email, workspace, next string) *browser {
+	t.Helper()
+	b := s.browser(t)
+	path := "/dashboard/sign-up"
+	if next != "" {
+		path += "?next=" + url.QueryEscape(next)
+	}
+	p := b.get(path)
+	form := url.Values{"csrf": {csrf(t, p)}, "email": {email}, "password": {"a long sandbox passphrase"}, "next": {next}}
+	if workspace != "" {
+		form.Set("workspace", workspace)
+	}
+	p = b.post("/dashboard/sign-up", form)
+	if p.status != 200 || !strings.Contains(p.url, "/dashboard/check-email") {
+		t.Fatalf("sign up: %d at %s\n%.3000s", p.status, p.url, p.body)
+	}
+	link, _ := s.mailLink(t, email, "/dashboard/verify-email", 0)
+	p = b.get(link)
+	p = b.post(link, url.Values{"csrf": {csrf(t, p)}})
+	if p.status != 200 {
+		t.Fatalf("verify: %d at %s\n%.3000s", p.status, p.url, p.body)
+	}
+	return b
+}
+
+var secretRE = regexp.MustCompile(`id="issued-secret">(sk_sandbox_[A-Za-z0-9]+)<`)
+
+func TestDashboardOverTheGateway(t *testing.T) {
+	s := startStack(t, nil)
+	owner := s.signUp(t, "owner@shop.example.com.bd", "Shop <BD>", "")
+	home := owner.get("/dashboard")
+	if home.status != 200 || !strings.Contains(home.body, "Shop &lt;BD&gt;") || !strings.Contains(home.body, `id="nav-keys"`) {
+		t.Fatalf("owner's overview: %d\n%.3000s", home.status, home.body)
+	}
+
+	// A sandbox key, its secret shown once; it creates a payment; revoked, it is refused.
+	keys := owner.get("/dashboard/keys")
+	p := owner.post("/dashboard/keys", url.Values{"csrf": {csrf(t, keys)}, "name": {"server"}, "environment": {"sandbox"},
+		"scopes": {"payments:write", "payments:read"}})
+	m := secretRE.FindStringSubmatch(p.body)
+	if p.status != 201 || m == nil {
+		t.Fatalf("create key: %d\n%.3000s", p.status, p.body)
+	}
+	key := m[1]
+	create := func() int {
+		r := s.api.Do(t, "POST", "/v1/payment/create", key, `{"amount": 10}`, "Idempotency-Key", fmt.Sprintf("dash-%d", time.Now().UnixNano()))
+		return r.Status
+	}
+	if st := create(); st != 201 {
+		t.Fatalf("payment create with the dashboard's key: %d", st)
+	}
+	if again := owner.get("/dashboard/keys"); strings.Contains(again.body, key) {
+		t.Fatal("the key list shows the secret again")
+	}
+	id := regexp.MustCompile(`action="(/dashboard/keys/[^/"]+/revoke)"`).FindStringSubmatch(owner.get("/dashboard/keys").body)
+	if id == nil {
+		t.Fatal("no revoke form")
+	}
+	// An attacker's page cannot revoke it: another origin, a cross-site fetch, no token.
+	keys = owner.get("/dashboard/keys")
+	tok := csrf(t, keys)
+	for name, h := range map[string][]string{
+		"evil origin": {"Origin", "https://evil.example"}, "cross-site": {"Sec-Fetch-Site", "cross-site"}, "no origin": {"Origin", ""},
+	} {
+		if p := owner.post(id[1], url.Values{"csrf": {tok}}, h...); p.status != 403 {
+			t.Errorf("%s revoke: %d", name, p.status)
+		}
+	}
+	if p := owner.post(id[1], url.Values{"csrf": {"forged"}}); p.status != 403 {
+		t.Errorf("forged token revoke: %d", p.status)
+	}
+	if st := create(); st != 201 {
+		t.Fatalf("the key stopped working after refused revokes: %d", st)
+	}
+	if p := owner.post(id[1], url.Values{"csrf": {tok}}); p.status != 200 || !strings.Contains(p.url, "notice=revoked") {
+		t.Fatalf("revoke: %d at %s", p.status, p.url)
+	}
+	if st := create(); st != 401 {
+		t.Fatalf("payment create with the revoked key: %d (the tests' key cache is off)", st)
+	}
+
+	// Invite a developer, who signs up through the invitation and joins; they see the keys
+	// but cannot create one.
+	team := owner.get("/dashboard/team")
+	p = owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "email": {"dev@shop.example.com.bd"}, "role": {"developer"}})
+	if p.status != 200 || !strings.Contains(p.url, "notice=invited") {
+		t.Fatalf("invite: %d at %s\n%.2000s", p.status, p.url, p.body)
+	}
+	invite, _ := s.mailLink(t, "dev@shop.example.com.bd", "/dashboard/invite", 0)
+	dev := s.signUp(t, "dev@shop.example.com.bd", "", invite)
+	inv := dev.get(invite)
+	p = dev.post(actionRE.FindAllStringSubmatch(inv.body, -1)[1][1], url.Values{"csrf": {csrf(t, inv)}})
+	if p.status != 200 || !strings.Contains(p.body, "Shop &lt;BD&gt;") || !strings.Contains(p.body, `id="role">Developer`) {
+		t.Fatalf("accept: %d at %s\n%.3000s", p.status, p.url, p.body)
+	}
+	dk := dev.get("/dashboard/keys")
+	if dk.status != 200 || strings.Contains(dk.body, `id="create-key-form"`) {
+		t.Errorf("developer's keys page: %d, create form shown", dk.status)
+	}
+	if p := dev.post("/dashboard/keys", url.Values{"csrf": {csrf(t, dk)}, "name": {"x"}, "environment": {"sandbox"}, "scopes": {"payments:read"}}); p.status != 403 {
+		t.Errorf("developer creates a key: %d", p.status)
+	}
+	if p := dev.get("/dashboard/activity"); p.status != 403 {
+		t.Errorf("developer reads activity: %d", p.status)
+	}
+	act := owner.get("/dashboard/activity")
+	for _, want := range []string{"Key created", "Key revoked", "Invitation sent", "owner@shop.example.com.bd"} {
+		if !strings.Contains(act.body, want) {
+			t.Errorf("activity page lacks %q", want)
+		}
+	}
+
+	// Ten wrong passwords: the account is limited, 429 with Retry-After.
+	guesser := s.browser(t)
+	var last *page
+	for i := 0; i < 10; i++ {
+		sp := guesser.get("/dashboard/sign-in")
+		last = guesser.post("/dashboard/sign-in", url.Values{"csrf": {csrf(t, sp)}, "email": {"owner@shop.example.com.bd"},
+			"password": {fmt.Sprintf("wrong guess number %d", i)}})
+	}
+	if last.status != 429 || last.header.Get("Retry-After") == "" {
+		t.Fatalf("after ten wrong passwords: %d, Retry-After %q", last.status, last.header.Get("Retry-After"))
+	}
+
+	// Sign out ends the session on the server: the old cookie no longer opens a page.
+	home = owner.get("/dashboard")
+	if p := owner.post("/dashboard/sign-out", url.Values{"csrf": {csrf(t, home)}}); !strings.Contains(p.url, "/dashboard/sign-in") {
+		t.Fatalf("sign out: %d at %s", p.status, p.url)
+	}
+	if p := owner.get("/dashboard/keys"); !strings.Contains(p.url, "/dashboard/sign-in") {
+		t.Errorf("after sign out, keys: %d at %s", p.status, p.url)
+	}
+}
