@@ -9,7 +9,7 @@ import (
 	"github.com/takapay/payments/shared/local/localgw"
 )
 
-func banner(base string, s *devstack.Stack, ses *devstack.Server, c *localapi.Credentials, fresh bool, credPath, envPath string, routes []localgw.Route) {
+func banner(base, dashboard string, s *devstack.Stack, ses *devstack.Server, c *localapi.Credentials, fresh bool, credPath, envPath string, routes []localgw.Route) {
 	seeded := "kept from the last run"
 	if fresh {
 		seeded = "newly issued"
@@ -18,6 +18,7 @@ func banner(base string, s *devstack.Stack, ses *devstack.Server, c *localapi.Cr
 Takapay local stack is up (sandbox; no real money moves)
 
   API          %s   (routes from template.yaml, handlers = the Lambda handlers)
+  Dashboard    %s/dashboard/sign-in   as %s (dashboard_password in the credentials)
   DynamoDB     %s   dynalite, table %s, data in .dev/dynalite
   SQS          %s   fauxqs, queue %s
   Email (SES)  %s   aws-ses-v2-local: sent mail in a browser there, as JSON at /store
@@ -25,7 +26,7 @@ Takapay local stack is up (sandbox; no real money moves)
   Shell env    source %s   then e.g. go run ./cmd/paymentsctl key list --workspace %s
 
 Routes:
-`, base, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), ses.Endpoint, credPath, seeded, envPath, c.WorkspaceID)
+`, base, dashboard, c.DashboardEmail, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), ses.Endpoint, credPath, seeded, envPath, c.WorkspaceID)
 	for _, r := range routes {
 		fmt.Printf("  %-6s %-24s -> %s\n", r.Method, r.Path, r.Function)
 	}

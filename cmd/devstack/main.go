@@ -107,7 +107,9 @@ func run() error {
 	logger := app.NewLogger(slog.LevelInfo)
 	gw, deps, err := localapi.New(stack, localapi.Options{
 		BaseURL: base, AllowLocalhostURLs: true, Logger: logger,
-		Env: map[string]string{"DASHBOARD_ORIGINS": base, "SES_ENDPOINT": ses.Endpoint, "MAIL_FROM": localMailFrom},
+		// The dashboard is served at http://localhost:<port> (passkeys refuse an IP address as
+		// their relying party): its origin comes first, and the API's own stays allowed.
+		Env: map[string]string{"DASHBOARD_ORIGINS": dashboardOrigin(port) + "," + base, "SES_ENDPOINT": ses.Endpoint, "MAIL_FROM": localMailFrom},
 	})
 	if err != nil {
 		return err
@@ -159,7 +161,7 @@ func run() error {
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	banner(base, stack, ses, creds, fresh, credPath, envPath, gw.Routes())
+	banner(base, dashboardOrigin(port), stack, ses, creds, fresh, credPath, envPath, gw.Routes())
 
 	select {
 	case <-ctx.Done():
@@ -227,3 +229,6 @@ func readOrCreateSealingKey(path string) ([]byte, error) {
 	}
 	return key, nil
 }
+
+// dashboardOrigin is where make dev serves the dashboard: the API's port on localhost.
+func dashboardOrigin(port int) string { return "http://localhost:" + strconv.Itoa(port) }

@@ -269,3 +269,20 @@ func TestDashboardOverTheGateway(t *testing.T) {
 		t.Errorf("after sign out, keys: %d at %s", p.status, p.url)
 	}
 }
+
+// make dev's seeded owner (.dev/credentials.json: dashboard_email, dashboard_password)
+// signs in with the sign-in form.
+func TestSeededOwnerSignsIn(t *testing.T) {
+	s := startStack(t, nil)
+	c := s.api.Creds
+	if c.DashboardEmail == "" || len(c.DashboardPassword) < 12 {
+		t.Fatalf("seeded dashboard credentials: %q / %d characters", c.DashboardEmail, len(c.DashboardPassword))
+	}
+	b := s.browser(t)
+	p := b.get("/dashboard/sign-in")
+	p = b.post("/dashboard/sign-in", url.Values{"csrf": {csrf(t, p)}, "email": {c.DashboardEmail}, "password": {c.DashboardPassword}})
+	if p.status != 200 || !strings.HasSuffix(p.url, "/dashboard") || !strings.Contains(p.body, "Demo merchant (local)") ||
+		!strings.Contains(p.body, `id="role">Owner`) {
+		t.Fatalf("seeded owner's sign-in: %d at %s\n%.2000s", p.status, p.url, p.body)
+	}
+}

@@ -30,15 +30,15 @@ const recordTimeout = 2 * time.Second
 // sessions, reset), team and activity, credential (keys and webhook secrets) and passkey,
 // each adapted here to the dashboard's interfaces, with the one activity log they all record
 // to. The emails go through SES (MAIL_FROM, SES_ENDPOINT locally); links and the passkeys'
-// relying party come from the dashboard's origin (PUBLIC_BASE_URL, else the first of
-// DASHBOARD_ORIGINS).
+// relying party come from the dashboard's origin (the first of DASHBOARD_ORIGINS, else
+// PUBLIC_BASE_URL).
 func Service(d *app.Deps) *dashboard.Service {
 	logger := d.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
 	origin := d.Config.PublicBaseURL
-	if origin == "" && len(d.Config.DashboardOrigins) > 0 {
+	if len(d.Config.DashboardOrigins) > 0 {
 		origin = d.Config.DashboardOrigins[0]
 	}
 	base := strings.TrimRight(origin, "/") + "/dashboard"

@@ -2,12 +2,16 @@ package localapi
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/operator"
@@ -23,6 +27,9 @@ type Credentials struct {
 	// DashboardUserID owns the workspace; SessionToken is its takapay_session cookie value.
 	DashboardUserID string `json:"dashboard_user_id"`
 	SessionToken    string `json:"session_token"`
+	// DashboardEmail and DashboardPassword sign the owner in at /dashboard/sign-in.
+	DashboardEmail    string `json:"dashboard_email"`
+	DashboardPassword string `json:"dashboard_password"`
 }
 
 // Scopes of the seeded keys.
@@ -36,6 +43,16 @@ var (
 // restarts keep the same credentials); otherwise a new workspace and keys are issued.
 func Seed(ctx context.Context, store *dynamo.Store, prev *Credentials) (*Credentials, bool, error) {
 	if prev != nil && stillValid(ctx, store, prev) {
+		if prev.DashboardPassword == "" { // a credentials file from before the dashboard
+			u, err := store.GetUser(ctx, prev.DashboardUserID)
+			if err != nil || u == nil {
+				return nil, false, fmt.Errorf("seed: the dashboard owner: %v", err)
+			}
+			prev.DashboardEmail = u.Email
+			if prev.DashboardPassword, err = setPassword(ctx, store, u.ID); err != nil {
+				return nil, false, err
+			}
+		}
 		return prev, false, nil
 	}
 	op := &operator.Operator{Store: store}
@@ -65,6 +82,10 @@ func Seed(ctx context.Context, store *dynamo.Store, prev *Credentials) (*Credent
 		return nil, false, err
 	}
 	if _, err := op.Grant(ctx, u.ID, ws.ID, auth.RoleOwner); err != nil {
+		return nil, false, err
+	}
+	c.DashboardEmail = u.Email
+	if c.DashboardPassword, err = setPassword(ctx, store, u.ID); err != nil {
 		return nil, false, err
 	}
 	sess, err := op.CreateSession(ctx, u.ID, operator.MaxSessionTTL)
@@ -128,4 +149,22 @@ func WriteCredentials(path string, c *Credentials) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// setPassword gives the seeded owner a random password (128 bits, base64url) for the
+// dashboard's sign-in, stored as the account service stores every password (argon2id).
+func setPassword(ctx context.Context, store *dynamo.Store, userID string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	pw := "local-" + base64.RawURLEncoding.EncodeToString(b[:])
+	hash, err := account.HashPassword(pw)
+	if err != nil {
+		return "", err
+	}
+	if err := store.SetPassword(ctx, userID, hash, time.Now()); err != nil {
+		return "", fmt.Errorf("seed: the dashboard owner's password: %w", err)
+	}
+	return pw, nil
 }
