@@ -8,7 +8,7 @@ NPM       ?= npm
 LAMBDA_ENV   := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w -buildid="
 # template.yaml logical id -> functions/<dir>
-FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify MerchantFunction:merchant PaymentIntentsFunction:payment-intents PaymentIntentCancelFunction:payment-intent-cancel ProbesFunction:probes DocumentsFunction:documents PublicDocumentsFunction:public-documents CheckoutFunction:checkout WebhookSenderFunction:webhook-sender WebhookRedriveFunction:webhook-redrive DashboardFunction:dashboard
+FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify MerchantFunction:merchant PaymentIntentsFunction:payment-intents PaymentIntentCancelFunction:payment-intent-cancel ProbesFunction:probes DocumentsFunction:documents PublicDocumentsFunction:public-documents CheckoutFunction:checkout WebhookSenderFunction:webhook-sender WebhookRedriveFunction:webhook-redrive DashboardFunction:dashboard DashboardPasskeysFunction:dashboard-passkeys
 
 .PHONY: help
 help: ## List the targets
@@ -32,7 +32,7 @@ dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 (PO
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/
+	$(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/
 
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share

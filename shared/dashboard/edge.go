@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
@@ -57,6 +58,15 @@ type Service struct {
 	// to a host a browser does not treat as secure. make dev serves 127.0.0.1, which is.
 	InsecureCookies bool
 	Now             func() time.Time
+	// OfferPasskeys shows "Sign in with a passkey" on the sign-in page (its form posts to
+	// the passkey pages, which DashboardPasskeysFunction serves).
+	OfferPasskeys bool
+	// PasskeyScript is package passkey's ceremony script, set where the passkey pages are
+	// served; the dashboard's other pages do without it (and without linking go-webauthn).
+	PasskeyScript string
+
+	scriptOnce sync.Once
+	inline     *page.Inline
 }
 
 func (s *Service) now() time.Time {

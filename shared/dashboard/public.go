@@ -316,7 +316,7 @@ func (s *Service) signInForm(r *req, status int, f *form, notice string) *web.Re
 		d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
 		d.submit("dash.sign_in.submit", "sign-in-submit")
 		d.Raw("</form>\n")
-		if s.Passkeys != nil {
+		if s.OfferPasskeys {
 			d.Raw(`<div class="js-only links">`)
 			d.formStart("/dashboard/passkeys/sign-in", "passkey-begin-form")
 			d.Raw(`<button type="submit" class="button" id="passkey-sign-in">`)

@@ -10,7 +10,6 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/htmlw"
 	"github.com/takapay/payments/shared/page"
-	"github.com/takapay/payments/shared/passkey"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -20,17 +19,30 @@ var dashboardCSS string
 //go:embed assets/dashboard.js
 var dashboardJS string
 
-var (
-	style = page.NewStyle(dashboardCSS)
-	// One inline script, one CSP hash: the copy button, then the passkey ceremonies.
-	script = page.NewScript(dashboardJS + "\n" + passkey.ScriptSource())
-)
+var style = page.NewStyle(dashboardCSS)
+
+// script is the page's one inline script (one CSP hash): the copy button, then the passkey
+// ceremonies' script when the function serves them (Service.PasskeyScript).
+func (s *Service) script() *page.Inline {
+	s.scriptOnce.Do(func() {
+		src := dashboardJS
+		if s.PasskeyScript != "" {
+			src += "\n" + s.PasskeyScript
+		}
+		s.inline = page.NewScript(src)
+	})
+	return s.inline
+}
 
 // headers are the page kit's security headers for every dashboard response: default-src
 // 'none', the stylesheet and the one script by hash, forms only to this origin, no framing,
-// no referrer (verification, reset and invitation tokens travel in paths), no-store.
+// no-store. One difference: Referrer-Policy same-origin, not no-referrer. Under no-referrer
+// a browser sends "Origin: null" with a form post, and the exact-Origin check needs the
+// real one; same-origin still sends nothing to other sites (the verification, reset and
+// invitation links carry tokens in their query).
 func (s *Service) headers(extra map[string]string) map[string]string {
-	h := page.Headers(page.Policy{Style: style, Script: script, FormAction: []string{"'self'"}})
+	h := page.Headers(page.Policy{Style: style, Script: s.script(), FormAction: []string{"'self'"}})
+	h["Referrer-Policy"] = "same-origin"
 	for k, v := range extra {
 		h[k] = v
 	}
@@ -88,7 +100,7 @@ func (d *doc) text(key string, args ...string) { d.Text(d.t(key, args...)) }
 // workspace, the navigation and sign out), the sandbox banner, main, the footer and the script.
 func (s *Service) page(r *req, status int, title string, body func(d *doc)) *web.Response {
 	d := &doc{r: r, l: r.l()}
-	d.Grow(len(style.Source()) + len(script.Source()) + 8192)
+	d.Grow(len(style.Source()) + len(s.script().Source()) + 8192)
 	page.WriteHead(&d.Builder, d.l, title, style)
 	d.Raw("<body>\n")
 	d.Raw(`<a class="skip" href="#main">`)
@@ -129,7 +141,7 @@ func (s *Service) page(r *req, status int, title string, body func(d *doc)) *web
 	d.Raw("</main>\n")
 	page.WriteFooter(&d.Builder, d.l, nil)
 	d.Raw("<script>")
-	d.Raw(script.Source())
+	d.Raw(s.script().Source())
 	d.Raw("</script>\n</body>\n</html>\n")
 	return &web.Response{Status: status, Headers: s.headers(nil), Raw: d.Bytes(), Cookies: r.setCookie}
 }

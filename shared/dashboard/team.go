@@ -8,7 +8,6 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/passkey"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -416,11 +415,10 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 	if err != nil {
 		return nil, err
 	}
-	var options, ceremony string
-	if len(list) < maxPasskeys {
-		if options, ceremony, err = s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email); err != nil {
-			return nil, err
-		}
+	// A user at passkey.MaxPerUser gets no ceremony ("" from BeginRegistration): no form.
+	options, ceremony, err := s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email)
+	if err != nil {
+		return nil, err
 	}
 	return s.page(r, status, t(r.l(), "dash.passkeys.title"), func(d *doc) {
 		switch notice {
@@ -477,9 +475,6 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 		}, "dash.passkeys.add_submit", "passkey-add")
 	}), nil
 }
-
-// maxPasskeys is passkey.MaxPerUser: no ceremony begins past it.
-const maxPasskeys = passkey.MaxPerUser
 
 // passkeyForm writes a ceremony form as package passkey's script expects it (its form
 // contract): hidden until the script finds WebAuthn, the options in data-passkey-options,

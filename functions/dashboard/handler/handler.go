@@ -9,7 +9,8 @@ import (
 // Function is DashboardFunction.
 var Function = app.HTTPFunction{LogicalID: "DashboardFunction", Name: "dashboard", Build: Build}
 
-// Build wires the dashboard's pages to the domain services (services.go).
+// Build wires the dashboard's pages to the domain services (services.go). The passkey pages
+// (/dashboard/passkeys...) are DashboardPasskeysFunction's.
 func Build(d *app.Deps) app.API {
 	s := Service(d)
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
@@ -44,11 +45,5 @@ func Build(d *app.Deps) app.API {
 		"GET /dashboard/invite":                          s.InvitePage,
 		"POST /dashboard/invite":                         s.AcceptInvite,
 		"GET /dashboard/activity":                        s.ActivityPage,
-		"GET /dashboard/passkeys":                        s.PasskeysPage,
-		"POST /dashboard/passkeys/register":              s.FinishPasskeyRegistration,
-		"POST /dashboard/passkeys/{passkeyID}/rename":    s.RenamePasskey,
-		"POST /dashboard/passkeys/{passkeyID}/remove":    s.RemovePasskey,
-		"POST /dashboard/passkeys/sign-in":               s.PasskeySignIn,
-		"POST /dashboard/passkeys/sign-in/finish":        s.FinishPasskeySignIn,
 	}}
 }

@@ -26,7 +26,7 @@ func TestOnlyPasskeyFunctionsLinkWebAuthn(t *testing.T) {
 		pkgs = append(pkgs, module+"/"+samtemplate.FunctionDir(f.LogicalID))
 	}
 	for pkg, deps := range goListDeps(t, root, pkgs...) {
-		passkeys := pkg == module+"/shared/passkey" || strings.HasSuffix(pkg, "/functions/dashboard")
+		passkeys := pkg == module+"/shared/passkey" || strings.HasSuffix(pkg, "/functions/dashboard-passkeys")
 		for _, d := range deps {
 			if strings.HasPrefix(d, "github.com/go-webauthn/") && !passkeys {
 				t.Errorf("%s links %s: only a function that runs passkey ceremonies may", pkg, d)

@@ -1,0 +1,111 @@
+package handler
+
+import (
+	"context"
+	"errors"
+
+	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/dashboard"
+	"github.com/takapay/payments/shared/dashboard/wire"
+	"github.com/takapay/payments/shared/passkey"
+)
+
+// passkeyEvents records every passkey sign-in's outcome in the user's workspaces.
+type passkeyEvents struct{ rec *wire.Recorder }
+
+func (p passkeyEvents) event(ctx context.Context, e passkey.Event) {
+	action := activity.SignInSucceeded
+	if e.Kind != passkey.EventSignInSucceeded {
+		action = activity.SignInFailed
+	}
+	p.rec.ToUser(ctx, e.UserID, activity.Event{ActorUserID: e.UserID, Action: action, Target: "passkey " + short(e.PasskeyID),
+		IP: e.Client.IP, UserAgent: e.Client.UserAgent})
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
+// --- passkeys ---
+
+type passkeysAdapter struct {
+	p   *passkey.Service
+	rec *wire.Recorder
+}
+
+func passkeyErr(err error) error {
+	var fe *passkey.FieldError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		return &dashboard.FieldError{Field: fe.Field, Rule: fe.Rule, Message: fe.Message}
+	case errors.Is(err, passkey.ErrNotFound):
+		return apierr.New(apierr.NotFound, "no such passkey")
+	case errors.Is(err, passkey.ErrTooMany):
+		return apierr.New(apierr.StateConflict, "%s", err.Error())
+	}
+	return err
+}
+
+func (p passkeysAdapter) BeginRegistration(ctx context.Context, userID, email string) (string, string, error) {
+	c, err := p.p.BeginRegistration(ctx, userID, email)
+	if err != nil {
+		if errors.Is(err, passkey.ErrTooMany) {
+			return "", "", nil
+		}
+		return "", "", passkeyErr(err)
+	}
+	return c.Options, c.ID, nil
+}
+
+func (p passkeysAdapter) FinishRegistration(ctx context.Context, userID, ceremony, name, response string) error {
+	_, err := p.p.FinishRegistration(ctx, userID, ceremony, name, response)
+	if errors.Is(err, passkey.ErrCeremony) || errors.Is(err, passkey.ErrRefused) || errors.Is(err, passkey.ErrDuplicate) {
+		return &dashboard.FieldError{Field: "name", Rule: "passkey", Message: err.Error()}
+	}
+	return passkeyErr(err)
+}
+
+func (p passkeysAdapter) List(ctx context.Context, userID string) ([]dashboard.Passkey, error) {
+	list, err := p.p.List(ctx, userID)
+	if err != nil {
+		return nil, passkeyErr(err)
+	}
+	out := make([]dashboard.Passkey, 0, len(list))
+	for _, r := range list {
+		out = append(out, dashboard.Passkey{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, LastUsed: r.LastUsedAt})
+	}
+	return out, nil
+}
+
+func (p passkeysAdapter) Rename(ctx context.Context, userID, id, name string) error {
+	return passkeyErr(p.p.Rename(ctx, userID, id, name))
+}
+
+func (p passkeysAdapter) Remove(ctx context.Context, userID, id string) error {
+	return passkeyErr(p.p.Remove(ctx, userID, id))
+}
+
+func (p passkeysAdapter) BeginLogin(ctx context.Context) (string, string, error) {
+	c, err := p.p.BeginLogin(ctx)
+	if err != nil {
+		return "", "", passkeyErr(err)
+	}
+	return c.Options, c.ID, nil
+}
+
+func (p passkeysAdapter) FinishLogin(ctx context.Context, ceremony, response string, c dashboard.Client) (*dashboard.Session, error) {
+	s, err := p.p.FinishLogin(ctx, ceremony, response, passkey.Client{IP: c.IP, UserAgent: c.UserAgent})
+	if errors.Is(err, passkey.ErrCeremony) || errors.Is(err, passkey.ErrRefused) || errors.Is(err, passkey.ErrCloned) {
+		return nil, dashboard.ErrBadCredentials
+	}
+	if err != nil {
+		return nil, passkeyErr(err)
+	}
+	return &dashboard.Session{Token: s.Token, UserID: s.UserID, ExpiresAt: s.ExpiresAt}, nil
+}

@@ -1,0 +1,251 @@
+//go:build !race
+
+// Excluded from -race builds like the other browser tests (chromedp races on its own); make
+// test's browser line runs it.
+
+package dashboard_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/webauthn"
+	"github.com/chromedp/chromedp"
+
+	"github.com/takapay/payments/shared/local/browsertest"
+	"github.com/takapay/payments/shared/local/samtemplate"
+)
+
+// keyCacheTTL is the journey's KEY_CACHE_TTL_MS: the revocation delay the API states,
+// shortened so that the test waits one second, not five.
+const keyCacheTTL = time.Second
+
+// TestBrowserDashboardJourney is issue 21's journey in Chromium on a fresh stack: sign up →
+// the verification email read from aws-ses-v2-local → sign in → a sandbox key → a payment
+// with it → revoked in the dashboard → refused by the API within the key cache's delay;
+// invite a developer → they accept → they cannot create keys; register a passkey (virtual
+// authenticator) → sign out → sign in with it; ten wrong passwords → limited. Every page and
+// state is checked with axe-core (WCAG 2.1 AA, 0 violations) and photographed in both
+// languages, phone and desktop: .artifacts/dashboard/<page>-<lang>-<phone|desktop>.png.
+func TestBrowserDashboardJourney(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s := startStack(t, map[string]string{"KEY_CACHE_TTL_MS": "1000"})
+	base := s.api.URL
+	ctx := browsertest.New(t, "en")
+	axe := browsertest.AxeSource(t)
+	root, _ := samtemplate.FindRepoRoot()
+	_ = os.MkdirAll(filepath.Join(root, ".artifacts", "dashboard"), 0o755)
+
+	run := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := browsertest.Do(ctx, steps...); err != nil {
+			browsertest.Screenshot(t, ctx, "dashboard/failed.png")
+			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+			t.Fatalf("%v\npage: %.1500s", err, body)
+		}
+	}
+	location := func() string {
+		t.Helper()
+		loc, err := chromedp.Run(ctx, chromedp.Location())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loc
+	}
+	bodyText := func() string {
+		t.Helper()
+		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	// check runs axe on the page shown and photographs it.
+	check := func(name string) {
+		t.Helper()
+		if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
+			t.Errorf("%s: %d axe violations: %v", name, len(v), v)
+		}
+		browsertest.Screenshots(t, ctx, "dashboard/"+name)
+	}
+	// both checks a GET page in each language, and leaves the browser on it in English.
+	both := func(name, path string) {
+		t.Helper()
+		for _, l := range []string{"bn", "en"} {
+			u := path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "lang=" + l
+			run(chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.ID("main")))
+			check(name + "-" + l)
+		}
+	}
+	// stateBoth posts a form in each language (fill writes the form) and checks the answer.
+	stateBoth := func(name, path string, fill func() []chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		for _, l := range []string{"bn", "en"} {
+			u := path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "lang=" + l
+			run(chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.ID("main")))
+			run(fill()...)
+			run(chromedp.WaitVisible(chromedp.ID("main")))
+			check(name + "-" + l)
+		}
+	}
+	mailLink := func(addr, path string, after int) (string, int) {
+		t.Helper()
+		link, n := s.mailLink(t, addr, path, after)
+		return link, n
+	}
+
+	// Sign up, with a refused form first (422 in the page).
+	both("sign-up", "/dashboard/sign-up")
+	stateBoth("sign-up-invalid", "/dashboard/sign-up", func() []chromedp.Action[chromedp.Void] {
+		return []chromedp.Action[chromedp.Void]{chromedp.SendKeys(chromedp.ID("f-email"), "owner@shop"),
+			chromedp.SendKeys(chromedp.ID("f-password"), "short"), chromedp.SendKeys(chromedp.ID("f-workspace"), "Shop"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("sign-up-form").noValidate = true`),
+			chromedp.Click(chromedp.ID("sign-up-submit")), chromedp.WaitVisible(chromedp.ID("error-summary"))}
+	})
+	owner := "owner@journey.example.com.bd"
+	run(chromedp.Navigate(base+"/dashboard/sign-up"), chromedp.WaitVisible(chromedp.ID("f-email")),
+		chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.SendKeys(chromedp.ID("f-password"), "journey sandbox passphrase"),
+		chromedp.SendKeys(chromedp.ID("f-workspace"), "Journey Shop"), chromedp.Click(chromedp.ID("sign-up-submit")),
+		chromedp.WaitVisible(chromedp.ID("check-email-message")))
+	both("check-email", "/dashboard/check-email?for=sign-up")
+	link, _ := mailLink(owner, "/dashboard/verify-email", 0)
+	both("verify", link)
+	run(chromedp.Navigate(base+link), chromedp.WaitVisible(chromedp.ID("verify-submit")), chromedp.Click(chromedp.ID("verify-submit")),
+		chromedp.WaitVisible(chromedp.ID("home-workspace")))
+	both("overview-owner", "/dashboard")
+
+	// Sign out, then in with the password.
+	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("sign-in-form")))
+	check("sign-in-signed-out-en")
+	both("sign-in", "/dashboard/sign-in")
+	run(chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.SendKeys(chromedp.ID("f-password"), "journey sandbox passphrase"),
+		chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
+
+	// A sandbox key: created, shown once, used, revoked, refused.
+	both("keys-empty", "/dashboard/keys")
+	run(chromedp.SendKeys(chromedp.ID("f-name"), "journey server"), chromedp.Click(chromedp.ID("env-sandbox")),
+		chromedp.Click(chromedp.ID("create-key-submit")), chromedp.WaitVisible(chromedp.ID("issued-secret")))
+	check("key-created-en")
+	secret, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("issued-secret")))
+	if err != nil || !strings.HasPrefix(secret, "sk_sandbox_") {
+		t.Fatalf("secret %q: %v", secret, err)
+	}
+	create := func() int {
+		req, _ := http.NewRequest("POST", base+"/v1/payment/create", strings.NewReader(`{"amount": 150.50, "reference": "journey"}`))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "journey-"+time.Now().Format("150405.000000000"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := create(); st != 201 {
+		t.Fatalf("payment create with the new key: %d", st)
+	}
+	both("keys", "/dashboard/keys")
+	run(chromedp.Click(chromedp.CSS(`#keys-table button.danger`)), chromedp.WaitVisible(chromedp.ID("notice")))
+	revoked := time.Now()
+	check("key-revoked-en")
+	for create() != 401 {
+		if time.Since(revoked) > keyCacheTTL+2*time.Second {
+			t.Fatalf("the revoked key still works %s after the revocation (cache %s)", time.Since(revoked), keyCacheTTL)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("revoked key refused %s after the revocation (KEY_CACHE_TTL_MS %d)", time.Since(revoked).Round(time.Millisecond), keyCacheTTL.Milliseconds())
+
+	both("webhook-secrets", "/dashboard/webhook-secrets")
+	run(chromedp.Click(chromedp.ID("secret-issue-sandbox")), chromedp.WaitVisible(chromedp.ID("issued-secret")))
+	check("webhook-secret-issued-en")
+
+	// Invite a developer.
+	dev := "dev@journey.example.com.bd"
+	both("team", "/dashboard/team")
+	run(chromedp.SendKeys(chromedp.ID("f-email"), dev), chromedp.SetValue(chromedp.ID("f-role"), "developer"),
+		chromedp.Click(chromedp.ID("invite-submit")), chromedp.WaitVisible(chromedp.ID("notice")))
+	check("team-invited-en")
+	both("activity", "/dashboard/activity")
+
+	// A passkey, with Chromium's virtual authenticator.
+	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+		Options: &webauthn.VirtualAuthenticatorOptions{
+			Protocol: webauthn.AuthenticatorProtocolCtap2, Ctap2version: webauthn.Ctap2versionCtap21,
+			Transport: webauthn.AuthenticatorTransportInternal, HasResidentKey: true,
+			HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	both("passkeys-empty", "/dashboard/passkeys")
+	run(chromedp.WaitVisible(chromedp.ID("passkey-add")), chromedp.SendKeys(chromedp.ID("f-name"), "Journey laptop"),
+		chromedp.Click(chromedp.ID("passkey-add")), chromedp.WaitVisible(chromedp.ID("notice")))
+	if !strings.Contains(bodyText(), "Journey laptop") {
+		t.Fatalf("passkey list after register: %s", bodyText())
+	}
+	both("passkeys", "/dashboard/passkeys")
+	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in")),
+		chromedp.Click(chromedp.ID("passkey-sign-in")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in-submit")))
+	check("passkey-sign-in-en")
+	run(chromedp.Click(chromedp.ID("passkey-sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
+	if !strings.Contains(bodyText(), owner) {
+		t.Fatalf("after the passkey sign-in: %s", bodyText())
+	}
+	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("sign-in-form")))
+
+	// The developer: the invitation, a sign-up for it, the verification, the join.
+	invite, _ := mailLink(dev, "/dashboard/invite", 0)
+	both("invite", invite)
+	run(chromedp.Navigate(base+invite), chromedp.Click(chromedp.ID("invite-sign-up")), chromedp.WaitVisible(chromedp.ID("f-email")))
+	check("sign-up-invited-en")
+	run(chromedp.SendKeys(chromedp.ID("f-email"), dev), chromedp.SendKeys(chromedp.ID("f-password"), "developer sandbox passphrase"),
+		chromedp.Click(chromedp.ID("sign-up-submit")), chromedp.WaitVisible(chromedp.ID("check-email-message")))
+	link, _ = mailLink(dev, "/dashboard/verify-email", 0)
+	run(chromedp.Navigate(base+link), chromedp.Click(chromedp.ID("verify-submit")), chromedp.WaitVisible(chromedp.ID("accept-invite")))
+	check("invite-signed-in-en")
+	run(chromedp.Click(chromedp.ID("accept-invite")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
+	if text := bodyText(); !strings.Contains(text, "Journey Shop") || !strings.Contains(text, "Developer") {
+		t.Fatalf("developer's overview: %s", text)
+	}
+	both("overview-developer", "/dashboard")
+	both("keys-developer", "/dashboard/keys")
+	if has, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.getElementById("create-key-form")`)); has {
+		t.Error("the developer's keys page offers to create a key")
+	}
+	both("denied", "/dashboard/activity")
+	if text := bodyText(); !strings.Contains(text, "Not allowed") {
+		t.Errorf("developer on activity: %s", text)
+	}
+	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("sign-in-form")))
+
+	// Ten wrong passwords: limited (429 and its page), in both languages.
+	both("forgot-password", "/dashboard/forgot-password")
+	for i := 0; i < 10; i++ {
+		run(chromedp.Navigate(base+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
+			chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.SendKeys(chromedp.ID("f-password"), "not the passphrase "+string(rune('a'+i))),
+			chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.CSS("#f-password-error, #error-message")))
+		if i == 0 {
+			check("sign-in-wrong-en")
+		}
+	}
+	if text := bodyText(); !strings.Contains(text, "Too many attempts") {
+		t.Fatalf("after ten wrong passwords: %s", text)
+	}
+	stateBoth("limited", "/dashboard/sign-in", func() []chromedp.Action[chromedp.Void] {
+		return []chromedp.Action[chromedp.Void]{chromedp.SendKeys(chromedp.ID("f-email"), owner),
+			chromedp.SendKeys(chromedp.ID("f-password"), "journey sandbox passphrase"), chromedp.Click(chromedp.ID("sign-in-submit")),
+			chromedp.WaitVisible(chromedp.ID("error-message"))}
+	})
+	_ = location
+}

@@ -1,0 +1,493 @@
+// Package wire builds the dashboard's services for the functions that serve it
+// (DashboardFunction, DashboardPasskeysFunction): the domain services — account, team and
+// activity, credential — adapted to shared/dashboard's interfaces, recording to one activity
+// log. It links no AWS client of its own (each function brings its email sender and its
+// sealer) and not go-webauthn (only the passkeys function does).
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/credential"
+	"github.com/takapay/payments/shared/dashboard"
+	"github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/team"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// recordTimeout bounds an activity record made after a change succeeded.
+const recordTimeout = 2 * time.Second
+
+// Parts are the dashboard and the services behind it.
+type Parts struct {
+	Service  *dashboard.Service
+	Accounts *account.Service
+	Teams    *team.Service
+	Recorder *Recorder
+	// Origin is the dashboard's origin (the first of DASHBOARD_ORIGINS, else
+	// PUBLIC_BASE_URL): the emails' links and the passkeys' relying party.
+	Origin *url.URL
+}
+
+// Build wires the dashboard over the domain services. sender sends the emails (nil: every
+// email fails, reported as a mail.failed event); sealer seals new webhook secrets (nil:
+// issuing them fails).
+func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
+	logger := d.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	origin := d.Config.PublicBaseURL
+	if len(d.Config.DashboardOrigins) > 0 {
+		origin = d.Config.DashboardOrigins[0]
+	}
+	base := strings.TrimRight(origin, "/") + "/dashboard"
+	if sender == nil {
+		sender = failingSender{}
+	}
+	act := activity.New(d.Store, d.Now)
+	teams := team.New(team.Config{BaseURL: base, Now: d.Now, Recorder: act,
+		OnRecordError: func(ctx context.Context, e activity.Event, err error) {
+			logger.Warn("activity record failed", slog.String("action", e.Action), slog.String("error", err.Error()))
+		}}, d.Store, sender)
+	rec := &Recorder{act: act, teams: teams, logger: logger}
+	accounts := account.New(account.Config{BaseURL: base, Now: d.Now, OnEvent: rec.accountEvent}, d.Store, sender)
+	creds := &credential.Service{Store: d.Store, Sealer: sealer, Now: d.Now}
+	s := &dashboard.Service{
+		Accounts: accountsAdapter{a: accounts},
+		Team:     teamAdapter{t: teams},
+		Keys:     keysAdapter{c: creds, rec: rec},
+		Activity: activityAdapter{a: act},
+		Origins:  d.Config.DashboardOrigins,
+		Now:      d.Now,
+		// Plain http is only the local stack's (make dev, the tests): browsers keep Secure
+		// cookies from http://localhost, but Go clients do not send them back over http.
+		InsecureCookies: strings.HasPrefix(origin, "http://"),
+	}
+	p := &Parts{Service: s, Accounts: accounts, Teams: teams, Recorder: rec}
+	if u, err := url.Parse(origin); err == nil && u.Host != "" {
+		p.Origin = u
+	}
+	return p
+}
+
+// failingSender stands in when MAIL_FROM is not configured: every email fails (and is
+// reported as a mail.failed event), the pages still answer.
+type failingSender struct{}
+
+func (failingSender) Send(context.Context, mail.Message) error {
+	return errors.New("dashboard: no email sender configured (MAIL_FROM)")
+}
+
+// Recorder writes the activity of the services that do not record their own.
+type Recorder struct {
+	act    *activity.Service
+	teams  *team.Service
+	logger *slog.Logger
+}
+
+func (r *Recorder) record(ctx context.Context, e activity.Event) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if err := r.act.Record(ctx, e); err != nil {
+		r.logger.Warn("activity record failed", slog.String("action", e.Action), slog.String("error", err.Error()))
+	}
+}
+
+// ToUser records an event of a user in each of their workspaces.
+func (r *Recorder) ToUser(ctx context.Context, userID string, e activity.Event) {
+	if userID == "" {
+		return // an unknown email: no workspace to tell
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	ws, err := r.teams.Workspaces(ctx, userID)
+	if err != nil {
+		r.logger.Warn("activity: workspaces of user", slog.String("error", err.Error()))
+		return
+	}
+	for _, w := range ws {
+		e.WorkspaceID = w.WorkspaceID
+		r.record(ctx, e)
+	}
+}
+
+func (r *Recorder) accountEvent(ctx context.Context, e account.Event) {
+	switch e.Kind {
+	case account.EventSignInSucceeded, account.EventSignInFailed, account.EventSignInLimited,
+		account.EventPasswordReset, account.EventSignOutEverywhere:
+		r.ToUser(ctx, e.UserID, activity.Event{ActorUserID: e.UserID, ActorEmail: e.Email, Action: e.Kind,
+			IP: e.Client.IP, UserAgent: e.Client.UserAgent})
+	case account.EventMailFailed:
+		msg := ""
+		if e.Err != nil {
+			msg = e.Err.Error()
+		}
+		r.logger.Error("dashboard email not sent", slog.String("user_id", e.UserID), slog.String("error", msg))
+	}
+}
+
+// --- account ---
+
+type accountsAdapter struct{ a *account.Service }
+
+func client(c dashboard.Client) account.Client {
+	return account.Client{IP: c.IP, UserAgent: c.UserAgent}
+}
+
+// accountErr maps the account service's errors to the dashboard's.
+func accountErr(err error) error {
+	var fe *account.FieldError
+	var le *account.LimitedError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		field := fe.Field
+		if field == "workspace_name" {
+			field = "workspace"
+		}
+		return &dashboard.FieldError{Field: field, Rule: fe.Rule, Message: fe.Message}
+	case errors.As(err, &le):
+		return &dashboard.LimitedError{RetryAfter: le.RetryAfter}
+	case errors.Is(err, account.ErrBadCredentials):
+		return dashboard.ErrBadCredentials
+	case errors.Is(err, account.ErrNoSession):
+		return dashboard.ErrNoSession
+	case errors.Is(err, account.ErrInvalidToken):
+		return dashboard.ErrInvalidToken
+	case errors.Is(err, account.ErrAccountExists):
+		return apierr.New(apierr.StateConflict, "this email already has an account: sign in")
+	}
+	return err
+}
+
+func session(s *account.Session) *dashboard.Session {
+	return &dashboard.Session{Token: s.Token, UserID: s.UserID, WorkspaceID: s.WorkspaceID, Next: s.Next, ExpiresAt: s.ExpiresAt}
+}
+
+func (a accountsAdapter) SignUp(ctx context.Context, in dashboard.SignUpInput) error {
+	return accountErr(a.a.SignUp(ctx, account.SignUpInput{Email: in.Email, Password: in.Password, WorkspaceName: in.WorkspaceName,
+		Lang: in.Lang, Next: in.Next, JoinOnly: in.JoinOnly, Client: client(in.Client)}))
+}
+
+func (a accountsAdapter) VerifyEmail(ctx context.Context, token string, c dashboard.Client) (*dashboard.Session, error) {
+	s, err := a.a.VerifyEmail(ctx, token, client(c))
+	if err != nil {
+		return nil, accountErr(err)
+	}
+	return session(s), nil
+}
+
+func (a accountsAdapter) SignIn(ctx context.Context, email, password string, c dashboard.Client) (*dashboard.Session, error) {
+	s, err := a.a.SignIn(ctx, email, password, client(c))
+	if err != nil {
+		return nil, accountErr(err)
+	}
+	return session(s), nil
+}
+
+func (a accountsAdapter) RequestPasswordReset(ctx context.Context, email, lang string, c dashboard.Client) error {
+	return accountErr(a.a.RequestPasswordReset(ctx, email, lang, client(c)))
+}
+
+func (a accountsAdapter) ResetPassword(ctx context.Context, token, pw string, c dashboard.Client) error {
+	return accountErr(a.a.ResetPassword(ctx, token, pw, client(c)))
+}
+
+func (a accountsAdapter) Authenticate(ctx context.Context, token string) (*dashboard.SessionUser, error) {
+	info, err := a.a.Authenticate(ctx, token)
+	if err != nil {
+		return nil, accountErr(err)
+	}
+	u, err := a.a.User(ctx, info.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if u == nil {
+		return nil, dashboard.ErrNoSession
+	}
+	return &dashboard.SessionUser{UserID: u.ID, Email: u.Email, CSRF: info.CSRFToken}, nil
+}
+
+func (a accountsAdapter) SignOut(ctx context.Context, token string) error {
+	return accountErr(a.a.SignOut(ctx, token))
+}
+
+func (a accountsAdapter) SignOutEverywhere(ctx context.Context, userID string) error {
+	return accountErr(a.a.SignOutEverywhere(ctx, userID))
+}
+
+// SessionStarter fits the account service to passkey.SessionStarter.
+type SessionStarter struct{ A *account.Service }
+
+// StartSession starts a session for a user who proved a passkey.
+func (s SessionStarter) StartSession(ctx context.Context, userID, ip, ua string) (string, time.Time, error) {
+	sess, err := s.A.StartSession(ctx, userID, account.Client{IP: ip, UserAgent: ua})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return sess.Token, sess.ExpiresAt, nil
+}
+
+// --- team ---
+
+type teamAdapter struct{ t *team.Service }
+
+func actor(a dashboard.Actor) team.Actor {
+	return team.Actor{WorkspaceID: a.WorkspaceID, UserID: a.UserID, Email: a.Email, Role: a.Role}
+}
+
+// withClient puts the request's client on the context, where the team service's activity
+// records read it.
+func withClient(ctx context.Context, a dashboard.Actor) context.Context {
+	return activity.WithClient(ctx, activity.Client{IP: a.Client.IP, UserAgent: a.Client.UserAgent})
+}
+
+func teamErr(err error) error {
+	var fe *team.FieldError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		return &dashboard.FieldError{Field: fe.Field, Rule: fe.Rule, Message: fe.Message}
+	case errors.Is(err, team.ErrForbidden), errors.Is(err, team.ErrInviteEmailMismatch):
+		return apierr.New(apierr.ScopeOrEnvironmentDenied, "%s", err.Error())
+	case errors.Is(err, team.ErrInviteNotFound), errors.Is(err, team.ErrInviteExpired):
+		return dashboard.ErrInvalidToken
+	case errors.Is(err, team.ErrNotFound):
+		return apierr.New(apierr.NotFound, "%s", err.Error())
+	case errors.Is(err, team.ErrAlreadyMember):
+		return &dashboard.FieldError{Field: "email", Rule: "already_member", Message: err.Error()}
+	case errors.Is(err, team.ErrOwnerProtected), errors.Is(err, team.ErrLastOwner), errors.Is(err, team.ErrConflict),
+		errors.Is(err, team.ErrTooManyInvites):
+		return apierr.New(apierr.StateConflict, "%s", err.Error())
+	}
+	return err
+}
+
+func (t teamAdapter) Workspaces(ctx context.Context, userID string) ([]dashboard.Membership, error) {
+	ws, err := t.t.Workspaces(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dashboard.Membership, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, dashboard.Membership{WorkspaceID: w.WorkspaceID, WorkspaceName: w.WorkspaceName, Role: w.Role})
+	}
+	return out, nil
+}
+
+func (t teamAdapter) ListMembers(ctx context.Context, a dashboard.Actor) ([]dashboard.Member, error) {
+	ms, err := t.t.ListMembers(ctx, actor(a))
+	if err != nil {
+		return nil, teamErr(err)
+	}
+	out := make([]dashboard.Member, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, dashboard.Member{UserID: m.UserID, Email: m.Email, Role: m.Role, Since: m.Since})
+	}
+	return out, nil
+}
+
+func (t teamAdapter) ListInvites(ctx context.Context, a dashboard.Actor) ([]dashboard.Invite, error) {
+	is, err := t.t.ListInvites(ctx, actor(a))
+	if err != nil {
+		return nil, teamErr(err)
+	}
+	out := make([]dashboard.Invite, 0, len(is))
+	for _, i := range is {
+		out = append(out, invite(&i))
+	}
+	return out, nil
+}
+
+func invite(i *team.Invitation) dashboard.Invite {
+	return dashboard.Invite{ID: i.ID, Email: i.Email, Role: i.Role, ExpiresAt: i.ExpiresAt, WorkspaceID: i.WorkspaceID,
+		WorkspaceName: i.WorkspaceName, InviterEmail: i.InviterEmail}
+}
+
+func (t teamAdapter) Invite(ctx context.Context, a dashboard.Actor, email string, role auth.Role, lang string) error {
+	_, err := t.t.Invite(withClient(ctx, a), actor(a), email, role, lang)
+	return teamErr(err)
+}
+
+func (t teamAdapter) RevokeInvite(ctx context.Context, a dashboard.Actor, id string) error {
+	return teamErr(t.t.RevokeInvite(withClient(ctx, a), actor(a), id))
+}
+
+func (t teamAdapter) ChangeRole(ctx context.Context, a dashboard.Actor, userID string, role auth.Role) error {
+	_, err := t.t.ChangeRole(withClient(ctx, a), actor(a), userID, role)
+	return teamErr(err)
+}
+
+func (t teamAdapter) Remove(ctx context.Context, a dashboard.Actor, userID string) error {
+	return teamErr(t.t.Remove(withClient(ctx, a), actor(a), userID))
+}
+
+func (t teamAdapter) Leave(ctx context.Context, a dashboard.Actor) error {
+	return teamErr(t.t.Leave(withClient(ctx, a), actor(a)))
+}
+
+func (t teamAdapter) TransferOwnership(ctx context.Context, a dashboard.Actor, userID string) error {
+	_, err := t.t.TransferOwnership(withClient(ctx, a), actor(a), userID)
+	return teamErr(err)
+}
+
+func (t teamAdapter) LookupInvite(ctx context.Context, token string) (*dashboard.Invite, error) {
+	i, err := t.t.LookupInvite(ctx, token)
+	if err != nil {
+		return nil, teamErr(err)
+	}
+	out := invite(i)
+	return &out, nil
+}
+
+func (t teamAdapter) AcceptInvite(ctx context.Context, token, userID, email string) (string, error) {
+	m, err := t.t.AcceptInvite(ctx, token, userID, email)
+	if err != nil {
+		return "", teamErr(err)
+	}
+	return m.WorkspaceID, nil
+}
+
+// --- keys and webhook secrets ---
+
+type keysAdapter struct {
+	c   *credential.Service
+	rec *Recorder
+}
+
+func credErr(err error) error {
+	var fe *credential.FieldError
+	var ce *credential.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		return &dashboard.FieldError{Field: fe.Field, Rule: "credential", Message: fe.Field + " " + fe.Rule}
+	case errors.As(err, &ce):
+		return apierr.New(ce.Code, "%s", ce.Message)
+	}
+	return err
+}
+
+func keyView(k credential.KeyInfo) dashboard.Key {
+	out := dashboard.Key{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Environment: k.Environment, Scopes: k.Scopes,
+		CreatedBy: k.CreatedBy, CreatedAt: k.CreatedAt, State: k.Status, ExpiresAt: k.ExpiresAt}
+	if k.Status == credential.StatusExpiring {
+		out.State = "active"
+	}
+	if day, err := time.Parse("2006-01-02", k.LastUsedOn); err == nil {
+		out.LastUsed = &day
+	}
+	return out
+}
+
+func (k keysAdapter) event(a dashboard.Actor, action, target string) activity.Event {
+	return activity.Event{WorkspaceID: a.WorkspaceID, ActorUserID: a.UserID, ActorEmail: a.Email, Action: action,
+		Target: target, IP: a.Client.IP, UserAgent: a.Client.UserAgent}
+}
+
+func (k keysAdapter) ListKeys(ctx context.Context, ws string) ([]dashboard.Key, error) {
+	ks, err := k.c.ListKeys(ctx, ws)
+	if err != nil {
+		return nil, credErr(err)
+	}
+	out := make([]dashboard.Key, 0, len(ks))
+	for _, x := range ks {
+		out = append(out, keyView(x))
+	}
+	return out, nil
+}
+
+func (k keysAdapter) CreateKey(ctx context.Context, a dashboard.Actor, nk dashboard.NewKey) (*dashboard.IssuedKey, error) {
+	issued, err := k.c.CreateKey(ctx, a.WorkspaceID, credential.NewKey{Name: nk.Name, Environment: nk.Environment,
+		Scopes: nk.Scopes, CreatedBy: a.UserID})
+	if err != nil {
+		return nil, credErr(err)
+	}
+	k.rec.record(ctx, k.event(a, activity.KeyCreated, fmt.Sprintf("key %s (%s, %s)", issued.Info.ID, issued.Info.Name, issued.Info.Environment)))
+	return &dashboard.IssuedKey{Key: keyView(issued.Info), Secret: issued.Key}, nil
+}
+
+func (k keysAdapter) RevokeKey(ctx context.Context, a dashboard.Actor, keyID string) error {
+	info, err := k.c.RevokeKey(ctx, a.WorkspaceID, keyID, a.UserID)
+	if err != nil {
+		return credErr(err)
+	}
+	k.rec.record(ctx, k.event(a, activity.KeyRevoked, fmt.Sprintf("key %s (%s)", info.ID, info.Name)))
+	return nil
+}
+
+func (k keysAdapter) RollKey(ctx context.Context, a dashboard.Actor, keyID string, grace time.Duration) (*dashboard.IssuedKey, error) {
+	issued, err := k.c.RollKey(ctx, a.WorkspaceID, keyID, credential.Grace(grace), a.UserID)
+	if err != nil {
+		return nil, credErr(err)
+	}
+	k.rec.record(ctx, k.event(a, activity.KeyRolled, fmt.Sprintf("key %s → %s (%s), old one works %s more", keyID, issued.Info.ID,
+		issued.Info.Name, credential.Grace(grace))))
+	return &dashboard.IssuedKey{Key: keyView(issued.Info), Secret: issued.Key}, nil
+}
+
+func (k keysAdapter) ListWebhookSecrets(ctx context.Context, ws string, env auth.Environment) ([]dashboard.WebhookSecret, error) {
+	list, err := k.c.ListWebhookSecrets(ctx, ws, env)
+	if err != nil {
+		return nil, credErr(err)
+	}
+	out := make([]dashboard.WebhookSecret, 0, len(list))
+	for _, w := range list {
+		out = append(out, dashboard.WebhookSecret{ID: w.ID, CreatedAt: w.CreatedAt, ExpiresAt: w.ExpiresAt, Current: w.Current()})
+	}
+	return out, nil
+}
+
+func (k keysAdapter) IssueWebhookSecret(ctx context.Context, a dashboard.Actor, env auth.Environment, grace time.Duration) (string, error) {
+	list, err := k.c.ListWebhookSecrets(ctx, a.WorkspaceID, env)
+	if err != nil {
+		return "", credErr(err)
+	}
+	var issued *credential.IssuedWebhookSecret
+	action := activity.WebhookSecretIssued
+	if len(list) == 0 {
+		issued, err = k.c.IssueWebhookSecret(ctx, a.WorkspaceID, env, a.UserID)
+	} else {
+		action = activity.WebhookSecretRolled
+		issued, err = k.c.RollWebhookSecret(ctx, a.WorkspaceID, env, credential.Grace(grace), a.UserID)
+	}
+	if err != nil {
+		return "", credErr(err)
+	}
+	k.rec.record(ctx, k.event(a, action, fmt.Sprintf("%s secret %s", env, issued.Info.ID)))
+	return issued.Secret, nil
+}
+
+// --- activity ---
+
+type activityAdapter struct{ a *activity.Service }
+
+func (a activityAdapter) List(ctx context.Context, ws, cursor string, limit int) ([]dashboard.Event, string, error) {
+	p, err := a.a.List(ctx, ws, cursor, limit)
+	if errors.Is(err, activity.ErrBadCursor) {
+		return nil, "", apierr.New(apierr.MalformedRequest, "bad cursor")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]dashboard.Event, 0, len(p.Items))
+	for _, e := range p.Items {
+		out = append(out, dashboard.Event{At: e.At, ActorEmail: e.ActorEmail, Action: e.Action, Target: e.Target, IP: e.IP, UserAgent: e.UserAgent})
+	}
+	return out, p.NextCursor, nil
+}
