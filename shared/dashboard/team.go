@@ -44,7 +44,7 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 		case "invited", "role-changed", "removed", "transferred", "invite-revoked":
 			d.notice("dash.notice." + notice)
 		}
-		d.Raw(`<div class="table-wrap"><table id="members-table"><caption class="hint">`)
+		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="members-caption"><table id="members-table"><caption class="hint" id="members-caption">`)
 		d.text("dash.team.members")
 		d.Raw(`</caption><thead><tr><th scope="col">`)
 		d.text("dash.field.email")
@@ -354,7 +354,7 @@ func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Respo
 		return s.page(r, 200, t(r.l(), "dash.activity.title"), func(d *doc) {
 			d.Raw(`<p class="hint">`)
 			d.text("dash.activity.retention")
-			d.Raw(`</p><div class="table-wrap"><table id="activity-table"><caption class="hint">`)
+			d.Raw(`</p><div class="table-wrap" tabindex="0" role="region" aria-labelledby="activity-caption"><table id="activity-table"><caption class="hint" id="activity-caption">`)
 			d.text("dash.activity.caption")
 			d.Raw("</caption><thead><tr>")
 			for _, h := range []string{"when", "who", "what", "target", "client"} {

@@ -67,7 +67,7 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 	s := &dashboard.Service{
 		Accounts: accountsAdapter{a: accounts},
 		Team:     teamAdapter{t: teams},
-		Keys:     keysAdapter{c: creds, rec: rec},
+		Keys:     keysAdapter{c: creds, rec: rec, emails: userEmails(d)},
 		Activity: activityAdapter{a: act},
 		Origins:  d.Config.DashboardOrigins,
 		Now:      d.Now,
@@ -367,6 +367,8 @@ func (t teamAdapter) AcceptInvite(ctx context.Context, token, userID, email stri
 type keysAdapter struct {
 	c   *credential.Service
 	rec *Recorder
+	// emails names the people who created keys (nil: their ids are shown).
+	emails func(ctx context.Context, ids []string) (map[string]string, error)
 }
 
 func credErr(err error) error {
@@ -406,8 +408,21 @@ func (k keysAdapter) ListKeys(ctx context.Context, ws string) ([]dashboard.Key, 
 		return nil, credErr(err)
 	}
 	out := make([]dashboard.Key, 0, len(ks))
+	var ids []string
 	for _, x := range ks {
 		out = append(out, keyView(x))
+		if x.CreatedBy != "" && x.CreatedBy != credential.Operator {
+			ids = append(ids, x.CreatedBy)
+		}
+	}
+	if len(ids) > 0 && k.emails != nil {
+		if names, err := k.emails(ctx, ids); err == nil { // one BatchGetItem; without it, ids
+			for i := range out {
+				if e, ok := names[out[i].CreatedBy]; ok {
+					out[i].CreatedBy = e
+				}
+			}
+		}
 	}
 	return out, nil
 }
@@ -490,4 +505,12 @@ func (a activityAdapter) List(ctx context.Context, ws, cursor string, limit int)
 		out = append(out, dashboard.Event{At: e.At, ActorEmail: e.ActorEmail, Action: e.Action, Target: e.Target, IP: e.IP, UserAgent: e.UserAgent})
 	}
 	return out, p.NextCursor, nil
+}
+
+// userEmails reads users' emails from the store (nil without one).
+func userEmails(d *app.Deps) func(ctx context.Context, ids []string) (map[string]string, error) {
+	if d.Store == nil {
+		return nil
+	}
+	return d.Store.UserEmails
 }
