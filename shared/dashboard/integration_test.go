@@ -248,6 +248,34 @@ func TestDashboardOverTheGateway(t *testing.T) {
 		}
 	}
 
+	// The developer forgets their password: the reset link from the email sets a new one,
+	// ends their sessions, and the new password signs in.
+	fp := dev.get("/dashboard/forgot-password")
+	if p := dev.post("/dashboard/forgot-password", url.Values{"csrf": {csrf(t, fp)}, "email": {"dev@shop.example.com.bd"}}); !strings.Contains(p.url, "check-email?for=reset") {
+		t.Fatalf("forgot: %d at %s", p.status, p.url)
+	}
+	reset, _ := s.mailLink(t, "dev@shop.example.com.bd", "/dashboard/reset-password", 0)
+	rp := dev.get(reset)
+	if p := dev.post(reset, url.Values{"csrf": {csrf(t, rp)}, "password": {"password"}}); p.status != 422 || !strings.Contains(p.body, `id="f-password-error"`) {
+		t.Errorf("reset to a common password: %d", p.status)
+	}
+	rp = dev.get(reset)
+	if p := dev.post(reset, url.Values{"csrf": {csrf(t, rp)}, "password": {"a brand new sandbox passphrase"}}); !strings.Contains(p.url, "notice=reset") {
+		t.Fatalf("reset: %d at %s\n%.2000s", p.status, p.url, p.body)
+	}
+	if p := dev.get("/dashboard/keys"); !strings.Contains(p.url, "/dashboard/sign-in") {
+		t.Errorf("after the reset the old session still opens the keys: %s", p.url)
+	}
+	again := dev.get(reset)
+	if p := dev.post(reset, url.Values{"csrf": {csrf(t, again)}, "password": {"another new sandbox passphrase"}}); p.status != 404 {
+		t.Errorf("a used reset link: %d", p.status)
+	}
+	si := dev.get("/dashboard/sign-in")
+	if p := dev.post("/dashboard/sign-in", url.Values{"csrf": {csrf(t, si)}, "email": {"dev@shop.example.com.bd"},
+		"password": {"a brand new sandbox passphrase"}}); !strings.HasSuffix(p.url, "/dashboard") {
+		t.Errorf("sign in with the new password: %d at %s", p.status, p.url)
+	}
+
 	// Ten wrong passwords: the account is limited, 429 with Retry-After.
 	guesser := s.browser(t)
 	var last *page
