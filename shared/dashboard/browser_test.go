@@ -7,6 +7,7 @@ package dashboard_test
 
 import (
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,14 +123,18 @@ func TestBrowserDashboardJourney(t *testing.T) {
 
 	// Sign out, then in with the password.
 	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("sign-in-form")))
-	check("sign-in-signed-out-en")
+	both("sign-in-signed-out", "/dashboard/sign-in?notice=signed-out")
 	both("sign-in", "/dashboard/sign-in")
 	run(chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.SendKeys(chromedp.ID("f-password"), "journey sandbox passphrase"),
 		chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
 
 	// A sandbox key: created, shown once, used, revoked, refused.
 	both("keys-empty", "/dashboard/keys")
-	run(chromedp.SendKeys(chromedp.ID("f-name"), "journey server"), chromedp.Click(chromedp.ID("env-sandbox")),
+	run(chromedp.Navigate(base+"/dashboard/keys?lang=bn"), chromedp.SendKeys(chromedp.ID("f-name"), "journey bn"),
+		chromedp.Click(chromedp.ID("create-key-submit")), chromedp.WaitVisible(chromedp.ID("issued-secret")))
+	check("key-created-bn")
+	run(chromedp.Navigate(base+"/dashboard/keys?lang=en"), chromedp.WaitVisible(chromedp.ID("f-name")),
+		chromedp.SendKeys(chromedp.ID("f-name"), "journey server"), chromedp.Click(chromedp.ID("env-sandbox")),
 		chromedp.Click(chromedp.ID("create-key-submit")), chromedp.WaitVisible(chromedp.ID("issued-secret")))
 	check("key-created-en")
 	secret, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("issued-secret")))
@@ -152,27 +157,30 @@ func TestBrowserDashboardJourney(t *testing.T) {
 		t.Fatalf("payment create with the new key: %d", st)
 	}
 	both("keys", "/dashboard/keys")
-	run(chromedp.Click(chromedp.CSS(`#keys-table button.danger`)), chromedp.WaitVisible(chromedp.ID("notice")))
+	run(chromedp.Click(chromedp.CSS(`#keys-table tbody tr:first-child button.danger`)), chromedp.WaitVisible(chromedp.ID("notice")))
 	revoked := time.Now()
-	check("key-revoked-en")
 	for create() != 401 {
 		if time.Since(revoked) > keyCacheTTL+2*time.Second {
 			t.Fatalf("the revoked key still works %s after the revocation (cache %s)", time.Since(revoked), keyCacheTTL)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	both("key-revoked", "/dashboard/keys?notice=revoked")
 	t.Logf("revoked key refused %s after the revocation (KEY_CACHE_TTL_MS %d)", time.Since(revoked).Round(time.Millisecond), keyCacheTTL.Milliseconds())
 
 	both("webhook-secrets", "/dashboard/webhook-secrets")
 	run(chromedp.Click(chromedp.ID("secret-issue-sandbox")), chromedp.WaitVisible(chromedp.ID("issued-secret")))
 	check("webhook-secret-issued-en")
+	run(chromedp.Navigate(base+"/dashboard/webhook-secrets?lang=bn"), chromedp.Click(chromedp.ID("secret-issue-sandbox")),
+		chromedp.WaitVisible(chromedp.ID("issued-secret")))
+	check("webhook-secret-rolled-bn")
 
 	// Invite a developer.
 	dev := "dev@journey.example.com.bd"
 	both("team", "/dashboard/team")
 	run(chromedp.SendKeys(chromedp.ID("f-email"), dev), chromedp.SetValue(chromedp.ID("f-role"), "developer"),
 		chromedp.Click(chromedp.ID("invite-submit")), chromedp.WaitVisible(chromedp.ID("notice")))
-	check("team-invited-en")
+	both("team-invited", "/dashboard/team?notice=invited")
 	both("activity", "/dashboard/activity")
 
 	// A passkey, with Chromium's virtual authenticator.
@@ -195,9 +203,12 @@ func TestBrowserDashboardJourney(t *testing.T) {
 		t.Fatalf("passkey list after register: %s", bodyText())
 	}
 	both("passkeys", "/dashboard/passkeys")
-	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in")),
-		chromedp.Click(chromedp.ID("passkey-sign-in")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in-submit")))
-	check("passkey-sign-in-en")
+	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in")))
+	for _, l := range []string{"bn", "en"} {
+		run(chromedp.Navigate(base+"/dashboard/sign-in?lang="+l), chromedp.WaitVisible(chromedp.ID("passkey-sign-in")),
+			chromedp.Click(chromedp.ID("passkey-sign-in")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in-submit")))
+		check("passkey-sign-in-" + l)
+	}
 	run(chromedp.Click(chromedp.ID("passkey-sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
 	if !strings.Contains(bodyText(), owner) {
 		t.Fatalf("after the passkey sign-in: %s", bodyText())
@@ -207,13 +218,13 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	// The developer: the invitation, a sign-up for it, the verification, the join.
 	invite, _ := mailLink(dev, "/dashboard/invite", 0)
 	both("invite", invite)
+	both("sign-up-invited", "/dashboard/sign-up?next="+url.QueryEscape(invite))
 	run(chromedp.Navigate(base+invite), chromedp.Click(chromedp.ID("invite-sign-up")), chromedp.WaitVisible(chromedp.ID("f-email")))
-	check("sign-up-invited-en")
 	run(chromedp.SendKeys(chromedp.ID("f-email"), dev), chromedp.SendKeys(chromedp.ID("f-password"), "developer sandbox passphrase"),
 		chromedp.Click(chromedp.ID("sign-up-submit")), chromedp.WaitVisible(chromedp.ID("check-email-message")))
 	link, _ = mailLink(dev, "/dashboard/verify-email", 0)
 	run(chromedp.Navigate(base+link), chromedp.Click(chromedp.ID("verify-submit")), chromedp.WaitVisible(chromedp.ID("accept-invite")))
-	check("invite-signed-in-en")
+	both("invite-signed-in", invite)
 	run(chromedp.Click(chromedp.ID("accept-invite")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
 	if text := bodyText(); !strings.Contains(text, "Journey Shop") || !strings.Contains(text, "Developer") {
 		t.Fatalf("developer's overview: %s", text)
@@ -229,14 +240,23 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	}
 	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("sign-in-form")))
 
-	// Ten wrong passwords: limited (429 and its page), in both languages.
+	// The forgotten password: its pages (the reset link from the email; not used here).
 	both("forgot-password", "/dashboard/forgot-password")
+	run(chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.Click(chromedp.ID("forgot-submit")),
+		chromedp.WaitVisible(chromedp.ID("check-email-message")))
+	both("check-email-reset", "/dashboard/check-email?for=reset")
+	reset, _ := mailLink(owner, "/dashboard/reset-password", 1)
+	both("reset-password", reset)
+	both("bad-link", "/dashboard/verify-email?token=not-a-token")
+
+	// Ten wrong passwords: limited (429 and its page), in both languages.
 	for i := 0; i < 10; i++ {
-		run(chromedp.Navigate(base+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
+		lang := map[bool]string{true: "bn", false: "en"}[i == 1]
+		run(chromedp.Navigate(base+"/dashboard/sign-in?lang="+lang), chromedp.WaitVisible(chromedp.ID("f-email")),
 			chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.SendKeys(chromedp.ID("f-password"), "not the passphrase "+string(rune('a'+i))),
 			chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.CSS("#f-password-error, #error-message")))
-		if i == 0 {
-			check("sign-in-wrong-en")
+		if i < 2 {
+			check("sign-in-wrong-" + lang)
 		}
 	}
 	if text := bodyText(); !strings.Contains(text, "Too many attempts") {
