@@ -253,7 +253,7 @@ func TestValidationAndLimits(t *testing.T) {
 		t.Errorf("limited: %d, Retry-After %q\n%s", r.Status, r.Headers["Retry-After"], body(r))
 	}
 	// An open redirect through next is refused.
-	for _, next := range []string{"https://evil.example", "//evil.example", "/dashboardevil", "/v1/x"} {
+	for _, next := range []string{"https://evil.example", "//evil.example", "/dashboardevil", "/v1/x", "/dashboard/../v1/x", "/dashboard/%2e%2e/v1"} {
 		if got := safeNext(next); got != "/dashboard" {
 			t.Errorf("safeNext(%q) = %q", next, got)
 		}

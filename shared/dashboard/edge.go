@@ -294,6 +294,7 @@ func (r *req) need(p auth.Permission) error {
 // safeNext keeps a next path only when it is a path of the dashboard (no open redirect).
 func safeNext(next string) string {
 	if strings.HasPrefix(next, "/dashboard") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") &&
+		!strings.Contains(next, "..") && !strings.Contains(next, "%") &&
 		(len(next) == len("/dashboard") || next[len("/dashboard")] == '/' || next[len("/dashboard")] == '?') {
 		return next
 	}
