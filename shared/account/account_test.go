@@ -906,7 +906,7 @@ func TestRequestsPerOperation(t *testing.T) {
 	if err := s.SignUp(ctx, account.SignUpInput{Email: "n@shop.com.bd", Password: goodPassword, WorkspaceName: "W"}); err != nil {
 		t.Fatal(err)
 	}
-	check("SignUp", "PutItem", "GetItem")
+	check("SignUp", "PutItem", "GetItem", "BatchGetItem", "PutItem")
 	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("n@shop.com.bd")[0]), client)
 	if err != nil {
 		t.Fatal(err)
@@ -928,10 +928,39 @@ func TestRequestsPerOperation(t *testing.T) {
 	if err := s.RequestPasswordReset(ctx, "n@shop.com.bd", "en", client); err != nil {
 		t.Fatal(err)
 	}
-	check("RequestPasswordReset", "GetItem", "GetItem", "PutItem")
+	check("RequestPasswordReset", "GetItem", "GetItem", "PutItem", "BatchGetItem", "PutItem")
 	if err := s.SignOutEverywhere(ctx, sess.UserID); err != nil {
 		t.Fatal(err)
 	}
 	// Two live sessions (the verified one and StartSession's): two writes each.
 	check("SignOutEverywhere", "UpdateItem", "Query", "UpdateItem", "DeleteItem", "UpdateItem", "DeleteItem")
+}
+
+func TestNoInboxFlooding(t *testing.T) {
+	e, ctx := newEnv(t)
+	a, b := e.service(), e.service()
+	signUp(t, ctx, e, a, "victim@shop.com.bd") // one email
+	for i := range account.MailsPerAddress + 3 {
+		svc := []*account.Service{a, b}[i%2]
+		var err error
+		if i%2 == 0 {
+			err = svc.RequestPasswordReset(ctx, "victim@shop.com.bd", "en", client)
+		} else {
+			err = svc.SignUp(ctx, account.SignUpInput{Email: "VICTIM@shop.com.bd", Password: goodPassword, WorkspaceName: "W"})
+		}
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	n := len(e.mail.to("victim@shop.com.bd")) + len(e.mail.to("VICTIM@shop.com.bd"))
+	if n != account.MailsPerAddress {
+		t.Fatalf("%d emails reached the address in an hour, want %d", n, account.MailsPerAddress)
+	}
+	e.clock.Advance(account.MailWindow)
+	if err := a.RequestPasswordReset(ctx, "victim@shop.com.bd", "en", client); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(e.mail.to("victim@shop.com.bd")) + len(e.mail.to("VICTIM@shop.com.bd")); got != n+1 {
+		t.Fatal("no email an hour later")
+	}
 }

@@ -23,6 +23,8 @@
 //     after a lock doubles it up to 1 hour, and the user gets one SignInAttempts email per
 //     window; 50 per client address (IPv6: its /64) in 15 minutes lock the address for the
 //     rest of the window. Counted in DynamoDB, exactly, across instances.
+//   - At most 5 verification, account-exists and reset emails an hour go to one address;
+//     past that the forms answer as usual and send nothing (no inbox flooding).
 //   - Sessions: a new 256-bit token at every sign-in (stored as SHA-256), ended after 30
 //     minutes without a request (idle timeout) and 8 hours after sign-in (absolute lifetime);
 //     sign out ends one server-side, sign out everywhere and a password reset end all.

@@ -14,7 +14,9 @@ import (
 // RequestPasswordReset emails a reset link (valid ResetValidFor, single use) to the address
 // if it has an account. It answers nil for any well-formed address (a *FieldError for a
 // malformed one), after the same requests either way (the email claim and user GetItems, one
-// pending PutItem: for an address without an account a decoy that no link names), and takes
+// pending PutItem: for an address without an account a decoy that no link names; the
+// address's mail counter BatchGetItem and PutItem: past MailsPerAddress an hour nothing is
+// sent), and takes
 // at least AnswerFloor, so neither answer nor timing tells whether the address has an account.
 // A failed send is reported as an EventMailFailed event, not in the answer.
 func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error {
@@ -51,7 +53,11 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	if err := s.store.PutPendingToken(ctx, p); err != nil {
 		return fmt.Errorf("store reset: %w", err)
 	}
-	if u != nil {
+	allowed, err := s.allowMail(ctx, email, now)
+	if err != nil {
+		return err
+	}
+	if u != nil && allowed {
 		err := s.send(ctx, accmail.ResetPassword, string(l), accmail.Data{
 			To: u.Email, Link: s.cfg.BaseURL + ResetPath + "?token=" + url.QueryEscape(token), ValidFor: ResetValidFor,
 		})

@@ -64,7 +64,41 @@ type limitRule struct {
 var (
 	accountRule = limitRule{threshold: AccountThreshold, window: AccountWindow, base: AccountLockBase, max: AccountLockMax}
 	ipRule      = limitRule{threshold: IPThreshold, window: IPWindow}
+	mailRule    = limitRule{threshold: MailsPerAddress, window: MailWindow}
 )
+
+// MailsPerAddress verification, account-exists and reset emails go to one address in
+// MailWindow at most; past that, SignUp and RequestPasswordReset answer as usual but send
+// nothing, so nobody can flood an inbox through them.
+const (
+	MailsPerAddress = 5
+	MailWindow      = time.Hour
+)
+
+func mailKey(email string) string {
+	sum := sha256.Sum256([]byte(foldEmail(email)))
+	return "mail#" + hex.EncodeToString(sum[:])
+}
+
+// allowMail counts one email to an address (one BatchGetItem and one conditional PutItem,
+// more on a lost race) and reports whether it is within MailsPerAddress.
+func (s *Service) allowMail(ctx context.Context, email string, now time.Time) (bool, error) {
+	k := mailKey(email)
+	for attempt := 0; ; attempt++ {
+		got, err := s.store.GetSignInCounters(ctx, k)
+		if err != nil {
+			return false, err
+		}
+		next, _ := mailRule.fail(live(k, got[k], now), now)
+		err = s.store.PutSignInCounter(ctx, &next, next.Version-1)
+		if err == nil {
+			return next.Failures <= MailsPerAddress, nil
+		}
+		if !errors.Is(err, ErrConflict) || attempt >= 8 {
+			return false, fmt.Errorf("count emails: %w", err)
+		}
+	}
+}
 
 // live returns c as it stands at now: a zero counter (keeping its version) when absent or
 // expired.

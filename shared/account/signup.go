@@ -29,10 +29,11 @@ var ErrAccountExists = errors.New("this email already has an account: sign in")
 // SignUp validates the form (a *FieldError naming the first bad field: email, password,
 // workspace_name, next), hashes the password, stores a pending sign-up under the SHA-256 of a
 // new 256-bit token for VerifyValidFor, and emails the address: the verification link, or,
-// when the address already has an account, an AccountExists email instead. Both cases make the
-// same requests (the pending PutItem, the email claim GetItem), hash, send one email, answer
-// nil and take at least AnswerFloor, so neither the answer nor its timing tells whether the
-// address has an account.
+// when the address already has an account, an AccountExists email instead (neither past
+// MailsPerAddress emails an hour to the address). Both cases make the same requests (the
+// pending PutItem, the email claim GetItem, the address's mail counter BatchGetItem and
+// PutItem), hash, send one email, answer nil and take at least AnswerFloor, so neither the
+// answer nor its timing tells whether the address has an account.
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	start := time.Now()
 	email, fe := ParseEmail(in.Email)
@@ -83,10 +84,17 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	if err != nil {
 		return err
 	}
-	if owner != "" {
+	allowed, err := s.allowMail(ctx, email, now)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !allowed:
+		// Answer as usual, send nothing.
+	case owner != "":
 		// The pending sign-up stays unused (its token is never sent) and expires.
 		err = s.send(ctx, accmail.AccountExists, string(lang), accmail.Data{To: email, Link: s.cfg.BaseURL + SignInPath})
-	} else {
+	default:
 		err = s.send(ctx, accmail.VerifyEmail, string(lang), accmail.Data{
 			To: email, Link: s.cfg.BaseURL + VerifyPath + "?token=" + url.QueryEscape(token), ValidFor: VerifyValidFor,
 		})
