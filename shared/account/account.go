@@ -276,8 +276,7 @@ func (s *Service) floor(ctx context.Context, start time.Time) {
 
 // send composes and sends one email.
 func (s *Service) send(ctx context.Context, k accmail.Kind, lang string, d accmail.Data) error {
-	l, _ := page.ParseLang(lang)
-	m, err := accmail.Compose(k, l, d)
+	m, err := accmail.Compose(k, langOf(lang), d)
 	if err != nil {
 		return fmt.Errorf("compose %s email: %w", k, err)
 	}
@@ -285,6 +284,14 @@ func (s *Service) send(ctx context.Context, k accmail.Kind, lang string, d accma
 		return fmt.Errorf("send %s email: %w", k, err)
 	}
 	return nil
+}
+
+// langOf reads a language code, English when it is none of the page languages.
+func langOf(s string) page.Lang {
+	if l, ok := page.ParseLang(s); ok {
+		return l
+	}
+	return page.EN
 }
 
 // ParseEmail trims an email address and checks that it is one bare address

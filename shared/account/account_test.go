@@ -206,6 +206,9 @@ func TestSignUpVerifyAndSignIn(t *testing.T) {
 	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "https://dash.takapay.test/dashboard/verify-email?token=") {
 		t.Fatalf("verification email: %+v", msgs)
 	}
+	if !strings.ContainsRune(msgs[0].Subject, 'া') && !strings.ContainsRune(msgs[0].Subject, 'ে') {
+		t.Errorf("a Bangla sign-up got the subject %q", msgs[0].Subject)
+	}
 	token := linkToken(t, msgs[0])
 
 	// Nothing exists before verification: the email is free, signing in fails.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	accmail "github.com/takapay/payments/shared/mail"
-	"github.com/takapay/payments/shared/page"
 )
 
 // RequestPasswordReset emails a reset link (valid ResetValidFor, single use) to the address
@@ -25,7 +24,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	if fe != nil {
 		return fe
 	}
-	l, _ := page.ParseLang(lang)
+	l := langOf(lang)
 	owner, err := s.store.EmailOwner(ctx, email)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	accmail "github.com/takapay/payments/shared/mail"
-	"github.com/takapay/payments/shared/page"
 )
 
 // SignUpInput is a sign-up form. Next (optional) is a /dashboard/ path the verification
@@ -52,7 +51,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	if fe := checkNext(in.Next); fe != nil {
 		return fe
 	}
-	lang, _ := page.ParseLang(in.Lang)
+	lang := langOf(in.Lang)
 	hash, err := HashPassword(in.Password)
 	if err != nil {
 		return err
