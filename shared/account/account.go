@@ -177,6 +177,9 @@ type Store interface {
 	CreateAccountUser(ctx context.Context, u *User) error
 	// SetPassword replaces an existing user's password hash and grows its session epoch.
 	SetPassword(ctx context.Context, userID, hash string, at time.Time) error
+	// RehashPassword replaces a user's password hash by an equivalent one (new parameters),
+	// only if it is still old; it ends no session. ErrConflict when it is not.
+	RehashPassword(ctx context.Context, userID, old, hash string) error
 	// BumpSessionEpoch grows an existing user's session epoch; ErrUnknownUser when absent.
 	BumpSessionEpoch(ctx context.Context, userID string) error
 

@@ -3,6 +3,7 @@ package account_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	"golang.org/x/crypto/argon2"
 
 	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/auth"
@@ -965,5 +967,31 @@ func TestNoInboxFlooding(t *testing.T) {
 	}
 	if got := len(e.mail.to("victim@shop.com.bd")) + len(e.mail.to("VICTIM@shop.com.bd")); got != n+1 {
 		t.Fatal("no email an hour later")
+	}
+}
+
+func TestSignInRehashesOlderHashes(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	// A user whose hash was made with older, cheaper parameters.
+	salt := []byte("0123456789abcdef")
+	key := argon2.IDKey([]byte(goodPassword), salt, 1, 64, 1, 32)
+	old := "$argon2id$v=19$m=64,t=1,p=1$" + base64.RawStdEncoding.EncodeToString(salt) + "$" + base64.RawStdEncoding.EncodeToString(key)
+	id := "0190a0a0-0000-7000-8000-000000000001"
+	if _, err := e.store.ClaimEmail(ctx, "old@shop.com.bd", id); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.CreateAccountUser(ctx, &account.User{ID: id, Email: "old@shop.com.bd", PasswordHash: old, CreatedAt: e.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SignIn(ctx, "old@shop.com.bd", goodPassword, client); err != nil {
+		t.Fatal(err)
+	}
+	u, err := e.store.GetAccountUser(ctx, id)
+	if err != nil || !strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Fatalf("hash after sign-in: %+v, %v", u, err)
+	}
+	if _, err := s.SignIn(ctx, "old@shop.com.bd", goodPassword, client); err != nil {
+		t.Fatalf("sign-in with the rehashed password: %v", err)
 	}
 }

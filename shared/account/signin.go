@@ -179,7 +179,8 @@ func ipKey(ip string) string {
 // while the account or the client address is locked. Requests: one BatchGetItem (counters),
 // the email claim and user GetItems; then on failure one conditional write per counter, on
 // success the session listing PutItem, the user GetItem (epoch check), the session PutItem
-// and, when the account had failures, one DeleteItem of its counter.
+// and, when the account had failures, one DeleteItem of its counter (and, once, an UpdateItem
+// storing a fresh hash when the stored one has other parameters than DefaultParams).
 func (s *Service) SignIn(ctx context.Context, email, password string, c Client) (*Session, error) {
 	email, fe := ParseEmail(email)
 	if fe != nil {
@@ -262,6 +263,13 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	}
 	if counters[keys[0]] != nil {
 		_ = s.store.DeleteSignInCounter(ctx, keys[0])
+	}
+	if NeedsRehash(u.PasswordHash) {
+		// The parameters changed since this hash was made: store one with today's, best
+		// effort (the old one keeps working).
+		if h, err := HashPassword(password); err == nil {
+			_ = s.store.RehashPassword(ctx, u.ID, u.PasswordHash, h)
+		}
 	}
 	s.event(ctx, EventSignInSucceeded, u.ID, u.Email, c)
 	return sess, nil
