@@ -9,7 +9,7 @@ import (
 	"github.com/takapay/payments/shared/local/localgw"
 )
 
-func banner(base string, s *devstack.Stack, c *localapi.Credentials, fresh bool, credPath, envPath string, routes []localgw.Route) {
+func banner(base string, s *devstack.Stack, ses *devstack.Server, c *localapi.Credentials, fresh bool, credPath, envPath string, routes []localgw.Route) {
 	seeded := "kept from the last run"
 	if fresh {
 		seeded = "newly issued"
@@ -20,11 +20,12 @@ Takapay local stack is up (sandbox; no real money moves)
   API          %s   (routes from template.yaml, handlers = the Lambda handlers)
   DynamoDB     %s   dynalite, table %s, data in .dev/dynalite
   SQS          %s   fauxqs, queue %s
+  Email (SES)  %s   aws-ses-v2-local: sent mail in a browser there, as JSON at /store
   Credentials  %s   (%s)
   Shell env    source %s   then e.g. go run ./cmd/paymentsctl key list --workspace %s
 
 Routes:
-`, base, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), credPath, seeded, envPath, c.WorkspaceID)
+`, base, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), ses.Endpoint, credPath, seeded, envPath, c.WorkspaceID)
 	for _, r := range routes {
 		fmt.Printf("  %-6s %-24s -> %s\n", r.Method, r.Path, r.Function)
 	}
@@ -39,7 +40,7 @@ Try it:
   # dashboard session (owner): reads need the cookie; writes also need Origin: %s
   curl -s -b "takapay_session=$(jq -r .session_token .dev/credentials.json)" "%s/v1/workspaces/%s/documents/invoices?environment=sandbox"
 
-Ctrl-C stops the API, dynalite and fauxqs. Request logs follow (JSON, one line per request).
+Ctrl-C stops the API, dynalite, fauxqs and aws-ses-v2-local. Request logs follow (JSON, one line per request).
 `, base, base, base, c.WorkspaceID, base, base, c.WorkspaceID)
 	_ = os.Stdout.Sync()
 }

@@ -1,4 +1,5 @@
-// Command devstack is `make dev`: it starts dynalite (data under .dev/) and fauxqs on loopback,
+// Command devstack is `make dev`: it starts dynalite (data under .dev/), fauxqs and
+// aws-ses-v2-local (SES; mail kept in memory, web view at its URL) on loopback,
 // creates the table and queues template.yaml declares, seeds a demo workspace with keys
 // (kept across restarts in .dev/credentials.json), and serves the API on
 // http://127.0.0.1:3000 (PORT overrides) through the same handlers the Lambdas run, routed by
@@ -65,6 +66,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	sesPort, err := envInt("SES_PORT", 8005)
+	if err != nil {
+		return err
+	}
 	devDir := filepath.Join(root, ".dev")
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
@@ -93,11 +98,16 @@ func run() error {
 		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT if those ports are taken)", err)
 	}
 	defer stack.Close()
+	ses, err := devstack.StartSES(startCtx, devstack.SESOptions{Port: sesPort, LogWriter: logFile})
+	if err != nil {
+		return fmt.Errorf("%w (set SES_PORT if that port is taken)", err)
+	}
+	defer ses.Stop()
 
 	logger := app.NewLogger(slog.LevelInfo)
 	gw, deps, err := localapi.New(stack, localapi.Options{
 		BaseURL: base, AllowLocalhostURLs: true, Logger: logger,
-		Env: map[string]string{"DASHBOARD_ORIGINS": base},
+		Env: map[string]string{"DASHBOARD_ORIGINS": base, "SES_ENDPOINT": ses.Endpoint, "MAIL_FROM": localMailFrom},
 	})
 	if err != nil {
 		return err
@@ -116,7 +126,7 @@ func run() error {
 		return err
 	}
 	envPath := filepath.Join(devDir, "stack.env")
-	if err := writeEnv(envPath, stack); err != nil {
+	if err := writeEnv(envPath, stack, ses); err != nil {
 		return err
 	}
 
@@ -149,11 +159,11 @@ func run() error {
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	banner(base, stack, creds, fresh, credPath, envPath, gw.Routes())
+	banner(base, stack, ses, creds, fresh, credPath, envPath, gw.Routes())
 
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(os.Stderr, "\nstopping: API, dynalite, fauxqs")
+		fmt.Fprintln(os.Stderr, "\nstopping: API, dynalite, fauxqs, aws-ses-v2-local")
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -170,14 +180,21 @@ func mkdir(dir string) string {
 	return dir
 }
 
+// localMailFrom is the sender identity of the local stack's mail (MAIL_FROM; any address works
+// with aws-ses-v2-local, on AWS it is a verified SES identity).
+const localMailFrom = "Takapay <no-reply@takapay.localhost>"
+
 // writeEnv writes shell exports that point the operator CLI and the AWS CLI at the local stack.
 // LOCAL_SEALING_KEY lets paymentsctl seal webhook secrets the way the local sender opens them.
-func writeEnv(path string, s *devstack.Stack) error {
+func writeEnv(path string, s *devstack.Stack, ses *devstack.Server) error {
 	text := fmt.Sprintf(`# source this file to point paymentsctl (and any AWS SDK) at the local stack
 export TABLE_NAME=%s
 export WEBHOOK_QUEUE_URL=%s
 export AWS_ENDPOINT_URL_DYNAMODB=%s
 export AWS_ENDPOINT_URL_SQS=%s
+export AWS_ENDPOINT_URL_SESV2=%s
+export SES_ENDPOINT=%s
+export MAIL_FROM=%q
 export AWS_REGION=%s
 export AWS_DEFAULT_REGION=%s
 export AWS_ACCESS_KEY_ID=%s
@@ -185,7 +202,7 @@ export AWS_SECRET_ACCESS_KEY=%s
 unset WEBHOOK_SECRETS_KEY_ID
 export %s=%s
 `, s.TableName("Table"), s.QueueURL("WebhookQueue"), s.Dynamo.Endpoint, s.SQS.Endpoint,
-		devstack.Region, devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey,
+		ses.Endpoint, ses.Endpoint, localMailFrom, devstack.Region, devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey,
 		app.EnvLocalSealingKey, base64.StdEncoding.EncodeToString(s.SealingKey))
 	return os.WriteFile(path, []byte(text), 0o600)
 }

@@ -6,7 +6,8 @@
 // Compose is the one place an email's words, links and headers are decided. Everything it puts
 // into a message is checked first: the recipient is one bare address, no value carries a control
 // character (so nothing can add a header line or a forged paragraph), the link is an absolute
-// http(s) URL; the HTML is built with html/template, which escapes every value by context.
+// http(s) URL; the HTML is written with package htmlw (the page kit's writer), which escapes
+// every value by context.
 // Numbers shown to people (hours, days, attempts) use the language's digits, as the payer pages
 // do (page.Lang.Number).
 package mail
@@ -221,11 +222,7 @@ func Compose(k Kind, l page.Lang, d Data) (Message, error) {
 	}
 	c := texts(k, l, d)
 	c.Lang, c.Link = string(l), d.Link
-	m := Message{To: d.To, Subject: c.Subject, Text: c.text()}
-	var err error
-	if m.HTML, err = c.html(); err != nil {
-		return Message{}, fmt.Errorf("mail: render %s: %w", k, err)
-	}
+	m := Message{To: d.To, Subject: c.Subject, Text: c.text(), HTML: c.html()}
 	if err := CheckHeaders(m); err != nil {
 		return Message{}, err
 	}

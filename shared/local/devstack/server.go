@@ -1,6 +1,7 @@
 // Package devstack starts and provisions the local stand-ins for the AWS
-// services the payments API uses: dynalite for DynamoDB and fauxqs for SQS,
-// both real wire-protocol servers installed by npm into <repo>/node_modules.
+// services the payments API uses: dynalite for DynamoDB, fauxqs for SQS and
+// aws-ses-v2-local for SES (StartSES, ReceivedMail), real wire-protocol servers
+// installed by npm into <repo>/node_modules.
 //
 // It backs `make dev` (cmd/devstack) and the integration tests: every test
 // binary calls StartTestStack and gets its own servers on free loopback ports,
