@@ -995,3 +995,30 @@ func TestSignInRehashesOlderHashes(t *testing.T) {
 		t.Fatalf("sign-in with the rehashed password: %v", err)
 	}
 }
+
+func TestCreateVerifiedAccount(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	in := account.SignUpInput{Email: "seed@shop.com.bd", Password: goodPassword, WorkspaceName: "Seeded", Lang: "en"}
+	sess, err := s.CreateVerifiedAccount(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.mail.all()) != 0 {
+		t.Fatal("seeding sent email")
+	}
+	if err := workspaceAuth(ctx, e, sess.Token, sess.WorkspaceID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SignIn(ctx, "seed@shop.com.bd", goodPassword, client); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateVerifiedAccount(ctx, in); !errors.Is(err, account.ErrAccountExists) {
+		t.Fatalf("second seeding: %v", err)
+	}
+	var fe *account.FieldError
+	in.Password = "password1234"
+	if _, err := s.CreateVerifiedAccount(ctx, in); !errors.As(err, &fe) {
+		t.Fatalf("weak password: %v", err)
+	}
+}

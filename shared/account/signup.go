@@ -35,47 +35,11 @@ var ErrAccountExists = errors.New("this email already has an account: sign in")
 // answer nor its timing tells whether the address has an account.
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	start := time.Now()
-	email, fe := ParseEmail(in.Email)
-	if fe != nil {
-		return fe
-	}
-	if fe := CheckPassword(in.Password); fe != nil {
-		return fe
-	}
-	name := ""
-	if !in.JoinOnly {
-		if name, fe = checkWorkspaceName(in.WorkspaceName); fe != nil {
-			return fe
-		}
-	}
-	if fe := checkNext(in.Next); fe != nil {
-		return fe
-	}
-	lang := langOf(in.Lang)
-	hash, err := HashPassword(in.Password)
+	p, token, err := s.newSignUp(in)
 	if err != nil {
 		return err
 	}
-	token, tokenHash, err := newLinkToken()
-	if err != nil {
-		return err
-	}
-	userID, err := newID()
-	if err != nil {
-		return err
-	}
-	wsID := ""
-	if !in.JoinOnly {
-		if wsID, err = newID(); err != nil {
-			return err
-		}
-	}
-	now := s.now()
-	p := &PendingToken{
-		Kind: TokenSignUp, Hash: tokenHash, UserID: userID, WorkspaceID: wsID, Email: email,
-		PasswordHash: hash, WorkspaceName: name, Lang: string(lang), Next: in.Next, JoinOnly: in.JoinOnly,
-		CreatedAt: now, ExpiresAt: now.Add(VerifyValidFor),
-	}
+	email, lang, now := p.Email, langOf(p.Lang), p.CreatedAt
 	if err := s.store.PutPendingToken(ctx, p); err != nil {
 		return fmt.Errorf("store sign-up: %w", err)
 	}
@@ -126,12 +90,20 @@ func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (*Ses
 	if p == nil || p.UserID == "" || p.Email == "" {
 		return nil, ErrInvalidToken
 	}
+	return s.finishSignUp(ctx, p, c)
+}
+
+// finishSignUp carries out a claimed sign-up: email claim, user, workspace and owner
+// membership (unless JoinOnly), session, then the pending sign-up's deletion (when stored).
+func (s *Service) finishSignUp(ctx context.Context, p *PendingToken, c Client) (*Session, error) {
 	owner, err := s.store.ClaimEmail(ctx, p.Email, p.UserID)
 	if err != nil {
 		return nil, fmt.Errorf("claim email: %w", err)
 	}
 	if owner != p.UserID {
-		_ = s.store.DeletePendingToken(ctx, TokenSignUp, hash, p.ClaimedAt)
+		if p.Hash != "" {
+			_ = s.store.DeletePendingToken(ctx, TokenSignUp, p.Hash, p.ClaimedAt)
+		}
 		return nil, ErrAccountExists
 	}
 	u := &User{ID: p.UserID, Email: p.Email, PasswordHash: p.PasswordHash, Lang: p.Lang, CreatedAt: p.CreatedAt}
@@ -152,10 +124,70 @@ func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (*Ses
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.DeletePendingToken(ctx, TokenSignUp, hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
-		return nil, fmt.Errorf("use sign-up: %w", err)
+	if p.Hash != "" {
+		if err := s.store.DeletePendingToken(ctx, TokenSignUp, p.Hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
+			return nil, fmt.Errorf("use sign-up: %w", err)
+		}
 	}
 	sess.WorkspaceID, sess.Next = p.WorkspaceID, p.Next
 	s.event(ctx, EventSignUpVerified, u.ID, u.Email, c)
 	return sess, nil
+}
+
+// newSignUp validates a sign-up form and makes its pending sign-up (password hashed, ids
+// chosen, a new link token) without storing it.
+func (s *Service) newSignUp(in SignUpInput) (*PendingToken, string, error) {
+	email, fe := ParseEmail(in.Email)
+	if fe != nil {
+		return nil, "", fe
+	}
+	if fe := CheckPassword(in.Password); fe != nil {
+		return nil, "", fe
+	}
+	name := ""
+	if !in.JoinOnly {
+		if name, fe = checkWorkspaceName(in.WorkspaceName); fe != nil {
+			return nil, "", fe
+		}
+	}
+	if fe := checkNext(in.Next); fe != nil {
+		return nil, "", fe
+	}
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return nil, "", err
+	}
+	token, tokenHash, err := newLinkToken()
+	if err != nil {
+		return nil, "", err
+	}
+	userID, err := newID()
+	if err != nil {
+		return nil, "", err
+	}
+	wsID := ""
+	if !in.JoinOnly {
+		if wsID, err = newID(); err != nil {
+			return nil, "", err
+		}
+	}
+	now := s.now()
+	return &PendingToken{
+		Kind: TokenSignUp, Hash: tokenHash, UserID: userID, WorkspaceID: wsID, Email: email,
+		PasswordHash: hash, WorkspaceName: name, Lang: string(langOf(in.Lang)), Next: in.Next, JoinOnly: in.JoinOnly,
+		CreatedAt: now, ExpiresAt: now.Add(VerifyValidFor),
+	}, token, nil
+}
+
+// CreateVerifiedAccount creates an account at once, its email taken as verified: the same
+// validation and steps as SignUp then VerifyEmail, without the email. It is for server-side
+// seeding (make dev's owner, other packages' tests), never for a form. ErrAccountExists when
+// the email has an account.
+func (s *Service) CreateVerifiedAccount(ctx context.Context, in SignUpInput) (*Session, error) {
+	p, _, err := s.newSignUp(in)
+	if err != nil {
+		return nil, err
+	}
+	p.Hash = "" // nothing stored to delete
+	return s.finishSignUp(ctx, p, in.Client)
 }
