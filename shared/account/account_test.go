@@ -751,7 +751,16 @@ func TestPasswordReset(t *testing.T) {
 	if err := s.ResetPassword(ctx, token, "password1234", client); !errors.As(err, &fe) || fe.Rule != account.RuleCommon {
 		t.Fatalf("weak reset: %v", err)
 	}
+	// The account is being guessed and is locked when its owner resets the password.
+	for range account.AccountThreshold {
+		if _, err := s.SignIn(ctx, "owner@shop.com.bd", "wrong password x", client); !errors.Is(err, account.ErrBadCredentials) {
+			t.Fatal(err)
+		}
+	}
 	const newPassword = "a brand new passphrase"
+	if _, err := s.SignIn(ctx, "owner@shop.com.bd", newPassword, client); err == nil {
+		t.Fatal("not locked")
+	}
 	if err := s.ResetPassword(ctx, token, newPassword, client); err != nil {
 		t.Fatal(err)
 	}

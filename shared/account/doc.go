@@ -14,7 +14,8 @@
 //     passwords refused (commonpasswords.txt: SecLists, MIT), also with digits or symbols
 //     around them, repeated, and straight sequences. Compared in constant time.
 //   - Verification links: 256-bit tokens stored as SHA-256, valid 24 hours, single use.
-//     Reset links: the same, valid 30 minutes; a reset ends every session of the user.
+//     Reset links: the same, valid 30 minutes; a reset ends every session of the user and
+//     clears the account's failed sign-ins (a locked-out owner resets and signs in).
 //   - No answer, and as far as a server can make it no timing or number of requests, tells
 //     whether an email has an account: sign in verifies unknown emails against a dummy hash
 //     and reads a dummy user; sign up and reset make the same requests either way and take at

@@ -71,8 +71,9 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 // ResetPassword sets a new password (the same policy as sign-up: a *FieldError before the link
 // is used) with a reset link, once: it claims the reset (one conditional UpdateItem; unknown,
 // expired, used, decoy or malformed is ErrInvalidToken), stores the new hash and grows the
-// user's session epoch (one UpdateItem), ends every session of the user, deletes the reset,
-// and emails PasswordChanged. A reset that failed half way can be retried with the same link
+// user's session epoch (one UpdateItem), ends every session of the user (a Query, two writes
+// a session), clears the account's failed sign-ins (one DeleteItem), deletes the reset, and
+// emails PasswordChanged. A reset that failed half way can be retried with the same link
 // after ClaimLease.
 func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, c Client) error {
 	if fe := CheckPassword(newPassword); fe != nil {
@@ -102,6 +103,11 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, 
 	}
 	if err := s.endAll(ctx, p.UserID); err != nil {
 		return err
+	}
+	// Whoever holds the mailbox may sign in at once: the account's failed sign-ins are
+	// forgotten (the client address's are not).
+	if err := s.store.DeleteSignInCounter(ctx, accountKey(p.Email)); err != nil {
+		return fmt.Errorf("clear sign-in failures: %w", err)
 	}
 	if err := s.store.DeletePendingToken(ctx, TokenReset, hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
 		return fmt.Errorf("use reset: %w", err)
