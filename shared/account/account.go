@@ -177,6 +177,9 @@ type Store interface {
 	CreateAccountUser(ctx context.Context, u *User) error
 	// SetPassword replaces an existing user's password hash and grows its session epoch.
 	SetPassword(ctx context.Context, userID, hash string, at time.Time) error
+	// RehashPassword replaces a user's password hash by an equivalent one (new parameters),
+	// only if it is still old; it ends no session. ErrConflict when it is not.
+	RehashPassword(ctx context.Context, userID, old, hash string) error
 	// BumpSessionEpoch grows an existing user's session epoch; ErrUnknownUser when absent.
 	BumpSessionEpoch(ctx context.Context, userID string) error
 
@@ -276,8 +279,7 @@ func (s *Service) floor(ctx context.Context, start time.Time) {
 
 // send composes and sends one email.
 func (s *Service) send(ctx context.Context, k accmail.Kind, lang string, d accmail.Data) error {
-	l, _ := page.ParseLang(lang)
-	m, err := accmail.Compose(k, l, d)
+	m, err := accmail.Compose(k, langOf(lang), d)
 	if err != nil {
 		return fmt.Errorf("compose %s email: %w", k, err)
 	}
@@ -285,6 +287,14 @@ func (s *Service) send(ctx context.Context, k accmail.Kind, lang string, d accma
 		return fmt.Errorf("send %s email: %w", k, err)
 	}
 	return nil
+}
+
+// langOf reads a language code, English when it is none of the page languages.
+func langOf(s string) page.Lang {
+	if l, ok := page.ParseLang(s); ok {
+		return l
+	}
+	return page.EN
 }
 
 // ParseEmail trims an email address and checks that it is one bare address

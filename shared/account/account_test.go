@@ -3,6 +3,7 @@ package account_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	"golang.org/x/crypto/argon2"
 
 	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/auth"
@@ -205,6 +207,9 @@ func TestSignUpVerifyAndSignIn(t *testing.T) {
 	msgs := e.mail.to("Rahim@Shop.com.bd")
 	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "https://dash.takapay.test/dashboard/verify-email?token=") {
 		t.Fatalf("verification email: %+v", msgs)
+	}
+	if !strings.ContainsRune(msgs[0].Subject, 'া') && !strings.ContainsRune(msgs[0].Subject, 'ে') {
+		t.Errorf("a Bangla sign-up got the subject %q", msgs[0].Subject)
 	}
 	token := linkToken(t, msgs[0])
 
@@ -746,7 +751,16 @@ func TestPasswordReset(t *testing.T) {
 	if err := s.ResetPassword(ctx, token, "password1234", client); !errors.As(err, &fe) || fe.Rule != account.RuleCommon {
 		t.Fatalf("weak reset: %v", err)
 	}
+	// The account is being guessed and is locked when its owner resets the password.
+	for range account.AccountThreshold {
+		if _, err := s.SignIn(ctx, "owner@shop.com.bd", "wrong password x", client); !errors.Is(err, account.ErrBadCredentials) {
+			t.Fatal(err)
+		}
+	}
 	const newPassword = "a brand new passphrase"
+	if _, err := s.SignIn(ctx, "owner@shop.com.bd", newPassword, client); err == nil {
+		t.Fatal("not locked")
+	}
 	if err := s.ResetPassword(ctx, token, newPassword, client); err != nil {
 		t.Fatal(err)
 	}
@@ -906,7 +920,7 @@ func TestRequestsPerOperation(t *testing.T) {
 	if err := s.SignUp(ctx, account.SignUpInput{Email: "n@shop.com.bd", Password: goodPassword, WorkspaceName: "W"}); err != nil {
 		t.Fatal(err)
 	}
-	check("SignUp", "PutItem", "GetItem")
+	check("SignUp", "PutItem", "GetItem", "BatchGetItem", "PutItem")
 	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("n@shop.com.bd")[0]), client)
 	if err != nil {
 		t.Fatal(err)
@@ -928,10 +942,92 @@ func TestRequestsPerOperation(t *testing.T) {
 	if err := s.RequestPasswordReset(ctx, "n@shop.com.bd", "en", client); err != nil {
 		t.Fatal(err)
 	}
-	check("RequestPasswordReset", "GetItem", "GetItem", "PutItem")
+	check("RequestPasswordReset", "GetItem", "GetItem", "PutItem", "BatchGetItem", "PutItem")
 	if err := s.SignOutEverywhere(ctx, sess.UserID); err != nil {
 		t.Fatal(err)
 	}
 	// Two live sessions (the verified one and StartSession's): two writes each.
 	check("SignOutEverywhere", "UpdateItem", "Query", "UpdateItem", "DeleteItem", "UpdateItem", "DeleteItem")
+}
+
+func TestNoInboxFlooding(t *testing.T) {
+	e, ctx := newEnv(t)
+	a, b := e.service(), e.service()
+	signUp(t, ctx, e, a, "victim@shop.com.bd") // one email
+	for i := range account.MailsPerAddress + 3 {
+		svc := []*account.Service{a, b}[i%2]
+		var err error
+		if i%2 == 0 {
+			err = svc.RequestPasswordReset(ctx, "victim@shop.com.bd", "en", client)
+		} else {
+			err = svc.SignUp(ctx, account.SignUpInput{Email: "VICTIM@shop.com.bd", Password: goodPassword, WorkspaceName: "W"})
+		}
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	n := len(e.mail.to("victim@shop.com.bd")) + len(e.mail.to("VICTIM@shop.com.bd"))
+	if n != account.MailsPerAddress {
+		t.Fatalf("%d emails reached the address in an hour, want %d", n, account.MailsPerAddress)
+	}
+	e.clock.Advance(account.MailWindow)
+	if err := a.RequestPasswordReset(ctx, "victim@shop.com.bd", "en", client); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(e.mail.to("victim@shop.com.bd")) + len(e.mail.to("VICTIM@shop.com.bd")); got != n+1 {
+		t.Fatal("no email an hour later")
+	}
+}
+
+func TestSignInRehashesOlderHashes(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	// A user whose hash was made with older, cheaper parameters.
+	salt := []byte("0123456789abcdef")
+	key := argon2.IDKey([]byte(goodPassword), salt, 1, 64, 1, 32)
+	old := "$argon2id$v=19$m=64,t=1,p=1$" + base64.RawStdEncoding.EncodeToString(salt) + "$" + base64.RawStdEncoding.EncodeToString(key)
+	id := "0190a0a0-0000-7000-8000-000000000001"
+	if _, err := e.store.ClaimEmail(ctx, "old@shop.com.bd", id); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.CreateAccountUser(ctx, &account.User{ID: id, Email: "old@shop.com.bd", PasswordHash: old, CreatedAt: e.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SignIn(ctx, "old@shop.com.bd", goodPassword, client); err != nil {
+		t.Fatal(err)
+	}
+	u, err := e.store.GetAccountUser(ctx, id)
+	if err != nil || !strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Fatalf("hash after sign-in: %+v, %v", u, err)
+	}
+	if _, err := s.SignIn(ctx, "old@shop.com.bd", goodPassword, client); err != nil {
+		t.Fatalf("sign-in with the rehashed password: %v", err)
+	}
+}
+
+func TestCreateVerifiedAccount(t *testing.T) {
+	e, ctx := newEnv(t)
+	s := e.service()
+	in := account.SignUpInput{Email: "seed@shop.com.bd", Password: goodPassword, WorkspaceName: "Seeded", Lang: "en"}
+	sess, err := s.CreateVerifiedAccount(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.mail.all()) != 0 {
+		t.Fatal("seeding sent email")
+	}
+	if err := workspaceAuth(ctx, e, sess.Token, sess.WorkspaceID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SignIn(ctx, "seed@shop.com.bd", goodPassword, client); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateVerifiedAccount(ctx, in); !errors.Is(err, account.ErrAccountExists) {
+		t.Fatalf("second seeding: %v", err)
+	}
+	var fe *account.FieldError
+	in.Password = "password1234"
+	if _, err := s.CreateVerifiedAccount(ctx, in); !errors.As(err, &fe) {
+		t.Fatalf("weak password: %v", err)
+	}
 }

@@ -14,7 +14,8 @@
 //     passwords refused (commonpasswords.txt: SecLists, MIT), also with digits or symbols
 //     around them, repeated, and straight sequences. Compared in constant time.
 //   - Verification links: 256-bit tokens stored as SHA-256, valid 24 hours, single use.
-//     Reset links: the same, valid 30 minutes; a reset ends every session of the user.
+//     Reset links: the same, valid 30 minutes; a reset ends every session of the user and
+//     clears the account's failed sign-ins (a locked-out owner resets and signs in).
 //   - No answer, and as far as a server can make it no timing or number of requests, tells
 //     whether an email has an account: sign in verifies unknown emails against a dummy hash
 //     and reads a dummy user; sign up and reset make the same requests either way and take at
@@ -23,6 +24,8 @@
 //     after a lock doubles it up to 1 hour, and the user gets one SignInAttempts email per
 //     window; 50 per client address (IPv6: its /64) in 15 minutes lock the address for the
 //     rest of the window. Counted in DynamoDB, exactly, across instances.
+//   - At most 5 verification, account-exists and reset emails an hour go to one address;
+//     past that the forms answer as usual and send nothing (no inbox flooding).
 //   - Sessions: a new 256-bit token at every sign-in (stored as SHA-256), ended after 30
 //     minutes without a request (idle timeout) and 8 hours after sign-in (absolute lifetime);
 //     sign out ends one server-side, sign out everywhere and a password reset end all.

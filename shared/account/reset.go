@@ -8,13 +8,14 @@ import (
 	"time"
 
 	accmail "github.com/takapay/payments/shared/mail"
-	"github.com/takapay/payments/shared/page"
 )
 
 // RequestPasswordReset emails a reset link (valid ResetValidFor, single use) to the address
 // if it has an account. It answers nil for any well-formed address (a *FieldError for a
 // malformed one), after the same requests either way (the email claim and user GetItems, one
-// pending PutItem: for an address without an account a decoy that no link names), and takes
+// pending PutItem: for an address without an account a decoy that no link names; the
+// address's mail counter BatchGetItem and PutItem: past MailsPerAddress an hour nothing is
+// sent), and takes
 // at least AnswerFloor, so neither answer nor timing tells whether the address has an account.
 // A failed send is reported as an EventMailFailed event, not in the answer.
 func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error {
@@ -23,7 +24,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	if fe != nil {
 		return fe
 	}
-	l, _ := page.ParseLang(lang)
+	l := langOf(lang)
 	owner, err := s.store.EmailOwner(ctx, email)
 	if err != nil {
 		return err
@@ -51,7 +52,11 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	if err := s.store.PutPendingToken(ctx, p); err != nil {
 		return fmt.Errorf("store reset: %w", err)
 	}
-	if u != nil {
+	allowed, err := s.allowMail(ctx, email, now)
+	if err != nil {
+		return err
+	}
+	if u != nil && allowed {
 		err := s.send(ctx, accmail.ResetPassword, string(l), accmail.Data{
 			To: u.Email, Link: s.cfg.BaseURL + ResetPath + "?token=" + url.QueryEscape(token), ValidFor: ResetValidFor,
 		})
@@ -66,8 +71,9 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 // ResetPassword sets a new password (the same policy as sign-up: a *FieldError before the link
 // is used) with a reset link, once: it claims the reset (one conditional UpdateItem; unknown,
 // expired, used, decoy or malformed is ErrInvalidToken), stores the new hash and grows the
-// user's session epoch (one UpdateItem), ends every session of the user, deletes the reset,
-// and emails PasswordChanged. A reset that failed half way can be retried with the same link
+// user's session epoch (one UpdateItem), ends every session of the user (a Query, two writes
+// a session), clears the account's failed sign-ins (one DeleteItem), deletes the reset, and
+// emails PasswordChanged. A reset that failed half way can be retried with the same link
 // after ClaimLease.
 func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, c Client) error {
 	if fe := CheckPassword(newPassword); fe != nil {
@@ -97,6 +103,11 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, 
 	}
 	if err := s.endAll(ctx, p.UserID); err != nil {
 		return err
+	}
+	// Whoever holds the mailbox may sign in at once: the account's failed sign-ins are
+	// forgotten (the client address's are not).
+	if err := s.store.DeleteSignInCounter(ctx, accountKey(p.Email)); err != nil {
+		return fmt.Errorf("clear sign-in failures: %w", err)
 	}
 	if err := s.store.DeletePendingToken(ctx, TokenReset, hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
 		return fmt.Errorf("use reset: %w", err)

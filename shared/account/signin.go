@@ -64,7 +64,41 @@ type limitRule struct {
 var (
 	accountRule = limitRule{threshold: AccountThreshold, window: AccountWindow, base: AccountLockBase, max: AccountLockMax}
 	ipRule      = limitRule{threshold: IPThreshold, window: IPWindow}
+	mailRule    = limitRule{threshold: MailsPerAddress, window: MailWindow}
 )
+
+// MailsPerAddress verification, account-exists and reset emails go to one address in
+// MailWindow at most; past that, SignUp and RequestPasswordReset answer as usual but send
+// nothing, so nobody can flood an inbox through them.
+const (
+	MailsPerAddress = 5
+	MailWindow      = time.Hour
+)
+
+func mailKey(email string) string {
+	sum := sha256.Sum256([]byte(foldEmail(email)))
+	return "mail#" + hex.EncodeToString(sum[:])
+}
+
+// allowMail counts one email to an address (one BatchGetItem and one conditional PutItem,
+// more on a lost race) and reports whether it is within MailsPerAddress.
+func (s *Service) allowMail(ctx context.Context, email string, now time.Time) (bool, error) {
+	k := mailKey(email)
+	for attempt := 0; ; attempt++ {
+		got, err := s.store.GetSignInCounters(ctx, k)
+		if err != nil {
+			return false, err
+		}
+		next, _ := mailRule.fail(live(k, got[k], now), now)
+		err = s.store.PutSignInCounter(ctx, &next, next.Version-1)
+		if err == nil {
+			return next.Failures <= MailsPerAddress, nil
+		}
+		if !errors.Is(err, ErrConflict) || attempt >= 8 {
+			return false, fmt.Errorf("count emails: %w", err)
+		}
+	}
+}
 
 // live returns c as it stands at now: a zero counter (keeping its version) when absent or
 // expired.
@@ -145,7 +179,8 @@ func ipKey(ip string) string {
 // while the account or the client address is locked. Requests: one BatchGetItem (counters),
 // the email claim and user GetItems; then on failure one conditional write per counter, on
 // success the session listing PutItem, the user GetItem (epoch check), the session PutItem
-// and, when the account had failures, one DeleteItem of its counter.
+// and, when the account had failures, one DeleteItem of its counter (and, once, an UpdateItem
+// storing a fresh hash when the stored one has other parameters than DefaultParams).
 func (s *Service) SignIn(ctx context.Context, email, password string, c Client) (*Session, error) {
 	email, fe := ParseEmail(email)
 	if fe != nil {
@@ -228,6 +263,13 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	}
 	if counters[keys[0]] != nil {
 		_ = s.store.DeleteSignInCounter(ctx, keys[0])
+	}
+	if NeedsRehash(u.PasswordHash) {
+		// The parameters changed since this hash was made: store one with today's, best
+		// effort (the old one keeps working).
+		if h, err := HashPassword(password); err == nil {
+			_ = s.store.RehashPassword(ctx, u.ID, u.PasswordHash, h)
+		}
 	}
 	s.event(ctx, EventSignInSucceeded, u.ID, u.Email, c)
 	return sess, nil

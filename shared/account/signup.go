@@ -9,7 +9,6 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	accmail "github.com/takapay/payments/shared/mail"
-	"github.com/takapay/payments/shared/page"
 )
 
 // SignUpInput is a sign-up form. Next (optional) is a /dashboard/ path the verification
@@ -29,53 +28,18 @@ var ErrAccountExists = errors.New("this email already has an account: sign in")
 // SignUp validates the form (a *FieldError naming the first bad field: email, password,
 // workspace_name, next), hashes the password, stores a pending sign-up under the SHA-256 of a
 // new 256-bit token for VerifyValidFor, and emails the address: the verification link, or,
-// when the address already has an account, an AccountExists email instead. Both cases make the
-// same requests (the pending PutItem, the email claim GetItem), hash, send one email, answer
-// nil and take at least AnswerFloor, so neither the answer nor its timing tells whether the
-// address has an account.
+// when the address already has an account, an AccountExists email instead (neither past
+// MailsPerAddress emails an hour to the address). Both cases make the same requests (the
+// pending PutItem, the email claim GetItem, the address's mail counter BatchGetItem and
+// PutItem), hash, send one email, answer nil and take at least AnswerFloor, so neither the
+// answer nor its timing tells whether the address has an account.
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	start := time.Now()
-	email, fe := ParseEmail(in.Email)
-	if fe != nil {
-		return fe
-	}
-	if fe := CheckPassword(in.Password); fe != nil {
-		return fe
-	}
-	name := ""
-	if !in.JoinOnly {
-		if name, fe = checkWorkspaceName(in.WorkspaceName); fe != nil {
-			return fe
-		}
-	}
-	if fe := checkNext(in.Next); fe != nil {
-		return fe
-	}
-	lang, _ := page.ParseLang(in.Lang)
-	hash, err := HashPassword(in.Password)
+	p, token, err := s.newSignUp(in)
 	if err != nil {
 		return err
 	}
-	token, tokenHash, err := newLinkToken()
-	if err != nil {
-		return err
-	}
-	userID, err := newID()
-	if err != nil {
-		return err
-	}
-	wsID := ""
-	if !in.JoinOnly {
-		if wsID, err = newID(); err != nil {
-			return err
-		}
-	}
-	now := s.now()
-	p := &PendingToken{
-		Kind: TokenSignUp, Hash: tokenHash, UserID: userID, WorkspaceID: wsID, Email: email,
-		PasswordHash: hash, WorkspaceName: name, Lang: string(lang), Next: in.Next, JoinOnly: in.JoinOnly,
-		CreatedAt: now, ExpiresAt: now.Add(VerifyValidFor),
-	}
+	email, lang, now := p.Email, langOf(p.Lang), p.CreatedAt
 	if err := s.store.PutPendingToken(ctx, p); err != nil {
 		return fmt.Errorf("store sign-up: %w", err)
 	}
@@ -83,10 +47,17 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	if err != nil {
 		return err
 	}
-	if owner != "" {
+	allowed, err := s.allowMail(ctx, email, now)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !allowed:
+		// Answer as usual, send nothing.
+	case owner != "":
 		// The pending sign-up stays unused (its token is never sent) and expires.
 		err = s.send(ctx, accmail.AccountExists, string(lang), accmail.Data{To: email, Link: s.cfg.BaseURL + SignInPath})
-	} else {
+	default:
 		err = s.send(ctx, accmail.VerifyEmail, string(lang), accmail.Data{
 			To: email, Link: s.cfg.BaseURL + VerifyPath + "?token=" + url.QueryEscape(token), ValidFor: VerifyValidFor,
 		})
@@ -119,12 +90,20 @@ func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (*Ses
 	if p == nil || p.UserID == "" || p.Email == "" {
 		return nil, ErrInvalidToken
 	}
+	return s.finishSignUp(ctx, p, c)
+}
+
+// finishSignUp carries out a claimed sign-up: email claim, user, workspace and owner
+// membership (unless JoinOnly), session, then the pending sign-up's deletion (when stored).
+func (s *Service) finishSignUp(ctx context.Context, p *PendingToken, c Client) (*Session, error) {
 	owner, err := s.store.ClaimEmail(ctx, p.Email, p.UserID)
 	if err != nil {
 		return nil, fmt.Errorf("claim email: %w", err)
 	}
 	if owner != p.UserID {
-		_ = s.store.DeletePendingToken(ctx, TokenSignUp, hash, p.ClaimedAt)
+		if p.Hash != "" {
+			_ = s.store.DeletePendingToken(ctx, TokenSignUp, p.Hash, p.ClaimedAt)
+		}
 		return nil, ErrAccountExists
 	}
 	u := &User{ID: p.UserID, Email: p.Email, PasswordHash: p.PasswordHash, Lang: p.Lang, CreatedAt: p.CreatedAt}
@@ -145,10 +124,70 @@ func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (*Ses
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.DeletePendingToken(ctx, TokenSignUp, hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
-		return nil, fmt.Errorf("use sign-up: %w", err)
+	if p.Hash != "" {
+		if err := s.store.DeletePendingToken(ctx, TokenSignUp, p.Hash, p.ClaimedAt); err != nil && !errors.Is(err, ErrConflict) {
+			return nil, fmt.Errorf("use sign-up: %w", err)
+		}
 	}
 	sess.WorkspaceID, sess.Next = p.WorkspaceID, p.Next
 	s.event(ctx, EventSignUpVerified, u.ID, u.Email, c)
 	return sess, nil
+}
+
+// newSignUp validates a sign-up form and makes its pending sign-up (password hashed, ids
+// chosen, a new link token) without storing it.
+func (s *Service) newSignUp(in SignUpInput) (*PendingToken, string, error) {
+	email, fe := ParseEmail(in.Email)
+	if fe != nil {
+		return nil, "", fe
+	}
+	if fe := CheckPassword(in.Password); fe != nil {
+		return nil, "", fe
+	}
+	name := ""
+	if !in.JoinOnly {
+		if name, fe = checkWorkspaceName(in.WorkspaceName); fe != nil {
+			return nil, "", fe
+		}
+	}
+	if fe := checkNext(in.Next); fe != nil {
+		return nil, "", fe
+	}
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return nil, "", err
+	}
+	token, tokenHash, err := newLinkToken()
+	if err != nil {
+		return nil, "", err
+	}
+	userID, err := newID()
+	if err != nil {
+		return nil, "", err
+	}
+	wsID := ""
+	if !in.JoinOnly {
+		if wsID, err = newID(); err != nil {
+			return nil, "", err
+		}
+	}
+	now := s.now()
+	return &PendingToken{
+		Kind: TokenSignUp, Hash: tokenHash, UserID: userID, WorkspaceID: wsID, Email: email,
+		PasswordHash: hash, WorkspaceName: name, Lang: string(langOf(in.Lang)), Next: in.Next, JoinOnly: in.JoinOnly,
+		CreatedAt: now, ExpiresAt: now.Add(VerifyValidFor),
+	}, token, nil
+}
+
+// CreateVerifiedAccount creates an account at once, its email taken as verified: the same
+// validation and steps as SignUp then VerifyEmail, without the email. It is for server-side
+// seeding (make dev's owner, other packages' tests), never for a form. ErrAccountExists when
+// the email has an account.
+func (s *Service) CreateVerifiedAccount(ctx context.Context, in SignUpInput) (*Session, error) {
+	p, _, err := s.newSignUp(in)
+	if err != nil {
+		return nil, err
+	}
+	p.Hash = "" // nothing stored to delete
+	return s.finishSignUp(ctx, p, in.Client)
 }

@@ -147,6 +147,25 @@ func (s *Store) SetPassword(ctx context.Context, userID, hash string, at time.Ti
 	return err
 }
 
+// RehashPassword replaces a user's password hash by one with new parameters, only while the
+// stored hash is still old (one conditional UpdateItem); account.ErrConflict otherwise.
+func (s *Store) RehashPassword(ctx context.Context, userID, old, hash string) error {
+	if !validID(userID) {
+		return account.ErrConflict
+	}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Table),
+		Key:                       key(userPK(userID), "USER"),
+		UpdateExpression:          aws.String("SET password_hash = :h"),
+		ConditionExpression:       aws.String("password_hash = :old"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":h": sval(hash), ":old": sval(old)},
+	})
+	if isConditionFailed(err) {
+		return account.ErrConflict
+	}
+	return err
+}
+
 // BumpSessionEpoch adds one to an existing user's session epoch (one conditional UpdateItem);
 // account.ErrUnknownUser when absent.
 func (s *Store) BumpSessionEpoch(ctx context.Context, userID string) error {
