@@ -179,10 +179,18 @@ func checkKeyName(name, by string) (string, error) {
 	if n > MaxKeyName {
 		return "", &FieldError{Field: "name", Rule: fmt.Sprintf("must be at most %d characters", MaxKeyName)}
 	}
-	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) {
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, controlRune) {
 		return "", &FieldError{Field: "name", Rule: "must not contain control characters"}
 	}
 	return name, nil
+}
+
+// controlRune reports C0 and C1 controls and the bidirectional embedding, override and
+// isolate controls (which could make a name read as another in the list); ZWJ and ZWNJ, which
+// Bangla text uses, are allowed.
+func controlRune(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
+		r == 0x200e || r == 0x200f || r == 0x061c
 }
 
 // checkScopes checks a scope list and returns it without repeats, in auth.AllScopes order.
