@@ -115,9 +115,7 @@ type KeyInfo struct {
 func info(k *auth.KeyRecord, now time.Time) KeyInfo {
 	i := KeyInfo{ID: k.KeyID, Name: k.Name, Environment: k.Environment, Scopes: slices.Clone(k.Scopes),
 		Prefix: k.Hint, CreatedBy: k.CreatedBy, CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt}
-	if k.LastUsedAt != nil {
-		i.LastUsedOn = k.LastUsedAt.UTC().Format(time.DateOnly)
-	}
+	i.LastUsedOn = LastUsedOn(k)
 	switch {
 	case k.RevokedAt != nil:
 		i.Status = StatusRevoked
@@ -129,6 +127,15 @@ func info(k *auth.KeyRecord, now time.Time) KeyInfo {
 		i.Status = StatusActive
 	}
 	return i
+}
+
+// LastUsedOn is the UTC day ("2006-01-02") a key last authenticated a request, "" if never:
+// what people are shown of last_used_at (it is recorded at most hourly).
+func LastUsedOn(k *auth.KeyRecord) string {
+	if k.LastUsedAt == nil {
+		return ""
+	}
+	return k.LastUsedAt.UTC().Format(time.DateOnly)
 }
 
 // IssuedKey is a newly created key: Key is its plaintext, to be shown once; nothing stores it.
