@@ -115,9 +115,7 @@ type KeyInfo struct {
 func info(k *auth.KeyRecord, now time.Time) KeyInfo {
 	i := KeyInfo{ID: k.KeyID, Name: k.Name, Environment: k.Environment, Scopes: slices.Clone(k.Scopes),
 		Prefix: k.Hint, CreatedBy: k.CreatedBy, CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt}
-	if k.LastUsedAt != nil {
-		i.LastUsedOn = k.LastUsedAt.UTC().Format(time.DateOnly)
-	}
+	i.LastUsedOn = LastUsedOn(k)
 	switch {
 	case k.RevokedAt != nil:
 		i.Status = StatusRevoked
@@ -129,6 +127,15 @@ func info(k *auth.KeyRecord, now time.Time) KeyInfo {
 		i.Status = StatusActive
 	}
 	return i
+}
+
+// LastUsedOn is the UTC day ("2006-01-02") a key last authenticated a request, "" if never:
+// what people are shown of last_used_at (it is recorded at most hourly).
+func LastUsedOn(k *auth.KeyRecord) string {
+	if k.LastUsedAt == nil {
+		return ""
+	}
+	return k.LastUsedAt.UTC().Format(time.DateOnly)
 }
 
 // IssuedKey is a newly created key: Key is its plaintext, to be shown once; nothing stores it.
@@ -179,10 +186,18 @@ func checkKeyName(name, by string) (string, error) {
 	if n > MaxKeyName {
 		return "", &FieldError{Field: "name", Rule: fmt.Sprintf("must be at most %d characters", MaxKeyName)}
 	}
-	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) {
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, controlRune) {
 		return "", &FieldError{Field: "name", Rule: "must not contain control characters"}
 	}
 	return name, nil
+}
+
+// controlRune reports C0 and C1 controls and the bidirectional embedding, override and
+// isolate controls (which could make a name read as another in the list); ZWJ and ZWNJ, which
+// Bangla text uses, are allowed.
+func controlRune(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
+		r == 0x200e || r == 0x200f || r == 0x061c
 }
 
 // checkScopes checks a scope list and returns it without repeats, in auth.AllScopes order.

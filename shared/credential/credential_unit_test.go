@@ -78,6 +78,9 @@ func TestCheckKeyName(t *testing.T) {
 	if n, err := checkKeyName("  web server  ", "u"); err != nil || n != "web server" {
 		t.Errorf("trim: %q, %v", n, err)
 	}
+	if n, err := checkKeyName("ক্\u200dষ", "u"); err != nil || n == "" { // ZWJ in Bangla is text
+		t.Errorf("Bangla with ZWJ: %v", err)
+	}
 	if n, err := checkKeyName(strings.Repeat("ক", MaxKeyName), "u"); err != nil || n == "" {
 		t.Errorf("64 Bangla letters: %v", err)
 	}
