@@ -72,6 +72,7 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/operator"
@@ -1000,6 +1001,10 @@ type keyView struct {
 	State     string `json:"state"`
 	RevokedAt string `json:"revoked_at,omitempty"`
 	ExpiresAt string `json:"expires_at,omitempty"`
+	// CreatedBy is a dashboard user id or "operator"; LastUsedOn the UTC day the key last
+	// authenticated a request (recorded at most hourly). Both are absent when unknown.
+	CreatedBy  string `json:"created_by,omitempty"`
+	LastUsedOn string `json:"last_used_on,omitempty"`
 }
 
 // text is the key's state for people: an active key that expires says when.
@@ -1015,7 +1020,8 @@ func keyViews(keys []*auth.KeyRecord) []keyView {
 	out := make([]keyView, 0, len(keys))
 	for _, k := range keys {
 		v := keyView{KeyID: k.KeyID, Environment: string(k.Environment), Scopes: make([]string, 0, len(k.Scopes)),
-			Hint: k.Hint, Name: k.Name, CreatedAt: k.CreatedAt.Format(time.RFC3339), State: stateActive}
+			Hint: k.Hint, Name: k.Name, CreatedAt: k.CreatedAt.Format(time.RFC3339), State: stateActive,
+			CreatedBy: k.CreatedBy, LastUsedOn: credential.LastUsedOn(k)}
 		for _, s := range k.Scopes {
 			v.Scopes = append(v.Scopes, string(s))
 		}

@@ -130,6 +130,8 @@ type listedKey struct {
 	State       string   `json:"state"`
 	RevokedAt   string   `json:"revoked_at"`
 	ExpiresAt   string   `json:"expires_at"`
+	CreatedBy   string   `json:"created_by"`
+	LastUsedOn  string   `json:"last_used_on"`
 }
 
 func (c *cli) listJSON(t *testing.T, ws string) map[string]listedKey {
@@ -339,6 +341,10 @@ func TestKeyList(t *testing.T) {
 	if len(m) != 2 || m[k1.KeyID].Hint != k1.Hint || m[k2.KeyID].Hint != k2.Hint || m[k1.KeyID].Name != "first" ||
 		!slices.Equal(m[k1.KeyID].Scopes, k1.Scopes) || m[k2.KeyID].Environment != "live" {
 		t.Errorf("--json key list = %+v", m)
+	}
+	// Who created a key, and the day it was last used (never, yet).
+	if m[k1.KeyID].CreatedBy != "operator" || m[k1.KeyID].LastUsedOn != "" {
+		t.Errorf("created_by / last_used_on = %+v", m[k1.KeyID])
 	}
 }
 

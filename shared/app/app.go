@@ -278,7 +278,10 @@ func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *D
 	if cfg.KeyCacheTTL > 0 {
 		keys = &auth.KeyCache{Store: store, TTL: cfg.KeyCacheTTL}
 	}
-	authn := &auth.Authenticator{Keys: keys, Sessions: store, AllowedOrigins: cfg.DashboardOrigins}
+	authn := &auth.Authenticator{Keys: keys, Sessions: store, AllowedOrigins: cfg.DashboardOrigins,
+		// A key's last use, for the dashboard's key list: at most one conditional UpdateItem
+		// per key per hour per instance (template: RecordKeyUse).
+		LastUsed: &auth.LastUsed{Store: store}}
 	var limiter *ratelimit.Limiter
 	if cfg.WorkspaceRateLimit > 0 {
 		limiter = &ratelimit.Limiter{Store: store, Rate: cfg.WorkspaceRateLimit,

@@ -114,6 +114,11 @@ type KeyRecord struct {
 	RevokedAt     *time.Time
 	// ExpiresAt is set when a rotation gives the old key a grace period.
 	ExpiresAt *time.Time
+	// CreatedBy is who issued the key: a dashboard user id, or "operator".
+	CreatedBy string
+	// LastUsedAt is when the key last authenticated a request, to within KeyUseInterval
+	// (package auth's LastUsed writes it at most once per key per interval); nil if never.
+	LastUsedAt *time.Time
 }
 
 // Active reports whether the key may be used at t.
@@ -159,6 +164,9 @@ type Authenticator struct {
 	// address reaches its limit, its credentialed requests are answered 429 RATE_LIMITED before
 	// any lookup until its window ends.
 	FailuresPerClient *ratelimit.Window
+	// LastUsed, when set, records that a key authenticated a request (at most one write per
+	// key per KeyUseInterval; never fails the request).
+	LastUsed *LastUsed
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -252,6 +260,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *web.Request) (*Iden
 		slog.String("environment", string(rec.Environment)))
 	if err := a.limit(ctx, rec.WorkspaceID, string(rec.Environment)); err != nil {
 		return nil, err
+	}
+	if a.LastUsed != nil {
+		a.LastUsed.Note(ctx, rec, a.now())
 	}
 	return &Identity{
 		Kind:          KindAPIKey,

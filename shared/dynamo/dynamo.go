@@ -47,6 +47,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/payment"
 )
 
@@ -63,8 +64,10 @@ type Store struct {
 }
 
 var (
-	_ auth.KeyStore = (*Store)(nil)
-	_ payment.Store = (*Store)(nil)
+	_ auth.KeyStore    = (*Store)(nil)
+	_ auth.KeyUseStore = (*Store)(nil)
+	_ credential.Store = (*Store)(nil)
+	_ payment.Store    = (*Store)(nil)
 )
 
 func key(pk, sk string) map[string]types.AttributeValue {

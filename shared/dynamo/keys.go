@@ -33,6 +33,8 @@ type keyItem struct {
 	CreatedAt   time.Time  `dynamodbav:"created_at"`
 	RevokedAt   *time.Time `dynamodbav:"revoked_at,omitempty"`
 	ExpiresAt   *time.Time `dynamodbav:"expires_at,omitempty"`
+	CreatedBy   string     `dynamodbav:"created_by,omitempty"`
+	LastUsedAt  *time.Time `dynamodbav:"last_used_at,omitempty"`
 }
 
 func keyPK(hash string) string { return "APIKEY#" + hash }
@@ -46,6 +48,7 @@ func (it *keyItem) record() *auth.KeyRecord {
 		Hash: it.Hash, KeyID: it.KeyID, WorkspaceID: it.WorkspaceID, WorkspaceName: it.WorkspaceNm,
 		Environment: auth.Environment(it.Environment), Scopes: scopes, Name: it.Name, Hint: it.Hint,
 		CreatedAt: it.CreatedAt, RevokedAt: it.RevokedAt, ExpiresAt: it.ExpiresAt,
+		CreatedBy: it.CreatedBy, LastUsedAt: it.LastUsedAt,
 	}
 }
 
@@ -75,6 +78,7 @@ func (s *Store) PutKey(ctx context.Context, k *auth.KeyRecord) error {
 		GSI1PK: "WS#" + k.WorkspaceID, GSI1SK: "APIKEY#" + formatTime(k.CreatedAt) + "#" + k.KeyID,
 		Hash: k.Hash, KeyID: k.KeyID, WorkspaceID: k.WorkspaceID, WorkspaceNm: k.WorkspaceName, Environment: string(k.Environment),
 		Scopes: scopes, Name: k.Name, Hint: k.Hint, CreatedAt: k.CreatedAt.UTC(), RevokedAt: k.RevokedAt, ExpiresAt: k.ExpiresAt,
+		CreatedBy: k.CreatedBy,
 	}
 	return s.putNew(ctx, it)
 }
@@ -133,6 +137,36 @@ func (s *Store) ExpireKey(ctx context.Context, hash string, t time.Time) error {
 	return err
 }
 
+// TouchKey records a key's use at t: one UpdateItem of last_used_at alone, conditional on the
+// key existing and last_used_at being absent or older than t-interval, so that instances
+// racing on one key write it at most once per interval between them. A lost condition (the
+// key is gone, or its use is recorded already) is no error.
+func (s *Store) TouchKey(ctx context.Context, hash string, t time.Time, interval time.Duration) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.Table),
+		Key:                 key(keyPK(hash), "APIKEY"),
+		UpdateExpression:    aws.String("SET last_used_at = :t"),
+		ConditionExpression: aws.String("attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at < :cutoff)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t":      &types.AttributeValueMemberS{Value: formatTime(t)},
+			":cutoff": &types.AttributeValueMemberS{Value: formatTime(t.Add(-interval))},
+		},
+	})
+	if isConditionFailed(err) {
+		return nil
+	}
+	return err
+}
+
+// FindWorkspace reads a workspace; (nil, nil) when absent or when id cannot be one.
+func (s *Store) FindWorkspace(ctx context.Context, id string) (*auth.Workspace, error) {
+	w, err := s.GetWorkspace(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return w, err
+}
+
 type workspaceItem struct {
 	PK string `dynamodbav:"pk"`
 	SK string `dynamodbav:"sk"`
@@ -187,4 +221,28 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]auth.Workspace, error) {
 		}
 	}
 	return out, nil
+}
+
+// RetireKey ends a key that is neither revoked nor expiring: revoked_at (revoke) or
+// expires_at is set to t with one UpdateItem conditional on the key existing with neither.
+// It returns false when that condition fails (the key is gone, revoked or already expiring),
+// so that of two concurrent rolls of one key only one retires it.
+func (s *Store) RetireKey(ctx context.Context, hash string, t time.Time, revoke bool) (bool, error) {
+	attr := "expires_at"
+	if revoke {
+		attr = "revoked_at"
+	}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.Table),
+		Key:                 key(keyPK(hash), "APIKEY"),
+		UpdateExpression:    aws.String("SET " + attr + " = :t"),
+		ConditionExpression: aws.String("attribute_exists(pk) AND attribute_not_exists(revoked_at) AND attribute_not_exists(expires_at)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberS{Value: formatTime(t)},
+		},
+	})
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	return err == nil, err
 }

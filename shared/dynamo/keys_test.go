@@ -368,3 +368,53 @@ func TestPing(t *testing.T) {
 		t.Error("Ping(missing table) succeeded")
 	}
 }
+
+func TestTouchAndRetireKey(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)
+	k, _ := testKey(t, uuid.NewString(), t0)
+	k.CreatedBy = "user-1"
+	putKey(t, ctx, s, k)
+	if rec := mustGetKey(t, ctx, s, k.Hash); rec.CreatedBy != "user-1" || rec.LastUsedAt != nil {
+		t.Fatalf("new key = %+v", rec)
+	}
+	// TouchKey writes when absent, not again within the interval, again after it.
+	for i, c := range []struct {
+		at   time.Time
+		want time.Time
+	}{{t0, t0}, {t0.Add(59 * time.Minute), t0}, {t0.Add(time.Hour + time.Nanosecond), t0.Add(time.Hour + time.Nanosecond)}} {
+		if err := s.TouchKey(ctx, k.Hash, c.at, time.Hour); err != nil {
+			t.Fatalf("touch %d: %v", i, err)
+		}
+		if rec := mustGetKey(t, ctx, s, k.Hash); rec.LastUsedAt == nil || !rec.LastUsedAt.Equal(c.want) {
+			t.Fatalf("touch %d: last_used_at = %v, want %v", i, rec.LastUsedAt, c.want)
+		}
+	}
+	// RetireKey wins once; a retired (expiring or revoked) or missing key is not retired again.
+	if ok, err := s.RetireKey(ctx, k.Hash, t0.Add(time.Hour), false); !ok || err != nil {
+		t.Fatalf("RetireKey = %v, %v", ok, err)
+	}
+	if ok, err := s.RetireKey(ctx, k.Hash, t0, true); ok || err != nil {
+		t.Fatalf("second RetireKey = %v, %v", ok, err)
+	}
+	rec := mustGetKey(t, ctx, s, k.Hash)
+	if rec.RevokedAt != nil || rec.ExpiresAt == nil || !rec.ExpiresAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("after retire: %+v", rec)
+	}
+	k2, _ := testKey(t, k.WorkspaceID, t0)
+	putKey(t, ctx, s, k2)
+	if ok, err := s.RetireKey(ctx, k2.Hash, t0, true); !ok || err != nil {
+		t.Fatalf("RetireKey(revoke) = %v, %v", ok, err)
+	}
+	if rec := mustGetKey(t, ctx, s, k2.Hash); rec.RevokedAt == nil || !rec.RevokedAt.Equal(t0) || rec.ExpiresAt != nil {
+		t.Fatalf("after retire(revoke): %+v", rec)
+	}
+	missing := strings.Repeat("0", 64)
+	if ok, err := s.RetireKey(ctx, missing, t0, true); ok || err != nil {
+		t.Fatalf("RetireKey(missing) = %v, %v", ok, err)
+	}
+	if rec, err := s.GetKey(ctx, missing); rec != nil || err != nil {
+		t.Fatalf("RetireKey created %+v, %v", rec, err)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -34,8 +35,9 @@ import (
 // caller read it. Read again and retry.
 var ErrVersionConflict = errors.New("changed concurrently; read again and retry")
 
-// MaxWebhookSecrets bounds how many secrets one workspace environment may hold at once.
-const MaxWebhookSecrets = 10
+// MaxWebhookSecrets bounds how many secrets one workspace environment may hold at once (the
+// rule is package credential's).
+const MaxWebhookSecrets = credential.MaxWebhookSecrets
 
 // MaxSealedSize bounds one sealed secret's ciphertext (a KMS blob of a 32-byte secret is
 // under 200 bytes; KMS ciphertexts never exceed 6 KB).

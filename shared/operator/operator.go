@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/webhook"
@@ -75,6 +76,12 @@ type IssuedKey struct {
 	Record    *auth.KeyRecord
 }
 
+// credentials is the credential service the operator delegates every key and webhook secret
+// rule to, acting as credential.Operator.
+func (o *Operator) credentials() *credential.Service {
+	return &credential.Service{Store: o.Store, Sealer: o.Sealer, Now: o.now}
+}
+
 // ParseScopes parses a comma-separated scope list.
 func ParseScopes(s string) ([]auth.Scope, error) {
 	var out []auth.Scope
@@ -97,34 +104,22 @@ func ParseScopes(s string) ([]auth.Scope, error) {
 	return out, nil
 }
 
-// IssueKey issues a key for a workspace (which must exist) in one environment.
+// keyErr words a credential refusal for the operator: a missing key or workspace wraps
+// dynamo.ErrNotFound, as it always did.
+func keyErr(what string, err error) error {
+	if credential.IsNotFound(err) {
+		return fmt.Errorf("%s: %w", what, dynamo.ErrNotFound)
+	}
+	return err
+}
+
+// IssueKey issues a key for a workspace (which must exist) in one environment (credential.CreateKey).
 func (o *Operator) IssueKey(ctx context.Context, workspaceID string, env auth.Environment, scopes []auth.Scope, name string) (*IssuedKey, error) {
-	if _, ok := auth.ParseEnvironment(string(env)); !ok {
-		return nil, fmt.Errorf("environment must be sandbox or live")
-	}
-	if len(scopes) == 0 {
-		return nil, fmt.Errorf("at least one scope is required")
-	}
-	ws, err := o.Store.GetWorkspace(ctx, workspaceID)
+	k, err := o.credentials().CreateKey(ctx, workspaceID, credential.NewKey{Name: name, Environment: env, Scopes: scopes, CreatedBy: credential.Operator})
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", workspaceID, err)
+		return nil, keyErr("workspace "+workspaceID, err)
 	}
-	plaintext, hash, err := auth.NewKey(env)
-	if err != nil {
-		return nil, err
-	}
-	keyID, err := auth.NewKeyID()
-	if err != nil {
-		return nil, err
-	}
-	rec := &auth.KeyRecord{
-		Hash: hash, KeyID: keyID, WorkspaceID: workspaceID, WorkspaceName: ws.Name, Environment: env, Scopes: scopes,
-		Name: name, Hint: auth.KeyHint(plaintext), CreatedAt: o.now(),
-	}
-	if err := o.Store.PutKey(ctx, rec); err != nil {
-		return nil, fmt.Errorf("store key: %w", err)
-	}
-	return &IssuedKey{Plaintext: plaintext, Record: rec}, nil
+	return &IssuedKey{Plaintext: k.Key, Record: k.Record}, nil
 }
 
 // ListKeys lists a workspace's keys (hints only; no key can be recovered).
@@ -135,34 +130,17 @@ func (o *Operator) ListKeys(ctx context.Context, workspaceID string) ([]*auth.Ke
 // RevokeKey revokes a workspace's key by key id: requests with it get 401 once no instance
 // trusts its cached copy any more, within KEY_CACHE_TTL_MS (auth.KeyCache).
 func (o *Operator) RevokeKey(ctx context.Context, workspaceID, keyID string) error {
-	k, err := o.Store.FindKey(ctx, workspaceID, keyID)
-	if err != nil {
-		return fmt.Errorf("key %s: %w", keyID, err)
-	}
-	return o.Store.RevokeKey(ctx, k.Hash, o.now())
+	_, err := o.credentials().RevokeKey(ctx, workspaceID, keyID, credential.Operator)
+	return keyErr("key "+keyID, err)
 }
 
 // RotateKey issues a replacement with the same workspace, environment, scopes and name, and
-// lets the old key work for grace more (0 revokes it at once).
+// lets the old key work for grace more (0 revokes it at once); credential.RollKey as the
+// operator, who may roll an expiring key again (its expiry is never extended).
 func (o *Operator) RotateKey(ctx context.Context, workspaceID, keyID string, grace time.Duration) (*IssuedKey, error) {
-	old, err := o.Store.FindKey(ctx, workspaceID, keyID)
+	k, err := o.credentials().RollKey(ctx, workspaceID, keyID, credential.Grace(grace), credential.Operator)
 	if err != nil {
-		return nil, fmt.Errorf("key %s: %w", keyID, err)
+		return nil, keyErr("key "+keyID, err)
 	}
-	if !old.Active(o.now()) {
-		return nil, fmt.Errorf("key %s is revoked or expired; issue a new key instead", keyID)
-	}
-	issued, err := o.IssueKey(ctx, workspaceID, old.Environment, old.Scopes, old.Name)
-	if err != nil {
-		return nil, err
-	}
-	if grace <= 0 {
-		err = o.Store.RevokeKey(ctx, old.Hash, o.now())
-	} else {
-		err = o.Store.ExpireKey(ctx, old.Hash, o.now().Add(grace))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("new key %s issued, but retiring %s failed (revoke it): %w", issued.Record.KeyID, keyID, err)
-	}
-	return issued, nil
+	return &IssuedKey{Plaintext: k.Key, Record: k.Record}, nil
 }
