@@ -25,6 +25,7 @@
 //	edit key    IDEM#<ws>#<env>#<kind>#<id>#<Idempotency-Key> / EDIT  ttl (24 h after the edit)
 //	webhook secrets WHSEC#<workspace_id>#<env> / WHSEC   version (optimistic lock); secret text (KMS in production)
 //	rate bucket RATE#<workspace_id>#<env or "dashboard"> / RATE  tat (µs), ttl: see package ratelimit
+//	activity    WS#<workspace_id>#ACTIVITY / <at>#<16 hex>  ttl: at + 90 days (activity.go)
 //	probe       PROBE                 / PROBE     (never written; readiness reads it)
 //
 // created_at is GSI3's sort key: on every item that has it, it must be a string (it is: every

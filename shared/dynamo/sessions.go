@@ -4,6 +4,7 @@ package dynamo
 //
 //	user        USER#<user_id>        / USER
 //	membership  USER#<user_id>        / MEMBER#<workspace_id>   gsi1: WS#<workspace_id> / MEMBER#<user_id>
+//	            role, created_at, owner_grant (an owner's current ownership; see team.go)
 //	session     SESSION#<sha256 hex>  / SESSION                 ttl: the later of expires_at and
 //	                                                            absolute_expires_at (epoch seconds)
 //
@@ -74,6 +75,8 @@ type memberItem struct {
 	WorkspaceID string    `dynamodbav:"workspace_id"`
 	Role        string    `dynamodbav:"role"`
 	CreatedAt   time.Time `dynamodbav:"created_at"`
+	// OwnerGrant is the id of the membership's current ownership (package team; "" when none).
+	OwnerGrant string `dynamodbav:"owner_grant,omitempty"`
 }
 
 func memberSK(workspaceID string) string { return "MEMBER#" + workspaceID }

@@ -102,7 +102,8 @@ func (o *Operator) getWorkspace(ctx context.Context, workspaceID string) (*auth.
 }
 
 // Grant gives a user (who must exist) a role in a workspace (which must exist), replacing
-// any role the user had there; it takes effect on the user's next request.
+// any role the user had there; it takes effect on the user's next request. Demoting the
+// workspace's last owner is refused (team.ErrLastOwner): grant another owner first.
 func (o *Operator) Grant(ctx context.Context, userID, workspaceID string, role auth.Role) (*auth.MembershipRecord, error) {
 	if _, ok := auth.ParseRole(string(role)); !ok {
 		return nil, fmt.Errorf("role must be one of %v", auth.AllRoles)
@@ -114,6 +115,25 @@ func (o *Operator) Grant(ctx context.Context, userID, workspaceID string, role a
 	w, err := o.getWorkspace(ctx, workspaceID)
 	if err != nil {
 		return nil, err
+	}
+	// Ownership keeps the workspace's owners set (package team) right: an owner is made
+	// with a fresh grant, and an owner's grant is released before the role changes, which
+	// refuses to demote the last owner.
+	if role == auth.RoleOwner {
+		m, err := o.Store.GrantOwner(ctx, u.ID, w.ID, o.now())
+		if err != nil {
+			return nil, fmt.Errorf("grant: %w", err)
+		}
+		return m, nil
+	}
+	old, err := o.Store.GetMember(ctx, u.ID, w.ID)
+	if err != nil {
+		return nil, fmt.Errorf("grant: %w", err)
+	}
+	if old != nil && old.Role == auth.RoleOwner {
+		if err := o.Store.ReleaseOwner(ctx, w.ID, u.ID, old.OwnerGrant); err != nil {
+			return nil, fmt.Errorf("grant: %w", err)
+		}
 	}
 	m, err := o.Store.PutMembership(ctx, &auth.MembershipRecord{UserID: u.ID, WorkspaceID: w.ID, Role: role, CreatedAt: o.now()})
 	if err != nil {

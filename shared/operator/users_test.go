@@ -14,6 +14,7 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/team"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -363,5 +364,31 @@ func TestCreateUserConcurrentSameEmail(t *testing.T) {
 	}
 	if len(users) != 1 || users[0] != created[0].ID || len(claims) != 1 || claims[0] != created[0].ID {
 		t.Errorf("users %v, email claims %v; want one of each for %s", users, claims, created[0].ID)
+	}
+}
+
+// TestGrantKeepsAnOwner: the operator cannot demote a workspace's last owner, and an owner it
+// makes counts for the team's last-owner rule.
+func TestGrantKeepsAnOwner(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	w := e.workspace(t, "Owned")
+	alice, bob := e.user(t, "owner-a@example.com"), e.user(t, "owner-b@example.com")
+	e.grant(t, alice.ID, w.ID, auth.RoleOwner)
+	if _, err := e.op.Grant(e.ctx, alice.ID, w.ID, auth.RoleAdmin); !errors.Is(err, team.ErrLastOwner) {
+		t.Fatalf("demote the last owner: %v, want team.ErrLastOwner", err)
+	}
+	e.grant(t, bob.ID, w.ID, auth.RoleOwner)
+	e.grant(t, bob.ID, w.ID, auth.RoleOwner) // again: nothing changes
+	if m := e.grant(t, alice.ID, w.ID, auth.RoleDeveloper); m.Role != auth.RoleDeveloper {
+		t.Fatalf("demote one of two owners: %+v", m)
+	}
+	if _, err := e.op.Grant(e.ctx, bob.ID, w.ID, auth.RoleViewer); !errors.Is(err, team.ErrLastOwner) {
+		t.Fatalf("demote the new last owner: %v, want team.ErrLastOwner", err)
+	}
+	// A grant made owner again gets a new ownership that counts.
+	e.grant(t, alice.ID, w.ID, auth.RoleOwner)
+	if m := e.grant(t, bob.ID, w.ID, auth.RoleViewer); m.Role != auth.RoleViewer {
+		t.Fatalf("demote bob after alice is owner again: %+v", m)
 	}
 }
