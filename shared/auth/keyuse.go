@@ -73,6 +73,9 @@ func (l *LastUsed) Note(ctx context.Context, rec *KeyRecord, now time.Time) {
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
+	// The write is counted apart on the request's log line (ddb_key_use_requests): it falls
+	// on whichever request first uses a key in an hour on an instance, not on an operation.
+	obs.CountCall(ctx, obs.KeyUseService, "TouchKey")
 	if err := l.Store.TouchKey(wctx, rec.Hash, now, KeyUseInterval); err != nil {
 		obs.Annotate(ctx, slog.String("key_last_used", "not recorded: "+err.Error()))
 		l.mu.Lock()

@@ -204,6 +204,8 @@ func logLine(ctx context.Context, logger *slog.Logger, name string, req *web.Req
 		slog.Int("ddb_requests", stats.Total("dynamodb")),
 		// Of those, the rate limiter's lease writes (about one per lease of tokens).
 		slog.Int("ddb_lease_requests", stats.Total("ratelimit")),
+		// And the write recording an API key's last use (at most one per key per hour).
+		slog.Int("ddb_key_use_requests", stats.Total(obs.KeyUseService)),
 		slog.String("request_id", requestID),
 	}
 	if code != "" {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -192,5 +193,34 @@ func TestMerchantContextNeedsAValidKey(t *testing.T) {
 	res = a.Do(t, "POST", "/v1/merchant/context", a.Creds.SandboxKey, "{}")
 	if msg := apitest.Envelope(t, res, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"); !strings.Contains(msg, "allowed: GET") {
 		t.Errorf("405 message %q", msg)
+	}
+}
+
+// A key's first request in an hour on an instance records its last use with one more write,
+// reported apart on the log line (ddb_key_use_requests) so operation budgets stay exact; the
+// next request of the same key writes nothing, and the record carries the day.
+func TestKeyLastUseIsOneWriteAnHour(t *testing.T) {
+	t.Parallel()
+	a := localapi.StartTestAPI(t, localapi.Options{})
+	if rec := keyRecord(t, a, a.Creds.SandboxKey); rec.LastUsedAt != nil {
+		t.Fatalf("a seeded key has last_used_at %v before any use", rec.LastUsedAt)
+	}
+	first := a.Do(t, "GET", "/v1/merchant/context", a.Creds.SandboxKey, "")
+	second := a.Do(t, "GET", "/v1/merchant/context", a.Creds.SandboxKey, "")
+	if first.Status != http.StatusOK || second.Status != http.StatusOK {
+		t.Fatalf("status %d, %d", first.Status, second.Status)
+	}
+	if n := apitest.KeyUseRequests(t, a, first); n != 1 {
+		t.Errorf("first request of the key made %d last-use writes, want 1", n)
+	}
+	if n := apitest.KeyUseRequests(t, a, second); n != 0 {
+		t.Errorf("second request of the key made %d last-use writes, want 0", n)
+	}
+	if got := apitest.DDBRequests(t, a, first) + apitest.KeyUseRequests(t, a, first); got != 2 {
+		t.Errorf("first request made %d DynamoDB requests in all, want 2 (key GetItem, last-use UpdateItem)", got)
+	}
+	rec := keyRecord(t, a, a.Creds.SandboxKey)
+	if rec.LastUsedAt == nil || time.Since(*rec.LastUsedAt) > time.Minute {
+		t.Errorf("last_used_at %v after a use, want about now", rec.LastUsedAt)
 	}
 }

@@ -38,6 +38,12 @@ func Annotate(ctx context.Context, attrs ...slog.Attr) {
 	}
 }
 
+// KeyUseService counts the DynamoDB write that records an API key's last use (shared/auth
+// LastUsed), apart from the "dynamodb" calls that include it: the request log line reports it
+// as ddb_key_use_requests, since it falls on a key's first request in an hour on an instance,
+// not on an operation.
+const KeyUseService = "keyuse"
+
 // CountCall records one AWS API call (e.g. service "dynamodb", operation "GetItem").
 func CountCall(ctx context.Context, service, operation string) {
 	if s := FromContext(ctx); s != nil {

@@ -51,15 +51,18 @@ func readLogs(a *localapi.TestAPI) logIndex {
 }
 
 // cost returns a response's DynamoDB requests besides lease writes, and its lease writes.
-func (idx logIndex) cost(t *testing.T, res *localapi.Result) (ops, leases int) {
+// ops excludes the lease writes and the write recording the key's last use (its first
+// request in the hour on the instance: keyUse).
+func (idx logIndex) cost(t *testing.T, res *localapi.Result) (ops, leases, keyUse int) {
 	t.Helper()
 	l := idx[res.Header.Get("X-Correlation-Id")]
 	total, ok1 := l["ddb_requests"].(float64)
 	lw, ok2 := l["ddb_lease_requests"].(float64)
-	if !ok1 || !ok2 {
-		t.Fatalf("no request log line with ddb_requests and ddb_lease_requests for %s: %v", res.Header.Get("X-Correlation-Id"), l)
+	ku, ok3 := l["ddb_key_use_requests"].(float64)
+	if !ok1 || !ok2 || !ok3 {
+		t.Fatalf("no request log line with ddb_requests, ddb_lease_requests and ddb_key_use_requests for %s: %v", res.Header.Get("X-Correlation-Id"), l)
 	}
-	return int(total - lw), int(lw)
+	return int(total - lw - ku), int(lw), int(ku)
 }
 
 func unknownKey(t *testing.T) string {
@@ -198,17 +201,21 @@ func TestWorkspaceLimitOverHTTP(t *testing.T) {
 	// one or two per lease, one for the refusal; later refusals are answered locally.
 	logs := readLogs(a)
 	for _, res := range results {
-		if ops, leases := logs.cost(t, res); ops != 1 || leases != 0 {
-			t.Fatalf("an unknown key cost %d DynamoDB requests and %d lease writes, want 1 and 0", ops, leases)
+		if ops, leases, keyUse := logs.cost(t, res); ops != 1 || leases != 0 || keyUse != 0 {
+			t.Fatalf("an unknown key cost %d DynamoDB requests, %d lease writes and %d last-use writes, want 1, 0 and 0", ops, leases, keyUse)
 		}
 	}
-	leaseWrites := 0
+	leaseWrites, keyUseWrites := 0, 0
 	for _, res := range merchant {
-		ops, leases := logs.cost(t, res)
+		ops, leases, keyUse := logs.cost(t, res)
 		leaseWrites += leases
+		keyUseWrites += keyUse
 		if want := map[int]int{http.StatusNotFound: 2, http.StatusTooManyRequests: 1}[res.Status]; ops != want {
 			t.Errorf("verify %d made %d DynamoDB requests besides leases, want %d", res.Status, ops, want)
 		}
+	}
+	if keyUseWrites != 1 {
+		t.Errorf("the merchant's key recorded its last use %d times, want once", keyUseWrites)
 	}
 	if max := 2*(admitted/lease+1) + 2*(1+int(elapsed/(10*time.Second))); leaseWrites > max {
 		t.Errorf("%d lease writes for %d admitted requests, want at most %d", leaseWrites, admitted, max)
@@ -282,7 +289,7 @@ func TestLeaseCostPerRequest(t *testing.T) {
 	logs := readLogs(a)
 	requests, writes := len(all), 0
 	for _, res := range all {
-		_, leases := logs.cost(t, res)
+		_, leases, _ := logs.cost(t, res)
 		writes += leases
 	}
 	const leaseSize = 20 // WORKSPACE_RATE_LEASE's default

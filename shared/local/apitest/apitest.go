@@ -96,7 +96,8 @@ func LogLine(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) map[str
 // DDBRequests returns how many DynamoDB requests the operation made: the log line's
 // ddb_requests less its ddb_lease_requests, the rate limiter's lease writes, which fall on
 // whichever request finds its instance's tokens spent (about one in WORKSPACE_RATE_LEASE; see
-// LeaseRequests).
+// LeaseRequests), and less its ddb_key_use_requests, the write recording an API key's last
+// use, which falls on a key's first request in an hour on an instance (see KeyUseRequests).
 func DDBRequests(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) int {
 	tb.Helper()
 	line := LogLine(tb, api, res)
@@ -104,7 +105,18 @@ func DDBRequests(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) int
 	if !ok {
 		tb.Fatalf("log line has no ddb_requests")
 	}
-	return int(n) - LeaseRequests(tb, api, res)
+	return int(n) - LeaseRequests(tb, api, res) - KeyUseRequests(tb, api, res)
+}
+
+// KeyUseRequests returns how many of the request's DynamoDB requests recorded its API key's
+// last use (the log line's ddb_key_use_requests: 0 or 1).
+func KeyUseRequests(tb testing.TB, api *localapi.TestAPI, res *localapi.Result) int {
+	tb.Helper()
+	n, ok := LogLine(tb, api, res)["ddb_key_use_requests"].(float64)
+	if !ok {
+		tb.Fatalf("log line has no ddb_key_use_requests")
+	}
+	return int(n)
 }
 
 // LeaseRequests returns how many of the request's DynamoDB requests were rate-limit lease
