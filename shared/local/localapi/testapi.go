@@ -148,6 +148,18 @@ type Result struct {
 // body that fails its schema — fails the test (tb.Errorf), and Do still returns it.
 func (a *TestAPI) Do(tb testing.TB, method, path, key, body string, headers ...string) *Result {
 	tb.Helper()
+	return a.do(tb, true, method, path, key, body, headers...)
+}
+
+// DoNoRedirect is Do answering a redirect itself instead of following it: the result is the
+// first response, whose log line is the route the request was sent to.
+func (a *TestAPI) DoNoRedirect(tb testing.TB, method, path, key, body string, headers ...string) *Result {
+	tb.Helper()
+	return a.do(tb, false, method, path, key, body, headers...)
+}
+
+func (a *TestAPI) do(tb testing.TB, follow bool, method, path, key, body string, headers ...string) *Result {
+	tb.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -170,6 +182,9 @@ func (a *TestAPI) Do(tb testing.TB, method, path, key, body string, headers ...s
 		c = loadContract(tb)
 	}
 	client := &http.Client{Transport: &contractTransport{tb: tb, contract: c, host: req.URL.Host}}
+	if !follow {
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		tb.Fatal(err)
