@@ -2,7 +2,11 @@ package export
 
 import (
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -294,10 +298,16 @@ func TestWriteErrorsAreReported(t *testing.T) {
 // realisticRow is a completed payment-link payment with a Bangla reference of typical length.
 func realisticRow(i int) Row {
 	return Row{
-		InvoiceID: fmt.Sprintf("pi_%026d", i), Source: payment.SourcePaymentLinks, DocumentID: "plink_01JD4Z6X8Q2M5N7P9R3T5V7W9Y",
+		InvoiceID: fakeUUID("payment", i), Source: payment.SourcePaymentLinks, DocumentID: fakeUUID("link", i%50),
 		Status: payment.Completed, CreatedAt: created.Add(time.Duration(i) * time.Second), CompletedAt: completedAt(),
-		Amount: money.Paisa(150050 + i), Currency: "BDT", Reference: "অর্ডার #12345 - শাড়ি, ২টি", Route: "bkash",
+		Amount: money.Paisa(150050 + 37*i), Currency: "BDT", Reference: fmt.Sprintf("অর্ডার #%d - শাড়ি, ২টি", 10000+i), Route: "bkash",
 	}
+}
+
+// fakeUUID is a deterministic id as random-looking (and incompressible) as the real ones.
+func fakeUUID(kind string, i int) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s/%d", kind, i))
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
 // writeN writes n prepared rows to io.Discard.
@@ -371,4 +381,52 @@ func BenchmarkExport10000Rows(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(size), "csv-bytes")
+}
+
+// worstRow is the largest row the API lets exist: a 128-character reference (the create
+// rules' maximum) of varied 4-byte characters.
+func worstRow(i int) Row {
+	r := realisticRow(i)
+	h := sha256.Sum256(fmt.Appendf(nil, "ref/%d", i))
+	ref := make([]rune, 128)
+	for k := range ref {
+		ref[k] = rune(0x1F300 + int(h[k%32])*4 + k%4) // 4-byte emoji, varied
+	}
+	r.Reference = string(ref)
+	r.Route = "bkash-merchant"
+	return r
+}
+
+// The dashboard serves the export through API Gateway HTTP API + Lambda, whose response
+// payload is limited to 6 MB (6,291,456 bytes) and not streamed: this measures the body for
+// 10,000 rows as the Lambda returns it (as a JSON string; base64 if binary or gzipped).
+func TestResponseSizesOfTenThousandRows(t *testing.T) {
+	const limit = 6 << 20
+	for _, tc := range []struct {
+		name string
+		row  func(int) Row
+	}{{"realistic", realisticRow}, {"worst case", worstRow}} {
+		var rows []Row
+		for i := range 10_000 {
+			rows = append(rows, tc.row(i))
+		}
+		raw := export(t, rows...)
+		asJSON, err := json.Marshal(string(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		_, _ = zw.Write(raw)
+		_ = zw.Close()
+		b64 := base64.StdEncoding.EncodedLen(gz.Len())
+		t.Logf("%s: csv %d B, as JSON string %d B, base64 %d B, gzip %d B, gzip+base64 %d B (limit %d)",
+			tc.name, len(raw), len(asJSON), base64.StdEncoding.EncodedLen(len(raw)), gz.Len(), b64, limit)
+		if tc.name == "realistic" && len(asJSON) > limit {
+			t.Errorf("10,000 realistic rows (%d B as JSON) exceed the 6 MB response limit", len(asJSON))
+		}
+		if b64 > limit {
+			t.Errorf("10,000 %s rows gzipped (%d B base64) exceed the 6 MB response limit", tc.name, b64)
+		}
+	}
 }
