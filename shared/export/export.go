@@ -247,3 +247,23 @@ func formulaLike(v string) bool {
 	}
 	return false
 }
+
+// ContentType is the media type of an export (RFC 4180 with its charset parameter).
+const ContentType = "text/csv; charset=utf-8"
+
+// Filename names the export of env's payments created from one Dhaka day to another
+// (inclusive), e.g. "takapay-payments-live-2026-11-01-to-2026-11-27.csv": ASCII only, safe
+// in a Content-Disposition attachment filename without encoding.
+func Filename(env string, from, to time.Time) string {
+	clean := make([]byte, 0, len(env))
+	for i := 0; i < len(env); i++ {
+		if c := env[i]; c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			clean = append(clean, c)
+		}
+	}
+	name := "takapay-payments-"
+	if len(clean) > 0 {
+		name += string(clean) + "-"
+	}
+	return name + from.In(Dhaka).Format("2006-01-02") + "-to-" + to.In(Dhaka).Format("2006-01-02") + ".csv"
+}

@@ -430,3 +430,17 @@ func TestResponseSizesOfTenThousandRows(t *testing.T) {
 		}
 	}
 }
+
+func TestFilename(t *testing.T) {
+	from := time.Date(2026, 10, 31, 18, 0, 0, 0, time.UTC) // 2026-11-01 00:00 in Dhaka
+	to := time.Date(2026, 11, 27, 17, 59, 59, 0, time.UTC)
+	if got := Filename("live", from, to); got != "takapay-payments-live-2026-11-01-to-2026-11-27.csv" {
+		t.Errorf("Filename = %q", got)
+	}
+	if got := Filename("\"; x=../evil\r\n", from, from); got != "takapay-payments-xevil-2026-11-01-to-2026-11-01.csv" {
+		t.Errorf("Filename with hostile env = %q", got)
+	}
+	if got := Filename("", from, from); got != "takapay-payments-2026-11-01-to-2026-11-01.csv" {
+		t.Errorf("Filename without env = %q", got)
+	}
+}
