@@ -86,21 +86,22 @@ type Row struct {
 	Route string
 }
 
-// RowOf returns the export row of a stored payment.
-func RowOf(p *payment.Payment) Row {
+// RowOf returns the export row of a stored payment as of now: its status is the effective
+// one (a PENDING payment past its expiry reads EXPIRED, as in the API).
+func RowOf(p *payment.Payment, now time.Time) Row {
 	src := p.SourceOf()
 	r := Row{
 		InvoiceID:  p.InvoiceID,
 		Source:     src.Kind,
 		DocumentID: src.DocumentID,
-		Status:     p.Status,
+		Status:     p.EffectiveStatus(now),
 		CreatedAt:  p.CreatedAt,
 		Amount:     p.AmountMinor,
 		Currency:   p.Currency,
 		Reference:  p.Reference,
 		Route:      p.LockRoute,
 	}
-	if p.Status == payment.Completed && p.FinishedAt != nil {
+	if r.Status == payment.Completed && p.FinishedAt != nil {
 		t := *p.FinishedAt
 		r.CompletedAt = &t
 	}

@@ -257,7 +257,7 @@ func TestRowOfPayment(t *testing.T) {
 		CreatedAt: created, FinishedAt: &done, LockRoute: "bkash",
 		Source: payment.Source{Kind: payment.SourcePaymentLinks, DocumentID: "plink_1", DocumentVersion: 3, Quantity: 2},
 	}
-	r := RowOf(p)
+	r := RowOf(p, done)
 	if r.InvoiceID != "pi_1" || r.Source != payment.SourcePaymentLinks || r.DocumentID != "plink_1" ||
 		r.Route != "bkash" || r.Amount != 2550 || r.CompletedAt == nil || !r.CompletedAt.Equal(done) {
 		t.Fatalf("RowOf = %+v", r)
@@ -265,9 +265,17 @@ func TestRowOfPayment(t *testing.T) {
 	// A standalone payment has the standalone source; a payment that finished other than
 	// COMPLETED has no completion time.
 	failed := &payment.Payment{InvoiceID: "inv_2", Status: payment.Failed, CreatedAt: created, FinishedAt: &done}
-	r = RowOf(failed)
+	r = RowOf(failed, done)
 	if r.Source != payment.SourceStandalone || r.CompletedAt != nil || r.DocumentID != "" || r.Currency != "BDT" {
 		t.Fatalf("RowOf(failed standalone) = %+v", r)
+	}
+	// The status is the effective one: PENDING past its expiry is EXPIRED.
+	pending := &payment.Payment{InvoiceID: "inv_3", Status: payment.Pending, CreatedAt: created, ExpiresAt: done}
+	if got := RowOf(pending, done.Add(-time.Second)).Status; got != payment.Pending {
+		t.Errorf("status before expiry = %s", got)
+	}
+	if got := RowOf(pending, done).Status; got != payment.Expired {
+		t.Errorf("status at expiry = %s; want EXPIRED", got)
 	}
 }
 
