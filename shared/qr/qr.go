@@ -44,6 +44,13 @@ const (
 	minPixelsPerModule = 2
 )
 
+// Media types of the two outputs, for a response's Content-Type. A standalone SVG served from
+// our origin holds no script or external reference; serve it with a CSP of default-src 'none'.
+const (
+	SVGContentType = "image/svg+xml"
+	PNGContentType = "image/png"
+)
+
 // SVGOptions are the SVG's presentation choices.
 type SVGOptions struct {
 	// Title is the SVG's accessible name, in the page's language (e.g. "পেমেন্ট লিংকের QR

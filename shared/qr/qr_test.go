@@ -405,3 +405,35 @@ func TestBoundsAreRefusedNamingTheRule(t *testing.T) {
 		})
 	}
 }
+
+// Concurrent calls (the local dev server serves requests in parallel) give the serial bytes.
+func TestConcurrentCallsGiveTheSameBytes(t *testing.T) {
+	want := make([][]byte, len(goodURLs))
+	for i, u := range goodURLs {
+		b, err := SVG(u, SVGOptions{Title: "QR"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = b
+	}
+	errs := make(chan error, 4*len(goodURLs))
+	for range 4 {
+		for i, u := range goodURLs {
+			go func() {
+				b, err := SVG(u, SVGOptions{Title: "QR"})
+				if err == nil && !bytes.Equal(b, want[i]) {
+					err = fmt.Errorf("SVG of %d bytes differs", len(u))
+				}
+				if err == nil {
+					_, err = PNG(u, MaxPNGSize)
+				}
+				errs <- err
+			}()
+		}
+	}
+	for range 4 * len(goodURLs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
