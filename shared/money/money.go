@@ -208,6 +208,10 @@ func (p Paisa) TakaString() string {
 	return string(p.appendTaka(buf[:0], "", false))
 }
 
+// AppendTaka appends p formatted as TakaString does to dst and returns the extended slice,
+// without allocating when dst has room (for streaming writers such as the CSV export).
+func (p Paisa) AppendTaka(dst []byte) []byte { return p.appendTaka(dst, "", false) }
+
 // Display formats p for people as "৳1,500.00", with Western three-digit
 // comma grouping and a leading '-' before the sign for negative amounts.
 func (p Paisa) Display() string {

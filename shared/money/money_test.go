@@ -381,3 +381,16 @@ func BenchmarkParseTaka(b *testing.B) {
 		}
 	}
 }
+
+func TestAppendTakaMatchesTakaString(t *testing.T) {
+	for _, p := range []Paisa{0, 1, 99, 100, 150050, MaxPaisa, -300} {
+		got := string(p.AppendTaka([]byte("x")))
+		if want := "x" + p.TakaString(); got != want {
+			t.Errorf("AppendTaka(%d) = %q; want %q", int64(p), got, want)
+		}
+	}
+	buf := make([]byte, 0, 32)
+	if n := testing.AllocsPerRun(100, func() { buf = MaxPaisa.AppendTaka(buf[:0]) }); n != 0 {
+		t.Errorf("AppendTaka allocates %v times with room in dst", n)
+	}
+}

@@ -30,7 +30,7 @@ func goListDeps(t *testing.T, root string, pkgs ...string) map[string][]string {
 
 // domainPackages are plain Go: no AWS SDK, no Lambda event types, no HTTP adapter. Storage
 // comes through their store interfaces (package dynamo), HTTP through package web.
-var domainPackages = []string{"payment", "document", "checkout", "webhook", "merchant", "auth", "ratelimit", "web", "apierr", "money", "jsonbody", "urlcheck", "publicdoc", "page", "htmlw", "dashboard"}
+var domainPackages = []string{"payment", "document", "checkout", "webhook", "merchant", "auth", "ratelimit", "web", "apierr", "money", "jsonbody", "urlcheck", "publicdoc", "page", "htmlw", "dashboard", "export", "qr", "intent", "account", "mail", "credential", "team", "activity", "passkey"}
 
 // The dependency rule: domain packages import nothing of their adapters, directly or not.
 func TestDomainPackagesArePlainGo(t *testing.T) {
