@@ -298,7 +298,9 @@ func langOf(s string) page.Lang {
 }
 
 // ParseEmail trims an email address and checks that it is one bare address
-// (name@example.com) of at most MaxEmailLen bytes; the error names field "email".
+// (name@example.com: no display name, no list, no quoted local part) of at most MaxEmailLen
+// bytes; the error names field "email". It is the one rule for a dashboard user's email: sign
+// up, sign in, reset, invitations (package team) and the operator's CLI call it.
 func ParseEmail(email string) (string, *FieldError) {
 	email = strings.TrimSpace(email)
 	if email == "" {
@@ -307,7 +309,7 @@ func ParseEmail(email string) (string, *FieldError) {
 	if len(email) > MaxEmailLen {
 		return "", &FieldError{Field: "email", Rule: RuleMaxLength, Message: fmt.Sprintf("email must be at most %d characters", MaxEmailLen)}
 	}
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" {
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" || strings.ContainsAny(email, " ,;<>\"") {
 		return "", &FieldError{Field: "email", Rule: RuleFormat, Message: "email must be an address like name@example.com"}
 	}
 	return email, nil

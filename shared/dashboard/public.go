@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/web"
 )
@@ -126,12 +126,11 @@ func (r *req) fieldMessage(fe *FieldError) string {
 	return fe.Message
 }
 
+// validEmail is the form's check of an email, before any service is called: account's rule,
+// the one rule for a dashboard user's email.
 func validEmail(s string) bool {
-	if len(s) > 254 || strings.ContainsAny(s, " \t\r\n<>") {
-		return false
-	}
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+	_, fe := account.ParseEmail(s)
+	return fe == nil
 }
 
 // --- sign up ---------------------------------------------------------------------------------

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
 )
@@ -18,7 +18,7 @@ import (
 const MaxSessionTTL = 30 * 24 * time.Hour
 
 // MaxEmailLen is the longest email address a user may have (RFC 5321 path limit).
-const MaxEmailLen = 254
+const MaxEmailLen = account.MaxEmailLen
 
 // canonicalID parses a UUID given in its 36-character form and returns it in canonical
 // (lower-case) form, as every stored id is.
@@ -30,15 +30,12 @@ func canonicalID(what, id string) (string, error) {
 	return u.String(), nil
 }
 
-// ParseEmail trims an email address and checks that it is a bare address (name@example.com)
-// of at most MaxEmailLen characters.
+// ParseEmail trims an email address and checks it with account.ParseEmail, the one rule for a
+// dashboard user's email.
 func ParseEmail(email string) (string, error) {
-	email = strings.TrimSpace(email)
-	if len(email) > MaxEmailLen {
-		return "", fmt.Errorf("email must be at most %d characters", MaxEmailLen)
-	}
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" {
-		return "", fmt.Errorf("email must be a bare address like name@example.com")
+	email, fe := account.ParseEmail(email)
+	if fe != nil {
+		return "", fe
 	}
 	return email, nil
 }

@@ -58,13 +58,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	netmail "net/mail"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/mail"
@@ -277,17 +277,12 @@ func parseGivenRole(s auth.Role) (auth.Role, error) {
 	return r, nil
 }
 
-// parseEmail trims an email and checks it is one bare address of at most MaxEmailLen bytes.
+// parseEmail applies account.ParseEmail, the one email rule, answering in this package's
+// FieldError.
 func parseEmail(email string) (string, error) {
-	email = strings.TrimSpace(email)
-	if email == "" {
-		return "", &FieldError{Field: "email", Rule: "required", Message: "is required"}
-	}
-	if len(email) > MaxEmailLen {
-		return "", &FieldError{Field: "email", Rule: "max_length", Message: fmt.Sprintf("must be at most %d characters", MaxEmailLen)}
-	}
-	if a, err := netmail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" || strings.ContainsAny(email, " ,;<>\"") {
-		return "", &FieldError{Field: "email", Rule: "email", Message: "must be an email address like name@example.com"}
+	email, fe := account.ParseEmail(email)
+	if fe != nil {
+		return "", &FieldError{Field: fe.Field, Rule: fe.Rule, Message: fe.Message}
 	}
 	return email, nil
 }
