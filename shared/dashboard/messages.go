@@ -55,3 +55,19 @@ func t(l page.Lang, key string, args ...string) string {
 
 // has reports whether the catalogue has a key.
 func has(key string) bool { _, ok := messagesEN[key]; return ok }
+
+// addMessages adds a page group's catalogue (its own file pair, so the groups' words do not
+// all live in one literal) to the dashboard's; a key defined twice is a programming error.
+// Call it from the group's init; TestCatalogues checks the merged catalogues.
+func addMessages(en, bn map[string]string) {
+	for _, c := range []struct {
+		to, from map[string]string
+	}{{messagesEN, en}, {messagesBN, bn}} {
+		for k, v := range c.from {
+			if _, dup := c.to[k]; dup {
+				panic("dashboard: message " + k + " defined twice")
+			}
+			c.to[k] = v
+		}
+	}
+}

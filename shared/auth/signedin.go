@@ -1,0 +1,47 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+)
+
+// signedInKey keys the dashboard's already-authenticated identity in a context.
+type signedInKey struct{}
+
+// SignedIn is a dashboard session the dashboard's own edge has already authenticated: the
+// session, its user's membership and role in one workspace, and, for a form, the site checks
+// and the form's CSRF token (package dashboard). The dashboard's pages run the API's own
+// workspace-route handlers in-process — the one home of every document and payment rule —
+// with this identity instead of a second session lookup.
+type SignedIn struct {
+	WorkspaceID, UserID string
+	Role                Role
+}
+
+// WithSignedIn returns ctx carrying s. Only the dashboard's edge calls it, after it has
+// authenticated the session and checked the form; nothing that arrives over the network can
+// put a value in a Go context.
+func WithSignedIn(ctx context.Context, s SignedIn) context.Context {
+	return context.WithValue(ctx, signedInKey{}, s)
+}
+
+// signedIn returns the identity WithSignedIn put in ctx for workspaceID: the same identity a
+// session cookie would have given on the workspace routes (both environments, the role's
+// scopes). A context without one, or with another workspace's, gives nothing.
+func signedIn(ctx context.Context, workspaceID string) (*Identity, bool) {
+	s, ok := ctx.Value(signedInKey{}).(SignedIn)
+	if !ok || s.UserID == "" || s.Role.Scopes() == nil ||
+		subtle.ConstantTimeCompare([]byte(s.WorkspaceID), []byte(workspaceID)) != 1 {
+		return nil, false
+	}
+	return &Identity{
+		Kind:         KindSession,
+		WorkspaceID:  workspaceID,
+		Environments: []Environment{Sandbox, Live},
+		Scopes:       s.Role.Scopes(),
+		CredentialID: s.UserID,
+		UserID:       s.UserID,
+		Role:         s.Role,
+		ViaCookie:    true,
+	}, true
+}
