@@ -64,6 +64,9 @@ type Service struct {
 	// PasskeyScript is package passkey's ceremony script, set where the passkey pages are
 	// served; the dashboard's other pages do without it (and without linking go-webauthn).
 	PasskeyScript string
+	// API holds the API's workspace-route handlers the function's pages run (api.go), keyed
+	// by the API's route key ("GET /v1/workspaces/{workspaceID}/documents/invoices").
+	API web.Routes
 
 	scriptOnce sync.Once
 	inline     *page.Inline
@@ -109,8 +112,22 @@ func (s *Service) newReq(r *web.Request) *req {
 	return &req{Request: r, lang: page.Choose(r.Query[page.QueryParam], "", r.Header("Accept-Language"))}
 }
 
-// url keeps an explicit language choice on a link of the dashboard.
-func (r *req) url(path string) string { return r.lang.URL(path) }
+// url keeps an explicit language choice and the live environment (env=live) on a link of
+// the dashboard.
+func (r *req) url(path string) string {
+	if r.env() == auth.Live && !strings.Contains(path, envParam+"=") {
+		base, frag, hasFrag := strings.Cut(path, "#")
+		if strings.Contains(base, "?") {
+			base += "&" + envParam + "=live"
+		} else {
+			base += "?" + envParam + "=live"
+		}
+		if path = base; hasFrag {
+			path += "#" + frag
+		}
+	}
+	return r.lang.URL(path)
+}
 
 func (r *req) l() page.Lang { return r.lang.Lang }
 

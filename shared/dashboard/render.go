@@ -164,6 +164,14 @@ func (s *Service) nav(d *doc) {
 		d.Raw("</a></li>")
 	}
 	item("/dashboard", "dash.nav.home")
+	if v.can(auth.ViewWorkspace) {
+		item("/dashboard/payments", "dash.nav.payments")
+		item("/dashboard/invoices", "dash.nav.invoices")
+		item("/dashboard/payment-links", "dash.nav.links")
+		item("/dashboard/customers", "dash.nav.customers")
+		item("/dashboard/webhooks", "dash.nav.webhooks")
+		item("/dashboard/export", "dash.nav.export")
+	}
 	if v.can(auth.ViewKeys) {
 		item("/dashboard/keys", "dash.nav.keys")
 		item("/dashboard/webhook-secrets", "dash.nav.secrets")
