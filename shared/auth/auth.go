@@ -279,6 +279,23 @@ type Workspace struct {
 	ID        string    `dynamodbav:"workspace_id" json:"workspace_id"`
 	Name      string    `dynamodbav:"name" json:"name"`
 	CreatedAt time.Time `dynamodbav:"created_at" json:"created_at"`
+	// DocumentWebhookSandbox and DocumentWebhookLive are where the payments that payers start
+	// on the workspace's public invoice and payment-link pages send their webhook events, per
+	// environment ("" for none). A payment the API creates names its own webhook_url instead.
+	DocumentWebhookSandbox string `dynamodbav:"doc_webhook_sandbox,omitempty" json:"-"`
+	DocumentWebhookLive    string `dynamodbav:"doc_webhook_live,omitempty" json:"-"`
+}
+
+// DocumentWebhook returns the workspace's webhook URL for payments started on its public
+// document pages in env ("" for none).
+func (w *Workspace) DocumentWebhook(env Environment) string {
+	if w == nil {
+		return ""
+	}
+	if env == Live {
+		return w.DocumentWebhookLive
+	}
+	return w.DocumentWebhookSandbox
 }
 
 // User is a dashboard user.

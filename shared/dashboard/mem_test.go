@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ type mem struct {
 	emails   map[string]string               // user -> email
 	keys     map[string][]Key
 	failures map[string]int
+	hooks    map[string]string
 	n        int
 }
 
@@ -192,4 +194,23 @@ func sessionCSRF(sessionToken string) string {
 	m := hmac.New(sha256.New, []byte(sessionToken))
 	m.Write([]byte("takapay dashboard csrf v1"))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func (m *mem) DocumentWebhooks(ctx context.Context, ws string) (map[auth.Environment]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return map[auth.Environment]string{auth.Sandbox: m.hooks[ws+"#sandbox"], auth.Live: m.hooks[ws+"#live"]}, nil
+}
+
+func (m *mem) SetDocumentWebhook(ctx context.Context, a Actor, env auth.Environment, url string) error {
+	if url != "" && !strings.HasPrefix(url, "https://") {
+		return &FieldError{Field: "url", Rule: "webhook_url", Message: "must use https"}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.hooks == nil {
+		m.hooks = map[string]string{}
+	}
+	m.hooks[a.WorkspaceID+"#"+string(env)] = url
+	return nil
 }

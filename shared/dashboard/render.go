@@ -84,6 +84,14 @@ func (f *form) fail(name, msg string) {
 
 func (f *form) failed() bool { return f != nil && len(f.errs) > 0 }
 
+// errsOrNil returns the form's field messages (nil for no form).
+func (f *form) errsOrNil() map[string]string {
+	if f == nil {
+		return nil
+	}
+	return f.errs
+}
+
 // doc is a page being written.
 type doc struct {
 	htmlw.Builder

@@ -139,6 +139,12 @@ type Keys interface {
 	ListWebhookSecrets(ctx context.Context, workspaceID string, env auth.Environment) ([]WebhookSecret, error)
 	// IssueWebhookSecret issues the first secret, or rolls the current one with grace.
 	IssueWebhookSecret(ctx context.Context, a Actor, env auth.Environment, grace time.Duration) (string, error)
+	// DocumentWebhooks returns where the payments started on the workspace's public invoice
+	// and payment-link pages send their webhooks, per environment (absent: nowhere).
+	DocumentWebhooks(ctx context.Context, workspaceID string) (map[auth.Environment]string, error)
+	// SetDocumentWebhook sets (url "": removes) it for env; a URL that breaks the webhook_url
+	// rules is a *FieldError on "url".
+	SetDocumentWebhook(ctx context.Context, a Actor, env auth.Environment, url string) error
 }
 
 // Member is a member of a workspace.

@@ -410,11 +410,15 @@ func (s *Service) SecretsPage(ctx context.Context, wr *web.Request) (*web.Respon
 		if err := r.need(auth.ViewKeys); err != nil {
 			return nil, err
 		}
-		return s.secretsPage(ctx, r, 200, "", "")
+		return s.secretsPage(ctx, r, 200, "", "", nil)
 	})(ctx, wr)
 }
 
-func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.Environment, secret string) (*web.Response, error) {
+func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.Environment, secret string, f *form) (*web.Response, error) {
+	hooks, err := s.Keys.DocumentWebhooks(ctx, r.viewer.ws.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
 	lists := map[auth.Environment][]WebhookSecret{}
 	for _, e := range []auth.Environment{auth.Sandbox, auth.Live} {
 		l, err := s.Keys.ListWebhookSecrets(ctx, r.viewer.ws.WorkspaceID, e)
@@ -431,6 +435,10 @@ func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.
 			d.Raw("</h2>\n")
 			d.secretBox("issued-secret", secret)
 		}
+		if r.Query["notice"] == "endpoint" {
+			d.notice("dash.secrets.endpoint_saved")
+		}
+		d.errorSummary(f)
 		d.Raw("<p>")
 		d.text("dash.secrets.about")
 		d.Raw("</p>\n")
@@ -498,8 +506,69 @@ func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.
 				}
 				d.Raw("</button></div></form>\n")
 			}
+			s.endpointForm(d, e, hooks[e], manage, f)
 		}
 	}), nil
+}
+
+// endpointForm shows an environment's document webhook: where the payments that payers start
+// on the invoice and payment-link pages report, and (admins) the form that sets it.
+func (s *Service) endpointForm(d *doc, e auth.Environment, current string, manage bool, f *form) {
+	d.Raw("<h3>")
+	d.text("dash.secrets.endpoint")
+	d.Raw("</h3>\n<p")
+	d.Attr("id", "endpoint-"+string(e))
+	d.Raw(">")
+	if current == "" {
+		d.text("dash.secrets.endpoint_none")
+	} else {
+		d.Raw("<code>")
+		d.Text(current)
+		d.Raw("</code>")
+	}
+	d.Raw("</p>\n")
+	if !manage {
+		return
+	}
+	name := "url-" + string(e)
+	d.formStart("/dashboard/webhook-secrets/endpoint", "endpoint-form-"+string(e))
+	d.Raw(`<input type="hidden" name="environment"`)
+	d.Attr("value", string(e))
+	d.Raw(">")
+	if f == nil || f.value(name) == "" {
+		f = &form{values: map[string]string{name: current}, errs: f.errsOrNil()}
+	}
+	d.input(f, name, "url", "dash.secrets.endpoint_url", "url", "dash.secrets.endpoint_hint", false)
+	d.Raw(`<div class="actions">`)
+	d.submit("dash.secrets.endpoint_save", "endpoint-save-"+string(e))
+	d.Raw("</div></form>\n")
+}
+
+// SetEndpoint is POST /dashboard/webhook-secrets/endpoint: set or clear an environment's
+// document webhook (admins and owners, like the secrets).
+func (s *Service) SetEndpoint(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ManageKeys); err != nil {
+			return nil, err
+		}
+		env, ok := auth.ParseEnvironment(r.field("environment"))
+		if !ok {
+			return nil, apierr.New(apierr.MalformedRequest, "environment must be sandbox or live")
+		}
+		name := "url-" + string(env)
+		u := r.field(name)
+		err := s.Keys.SetDocumentWebhook(ctx, r.viewer.actor(r), env, u)
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			f := &form{values: map[string]string{name: u}}
+			f.fail(name, t(r.l(), "dash.secrets.endpoint_invalid", "rule", fe.Message))
+			return s.secretsPage(ctx, r, 422, "", "", f)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/webhook-secrets?notice=endpoint"), nil
+	})(ctx, wr)
 }
 
 // IssueSecret is POST /dashboard/webhook-secrets: issue the first secret of an environment,
@@ -523,6 +592,6 @@ func (s *Service) IssueSecret(ctx context.Context, wr *web.Request) (*web.Respon
 		if err != nil {
 			return nil, err
 		}
-		return s.secretsPage(ctx, r, 201, env, secret)
+		return s.secretsPage(ctx, r, 201, env, secret, nil)
 	})(ctx, wr)
 }

@@ -246,3 +246,32 @@ func (s *Store) RetireKey(ctx context.Context, hash string, t time.Time, revoke 
 	}
 	return err == nil, err
 }
+
+// SetDocumentWebhook sets (url "") or removes the workspace's document webhook for env: one
+// UpdateItem of the workspace item, conditional on it existing (ErrNotFound otherwise). The
+// item is read with the document by PublicDocument, so the payer's POST reads it for free.
+func (s *Store) SetDocumentWebhook(ctx context.Context, workspaceID string, env auth.Environment, url string) error {
+	if !validID(workspaceID) {
+		return ErrNotFound
+	}
+	attr := "doc_webhook_sandbox"
+	if env == auth.Live {
+		attr = "doc_webhook_live"
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.Table),
+		Key:                      key("WS#"+workspaceID, "WS"),
+		UpdateExpression:         aws.String("REMOVE #u"),
+		ConditionExpression:      aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames: map[string]string{"#u": attr},
+	}
+	if url != "" {
+		in.UpdateExpression = aws.String("SET #u = :u")
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":u": &types.AttributeValueMemberS{Value: url}}
+	}
+	_, err := s.DB.UpdateItem(ctx, in)
+	if isConditionFailed(err) {
+		return ErrNotFound
+	}
+	return err
+}

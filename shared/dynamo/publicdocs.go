@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/intent"
 )
@@ -30,7 +31,7 @@ func publicDocPK(token string) string {
 // PublicDocument reads the document a public token names and its workspace's name: one GSI3
 // Query (keys only) and one strongly consistent BatchGetItem of the document and the
 // workspace. The stored token is compared in constant time; nil when nothing matches.
-func (s *Store) PublicDocument(ctx context.Context, token string) (*document.Record, string, error) {
+func (s *Store) PublicDocument(ctx context.Context, token string) (*document.Record, *auth.Workspace, error) {
 	out, err := s.DB.Query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.Table),
 		IndexName:              aws.String(GSI3),
@@ -41,37 +42,37 @@ func (s *Store) PublicDocument(ctx context.Context, token string) (*document.Rec
 		Limit: aws.Int32(2),
 	})
 	if err != nil || len(out.Items) != 1 {
-		return nil, "", err // none, or (a SHA-256 collision) two: nothing is shown
+		return nil, nil, err // none, or (a SHA-256 collision) two: nothing is shown
 	}
 	pk, _ := out.Items[0]["pk"].(*types.AttributeValueMemberS)
 	sk, _ := out.Items[0]["sk"].(*types.AttributeValueMemberS)
 	if pk == nil || sk == nil {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	// DOC#<ws>#<env>#<kind>: the workspace's item is read in the same request.
 	parts := strings.SplitN(pk.Value, "#", 4)
 	if len(parts) != 4 || parts[0] != "DOC" {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	items, err := s.batchGet(ctx, []map[string]types.AttributeValue{key(pk.Value, sk.Value), key("WS#"+parts[1], "WS")}, "")
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	var rec *document.Record
 	var ws workspaceItem
 	for _, item := range items {
 		if v, _ := item["sk"].(*types.AttributeValueMemberS); v != nil && v.Value == "WS" {
 			if err := attributevalue.UnmarshalMap(item, &ws); err != nil {
-				return nil, "", err
+				return nil, nil, err
 			}
 		} else if rec, err = decodeDocument(item); err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 	}
 	if rec == nil || subtle.ConstantTimeCompare([]byte(rec.PublicToken), []byte(token)) != 1 {
-		return nil, "", nil
+		return nil, nil, nil
 	}
-	return rec, ws.Workspace.Name, nil
+	return rec, &ws.Workspace, nil
 }
 
 // ReserveInvoiceIntent makes id the invoice's live intent until expires, with one conditional

@@ -88,13 +88,14 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	if err := s.Limiter.Allow(token, r.SourceIP, now); err != nil {
 		return nil, err
 	}
-	doc, merchant, err := s.Store.PublicDocument(ctx, token)
+	doc, ws, err := s.Store.PublicDocument(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	if doc == nil {
+	if doc == nil || ws == nil {
 		return nil, notFound()
 	}
+	merchant := ws.Name
 	v, err := viewOf(ctx, s.Store, doc, merchant, now)
 	if errors.Is(err, ErrNotPublic) {
 		return nil, notFound()
@@ -147,7 +148,7 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	canon := answers.Canonical()
 	sum := sha256.Sum256([]byte(canon))
 	order := intent.Order{
-		Doc: doc, ID: id, Quantity: answers.Quantity, Options: s.options(r, doc, lang),
+		Doc: doc, ID: id, Quantity: answers.Quantity, Options: s.options(r, doc, ws, lang),
 		CustomerName: answers.Payer.Name, CustomerEmail: answers.Payer.Email, CustomerPhone: answers.Payer.Phone,
 		Answers: json.RawMessage(canon), RequestHash: hex.EncodeToString(sum[:16]), MerchantName: merchant,
 		Live: intent.AdoptLive, Now: now,
@@ -185,11 +186,16 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 // options are the intent's URLs: the payer comes back to the document's page after a cancel
 // or an expiry, and goes to a payment link's return_url after paying — only when it passes the
 // redirect_url rules (a link stored before those rules applied to it may hold one that does
-// not: the payer then stays on the checkout's outcome page).
-func (s *Checkout) options(r *web.Request, doc *document.Record, lang page.Choice) payment.Options {
+// not: the payer then stays on the checkout's outcome page). The payment's webhook events go
+// to the workspace's document webhook for the environment, when it has one that passes the
+// webhook_url rules (the same rule as the API's create; the sender checks again at send time).
+func (s *Checkout) options(r *web.Request, doc *document.Record, ws *auth.Workspace, lang page.Choice) payment.Options {
 	opts := payment.Options{CancelURL: lang.URL(r.BaseURL + r.Path), ExpiresIn: payment.DefaultExpiry}
 	if u := returnURL(doc); u != "" && s.URLs.Check(u) == nil {
 		opts.RedirectURL = u
+	}
+	if u := ws.DocumentWebhook(doc.Environment); u != "" && s.URLs.CheckWebhook(u) == nil {
+		opts.WebhookURL = u
 	}
 	return opts
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
@@ -300,5 +301,61 @@ func TestLanguageAcrossTheDocumentFlow(t *testing.T) {
 	res, body = do("GET", "/v1/public/documents/"+strings.Repeat("Z", 43), "", "Accept", "text/html", "Accept-Language", "bn")
 	if res.StatusCode != 404 || !strings.Contains(body, "এই ঠিকানায় কোনো ইনভয়েস বা পেমেন্ট লিংক নেই।") {
 		t.Errorf("not-found page in Bangla: %d %s", res.StatusCode, body)
+	}
+}
+
+// A payment a payer starts on a public page sends its webhooks to the workspace's document
+// webhook for the document's environment — only while one is set, and only one that passes
+// the webhook_url rules (a stored value that does not is not used).
+func TestPayUsesTheDocumentWebhook(t *testing.T) {
+	t.Parallel()
+	a := localapi.StartTestAPI(t, localapi.Options{AllowLocalhostURLs: true})
+	ctx := t.Context()
+	ws := a.Creds.WorkspaceID
+	set := func(env auth.Environment, u string) {
+		t.Helper()
+		if err := a.Store.SetDocumentWebhook(ctx, ws, env, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hookOf := func(token string) string {
+		t.Helper()
+		res, p := postPay(t, a, token, `{"payer": {"name": "Karim"}}`)
+		if res.Status != http.StatusCreated {
+			t.Fatalf("pay: %d %s", res.Status, res.Body)
+		}
+		pay, err := a.Store.GetPayment(ctx, p.IntentID)
+		if err != nil || pay == nil {
+			t.Fatalf("payment %s: %v", p.IntentID, err)
+		}
+		return pay.WebhookURL
+	}
+	link := func() string {
+		_, token := newDocument(t, a, "payment-links", `{"reference": "LINK-HOOK", "amount_minor": 5000}`, "publish")
+		return token
+	}
+
+	if got := hookOf(link()); got != "" {
+		t.Errorf("no document webhook set: the payment has webhook_url %q", got)
+	}
+	set(auth.Live, "https://hooks.example.com/live")
+	if got := hookOf(link()); got != "" {
+		t.Errorf("only a live webhook set: the sandbox payment has webhook_url %q", got)
+	}
+	set(auth.Sandbox, "http://127.0.0.1:9/hooks/documents")
+	if got := hookOf(link()); got != "http://127.0.0.1:9/hooks/documents" {
+		t.Errorf("sandbox webhook set: the payment has webhook_url %q", got)
+	}
+	_, inv := newDocument(t, a, "invoices", `{"reference": "INV-HOOK", "items": [{"title": "Tea", "quantity": 1, "unit_amount_minor": 1000}]}`, "issue")
+	if got := hookOf(inv); got != "http://127.0.0.1:9/hooks/documents" {
+		t.Errorf("invoice payment: webhook_url %q", got)
+	}
+	set(auth.Sandbox, "ftp://127.0.0.1/hooks") // stored by someone bypassing the rule: not used
+	if got := hookOf(link()); got != "" {
+		t.Errorf("a stored webhook that breaks the rules was used: %q", got)
+	}
+	set(auth.Sandbox, "")
+	if got := hookOf(link()); got != "" {
+		t.Errorf("cleared: the payment has webhook_url %q", got)
 	}
 }

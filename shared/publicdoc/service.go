@@ -20,8 +20,9 @@ import (
 // Store finds a document by its public token, and an invoice's live intent.
 type Store interface {
 	// PublicDocument returns the invoice or payment link whose public token is token and its
-	// workspace's name; nil when there is none.
-	PublicDocument(ctx context.Context, token string) (*document.Record, string, error)
+	// workspace (its name is shown; its document webhook is where the payments report); nil
+	// when there is none.
+	PublicDocument(ctx context.Context, token string) (*document.Record, *auth.Workspace, error)
 	PaymentReader
 }
 
@@ -76,14 +77,14 @@ func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, erro
 	if err := s.Limiter.Allow(token, r.SourceIP, s.now()); err != nil {
 		return nil, err
 	}
-	doc, merchant, err := s.Store.PublicDocument(ctx, token)
+	doc, ws, err := s.Store.PublicDocument(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	if doc == nil {
+	if doc == nil || ws == nil {
 		return nil, notFound()
 	}
-	v, err := viewOf(ctx, s.Store, doc, merchant, s.now())
+	v, err := viewOf(ctx, s.Store, doc, ws.Name, s.now())
 	if errors.Is(err, ErrNotPublic) {
 		return nil, notFound()
 	}

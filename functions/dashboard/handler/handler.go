@@ -35,6 +35,7 @@ func Build(d *app.Deps) app.API {
 		"POST /dashboard/keys/{keyID}/roll":              s.RollKey,
 		"GET /dashboard/webhook-secrets":                 s.SecretsPage,
 		"POST /dashboard/webhook-secrets":                s.IssueSecret,
+		"POST /dashboard/webhook-secrets/endpoint":       s.SetEndpoint,
 		"GET /dashboard/team":                            s.TeamPage,
 		"POST /dashboard/team/invites":                   s.InviteMember,
 		"POST /dashboard/team/invites/{inviteID}/revoke": s.RevokeInvite,

@@ -21,8 +21,10 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/dashboard"
+	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/mail"
 	"github.com/takapay/payments/shared/team"
+	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -67,7 +69,7 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 	s := &dashboard.Service{
 		Accounts: accountsAdapter{a: accounts},
 		Team:     teamAdapter{t: teams},
-		Keys:     keysAdapter{c: creds, rec: rec, emails: userEmails(d)},
+		Keys:     keysAdapter{c: creds, rec: rec, emails: userEmails(d), store: d.Store, urls: d.URLs},
 		Activity: activityAdapter{a: act},
 		Origins:  d.Config.DashboardOrigins,
 		Now:      d.Now,
@@ -369,6 +371,9 @@ type keysAdapter struct {
 	rec *Recorder
 	// emails names the people who created keys (nil: their ids are shown).
 	emails func(ctx context.Context, ids []string) (map[string]string, error)
+	// store keeps the workspace's document webhooks; urls holds the webhook_url rules.
+	store *dynamo.Store
+	urls  urlcheck.Policy
 }
 
 func credErr(err error) error {
@@ -486,6 +491,36 @@ func (k keysAdapter) IssueWebhookSecret(ctx context.Context, a dashboard.Actor, 
 	}
 	k.rec.record(ctx, k.event(a, action, fmt.Sprintf("%s secret %s", env, issued.Info.ID)))
 	return issued.Secret, nil
+}
+
+func (k keysAdapter) DocumentWebhooks(ctx context.Context, ws string) (map[auth.Environment]string, error) {
+	if k.store == nil {
+		return nil, nil
+	}
+	w, err := k.store.FindWorkspace(ctx, ws)
+	if err != nil || w == nil {
+		return nil, err
+	}
+	return map[auth.Environment]string{auth.Sandbox: w.DocumentWebhook(auth.Sandbox), auth.Live: w.DocumentWebhook(auth.Live)}, nil
+}
+
+func (k keysAdapter) SetDocumentWebhook(ctx context.Context, a dashboard.Actor, env auth.Environment, url string) error {
+	if k.store == nil {
+		return errors.New("dashboard: no store")
+	}
+	if err := k.c.SetDocumentWebhook(ctx, k.store, k.urls, a.WorkspaceID, env, url); err != nil {
+		var fe *credential.FieldError
+		if errors.As(err, &fe) {
+			return &dashboard.FieldError{Field: fe.Field, Rule: "webhook_url", Message: fe.Rule}
+		}
+		return credErr(err)
+	}
+	target := fmt.Sprintf("%s document webhook cleared", env)
+	if url != "" {
+		target = fmt.Sprintf("%s document webhook %s", env, url)
+	}
+	k.rec.record(ctx, k.event(a, activity.DocumentWebhookSet, target))
+	return nil
 }
 
 // --- activity ---
