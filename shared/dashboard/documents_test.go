@@ -82,7 +82,24 @@ func ddbRequests(t *testing.T, a *localapi.TestAPI, p *page) int {
 	return int(n - lease)
 }
 
-// getNoRedirect fetches a page without following a redirect.
+// routeRequests is the DynamoDB requests of the last request to route answered with status.
+func routeRequests(t *testing.T, a *localapi.TestAPI, route string, status int) int {
+	t.Helper()
+	var last map[string]any
+	for _, l := range a.Logs.Lines() {
+		if l["msg"] == "request" && l["route"] == route && l["status"] == float64(status) {
+			last = l
+		}
+	}
+	if last == nil {
+		t.Fatalf("no %d request to %s", status, route)
+	}
+	n, _ := last["ddb_requests"].(float64)
+	lease, _ := last["ddb_lease_requests"].(float64)
+	return int(n - lease)
+}
+
+// raw fetches a page without following a redirect.
 func (b *browser) raw(path string) *http.Response {
 	b.t.Helper()
 	c := *b.c
@@ -213,6 +230,9 @@ func TestDocumentPagesOverTheGateway(t *testing.T) {
 	if strings.Contains(p.body, `id="issue"`) || strings.Contains(p.body, `id="edit-document"`) {
 		t.Error("an issued invoice still offers issue or edit")
 	}
+	if n := routeRequests(t, a, "POST /dashboard/invoices/{documentID}/issue", 303); n != 6 {
+		t.Errorf("issue: %d DynamoDB requests, want 6 (the four of every page, the document, its conditional UpdateItem)", n)
+	}
 	if d := getDoc(t, a, "invoices", inv.ID); d.Status != "issued" || d.Version != 2 {
 		t.Fatalf("after issue the invoice is %s v%d", d.Status, d.Version)
 	}
@@ -222,6 +242,9 @@ func TestDocumentPagesOverTheGateway(t *testing.T) {
 	must(t, p, 409, "stale cancel", `id="transition-conflict"`, "Review it below and retry", "Issued")
 	if d := getDoc(t, a, "invoices", inv.ID); d.Status != "issued" {
 		t.Fatalf("a stale cancel changed the invoice to %s", d.Status)
+	}
+	if n := routeRequests(t, a, "POST /dashboard/invoices/{documentID}/cancel", 409); n != 6 {
+		t.Errorf("a refused cancel: %d DynamoDB requests, want 6 (the four of every page, the command's read, the page's read)", n)
 	}
 	// Issuing again from the stale page: the state refuses it (409), shown the same way.
 	p = owner.post("/dashboard/invoices/"+inv.ID+"/issue", url.Values{"csrf": {tok}})
@@ -240,6 +263,9 @@ func TestDocumentPagesOverTheGateway(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" ||
 		!strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment;") {
 		t.Fatalf("qr.png: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Disposition"))
+	}
+	if n := routeRequests(t, a, "GET /dashboard/payment-links/{documentID}/qr.png", 200); n != 5 {
+		t.Errorf("qr.png: %d DynamoDB requests, want 5 (the four of every page and the document)", n)
 	}
 	img, err := png.Decode(&pngBytes)
 	if err != nil {
