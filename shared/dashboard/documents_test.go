@@ -139,6 +139,36 @@ func must(t *testing.T, p *page, status int, what string, wants ...string) {
 	}
 }
 
+// payLink pays a published payment link through the API (quantity units, a webhook to a
+// receiver that answers 200), approves it in the sandbox checkout and runs the webhook sender,
+// which settles the link. It returns the intent's id.
+func payLink(t *testing.T, a *localapi.TestAPI, linkID string, quantity int) string {
+	t.Helper()
+	if _, err := a.Operator(t).IssueWebhookSecret(t.Context(), a.Creds.WorkspaceID, auth.Sandbox); err != nil {
+		t.Fatal(err)
+	}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) }))
+	t.Cleanup(hook.Close)
+	res := a.Do(t, "POST", "/v1/payment-intents", a.Creds.SandboxKey, fmt.Sprintf(`{"document_id": "%s", "quantity": %d, "webhook_url": "%s/hooks"}`,
+		linkID, quantity, hook.URL), "Idempotency-Key", fmt.Sprintf("dash-docs-pay-%08d", docSeq.Add(1)))
+	var it struct {
+		ID         string `json:"id"`
+		PaymentURL string `json:"payment_url"`
+	}
+	if err := json.Unmarshal(res.Body, &it); err != nil || res.Status != 201 {
+		t.Fatalf("intent for the link: %d %s", res.Status, res.Body)
+	}
+	pu, _ := url.Parse(it.PaymentURL)
+	if r := a.Do(t, "POST", pu.Path+"/lock", "", `{"route":"bkash","payer":"01712345678"}`); r.Status != 200 {
+		t.Fatalf("lock: %d %s", r.Status, r.Body)
+	}
+	if r := a.Do(t, "POST", pu.Path+"/notices/approve", "", ""); r.Status != 200 {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	a.DrainWebhooks(t)
+	return it.ID
+}
+
 func TestDocumentPagesOverTheGateway(t *testing.T) {
 	s := startStack(t, map[string]string{"ALLOW_LOCALHOST_URLS": "true"})
 	a := s.api
@@ -289,29 +319,9 @@ func TestDocumentPagesOverTheGateway(t *testing.T) {
 
 	// Paid once through the API with a webhook: the page shows the payment (linked to its
 	// page), what was paid, and the delivery.
-	if _, err := op.IssueWebhookSecret(ctx, ws, auth.Sandbox); err != nil {
-		t.Fatal(err)
-	}
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) }))
-	t.Cleanup(hook.Close)
-	res := a.Do(t, "POST", "/v1/payment-intents", key, `{"document_id": "`+link.ID+`", "quantity": 2, "webhook_url": "`+hook.URL+`/hooks"}`, "Idempotency-Key", fmt.Sprintf("dash-docs-pay-%08d", docSeq.Add(1)))
-	var it struct {
-		ID         string `json:"id"`
-		PaymentURL string `json:"payment_url"`
-	}
-	if err := json.Unmarshal(res.Body, &it); err != nil || res.Status != 201 {
-		t.Fatalf("intent for the link: %d %s", res.Status, res.Body)
-	}
-	pu, _ := url.Parse(it.PaymentURL)
-	if r := a.Do(t, "POST", pu.Path+"/lock", "", `{"route":"bkash","payer":"01712345678"}`); r.Status != 200 {
-		t.Fatalf("lock: %d %s", r.Status, r.Body)
-	}
-	if r := a.Do(t, "POST", pu.Path+"/notices/approve", "", ""); r.Status != 200 {
-		t.Fatalf("approve: %d %s", r.Status, r.Body)
-	}
-	a.DrainWebhooks(t)
+	it := payLink(t, a, link.ID, 2)
 	p = owner.get("/dashboard/payment-links/" + link.ID)
-	must(t, p, 200, "paid link", `href="/dashboard/payments/`+it.ID+`"`, "Completed", "৳1,000.00", `id="document-deliveries"`)
+	must(t, p, 200, "paid link", `href="/dashboard/payments/`+it+`"`, "Completed", "৳1,000.00", `id="document-deliveries"`)
 	if !regexp.MustCompile(`(?s)id="document-deliveries".*Delivered`).MatchString(p.body) {
 		t.Errorf("the link's page shows no delivered delivery:\n%.4000s", p.body)
 	}
