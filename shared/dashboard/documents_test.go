@@ -368,6 +368,16 @@ func TestDocumentPagesOverTheGateway(t *testing.T) {
 		t.Errorf("a malformed cursor: %d", p.status)
 	}
 
+	// The environment is the URL's: live shows live documents only, and its links keep env=live.
+	live := owner.get("/dashboard/invoices?env=live")
+	must(t, live, 200, "live invoices", "No invoices yet.", `href="/dashboard/invoices/new?env=live"`)
+	if strings.Contains(live.body, "INV &lt;1&gt;") {
+		t.Error("the live list shows a sandbox invoice")
+	}
+	if p := owner.get("/dashboard/invoices/" + inv.ID + "?env=live"); p.status != 404 {
+		t.Errorf("a sandbox invoice's page in live: %d", p.status)
+	}
+
 	// Bangla: the same pages in Bangla words and digits.
 	must(t, owner.get("/dashboard/invoices?lang=bn"), 200, "Bangla list", "ইনভয়েস", "৳৩৩০.০০", "ইস্যু করা")
 	must(t, owner.get("/dashboard/payment-links/"+link.ID+"?lang=bn"), 200, "Bangla link page", "পেমেন্ট লিংকের কিউআর কোড",
