@@ -164,6 +164,21 @@ type Record struct {
 	LiveIntentExpires time.Time `json:"-"`
 }
 
+// PublicPath is the path of a document's public page, where a payer opens it: the base URL
+// of the API before it makes the public link the dashboard shows, shares and encodes as a QR
+// code (public_token is base64url, so it needs no escaping).
+func PublicPath(token string) string { return "/v1/public/documents/" + token }
+
+// Outstanding is what an invoice has left to collect, max(total − paid, 0); ok is false when
+// there is no such figure: a payment link (paid again and again, each time its price) or an
+// invoice without an amount.
+func (r *Record) Outstanding() (minor int64, ok bool) {
+	if r.Kind != Invoices || r.AmountMinor == nil {
+		return 0, false
+	}
+	return max(*r.AmountMinor-r.PaidMinor, 0), true
+}
+
 // AppliedEdit is an edit applied under an Idempotency-Key.
 type AppliedEdit struct {
 	Key         string

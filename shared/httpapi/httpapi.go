@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -188,7 +189,13 @@ func (a Adapter) render(req *web.Request, resp *web.Response, err error) (events
 	if status == 0 {
 		status = http.StatusOK
 	}
-	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: string(body), Cookies: resp.Cookies}, "", nil
+	out := events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: string(body), Cookies: resp.Cookies}
+	if !utf8.Valid(body) {
+		// Binary (a PNG): the payload is JSON, so the body travels base64 and API Gateway
+		// decodes it for the client.
+		out.Body, out.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
+	}
+	return out, "", nil
 }
 
 // logLine writes the request's one log line. It names the route key, never the path: a path

@@ -474,6 +474,34 @@ func TestBase64Body(t *testing.T) {
 	}
 }
 
+// A binary response body (a PNG) is not valid UTF-8, so it cannot travel in the payload's JSON
+// string: it goes base64 with isBase64Encoded, which API Gateway decodes for the client. Text
+// (Bangla included) stays as it is.
+func TestBinaryResponseBody(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff")
+	for _, tc := range []struct {
+		body   []byte
+		base64 bool
+	}{{png, true}, {[]byte("<p>টাকা</p>"), false}} {
+		out, _ := invoke(t, httpapi.Adapter{}, func(context.Context, *web.Request) (*web.Response, error) {
+			return &web.Response{Status: 200, Headers: map[string]string{"Content-Type": "image/png"}, Raw: tc.body}, nil
+		}, event("GET", "/x", "", nil))
+		if out.IsBase64Encoded != tc.base64 {
+			t.Fatalf("%q: isBase64Encoded = %v", tc.body, out.IsBase64Encoded)
+		}
+		got := []byte(out.Body)
+		if tc.base64 {
+			var err error
+			if got, err = base64.StdEncoding.DecodeString(out.Body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, tc.body) {
+			t.Errorf("body %q, want %q", got, tc.body)
+		}
+	}
+}
+
 func TestBodyLimitBoundary(t *testing.T) {
 	tests := []struct {
 		name   string

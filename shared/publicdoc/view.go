@@ -144,7 +144,7 @@ func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, er
 		v.AmountMinor, v.TotalMinor = total, total
 		v.TaxMinor, v.FeeMinor = val(body.TaxMinor), val(body.FeeMinor)
 		v.ShippingMinor, v.DiscountMinor = val(body.ShippingMinor), val(body.DiscountMinor)
-		v.OutstandingMinor = max(total-doc.PaidMinor, 0)
+		v.OutstandingMinor, _ = doc.Outstanding() // 0 without an amount
 		v.DueAt = clone(body.DueAt)
 		v.AmountDisplay = money.Paisa(v.OutstandingMinor).Display()
 		switch doc.Status {

@@ -182,6 +182,34 @@ func TestRoutePrecedence(t *testing.T) {
 	}
 }
 
+// The dashboard's form pages sit beside a document's page: /dashboard/invoices/new (literal)
+// must win over /dashboard/invoices/{documentID} whatever the order the routes come in, as
+// API Gateway picks the most specific route, even when the two are different functions.
+func TestLiteralBeatsVariableSibling(t *testing.T) {
+	routes := []Route{
+		{Method: "GET", Path: "/dashboard/invoices/{documentID}", Function: "DocPage"},
+		{Method: "GET", Path: "/dashboard/invoices/{documentID}/edit", Function: "EditForm"},
+		{Method: "GET", Path: "/dashboard/invoices/new", Function: "NewForm"},
+		{Method: "POST", Path: "/dashboard/invoices/{documentID}/{action}", Function: "Command"},
+		{Method: "POST", Path: "/dashboard/invoices/{documentID}/issue", Function: "Issue"},
+	}
+	for _, order := range [][]Route{routes, {routes[4], routes[3], routes[2], routes[1], routes[0]}} {
+		srv := newServer(t, order, handlersFor(order), Options{})
+		for _, tc := range []struct{ method, path, function string }{
+			{"GET", "/dashboard/invoices/new", "NewForm"},
+			{"GET", "/dashboard/invoices/0192", "DocPage"},
+			{"GET", "/dashboard/invoices/new/edit", "EditForm"},
+			{"POST", "/dashboard/invoices/0192/issue", "Issue"},
+			{"POST", "/dashboard/invoices/0192/cancel", "Command"},
+		} {
+			r := do(t, srv, tc.method, tc.path, nil, nil)
+			if r.status != 200 || r.function() != tc.function {
+				t.Errorf("%s %s: %d from %q, want %q", tc.method, tc.path, r.status, r.function(), tc.function)
+			}
+		}
+	}
+}
+
 func TestNotFoundWithoutDefault(t *testing.T) {
 	routes := []Route{{Method: "POST", Path: "/v1/payment/create", Function: "Create"}}
 	srv := newServer(t, routes, handlersFor(routes), Options{})
