@@ -48,6 +48,7 @@ const (
 	InviteRevoked        Action = "invite.revoked"
 	PasskeyAdded         Action = "passkey.added"
 	PasskeyRemoved       Action = "passkey.removed"
+	WebhookTestSent      Action = "webhook.test_sent"
 )
 
 // Actions lists every action Record accepts.
@@ -55,7 +56,7 @@ var Actions = []Action{
 	SignInSucceeded, SignInFailed, SignInLimited, PasswordReset, SignOutEverywhere,
 	KeyCreated, KeyRevoked, KeyRolled, WebhookSecretIssued, WebhookSecretRolled,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, MemberLeft,
-	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved,
+	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved, WebhookTestSent,
 }
 
 // Field bounds (bytes of UTF-8; longer values are cut at a character boundary). With ids of
