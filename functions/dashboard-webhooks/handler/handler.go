@@ -21,8 +21,8 @@ import (
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/urlcheck"
-	"github.com/takapay/payments/shared/webhook"
 	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Function is DashboardWebhooksFunction.
