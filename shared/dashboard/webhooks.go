@@ -186,7 +186,7 @@ func (s *Service) webhooksPage(ctx context.Context, r *req, status int, f *form,
 			d.Raw(`<p class="hint">`)
 			d.text("dash.webhooks.test_about")
 			d.Raw("</p>\n")
-			d.errorSummary(f)
+			// One field: its error is beside it and in #test-result above (no summary).
 			d.formStart("/dashboard/webhooks/test", "send-test-form")
 			d.Raw(`<div class="row"><label class="field-label" for="test-url">`)
 			d.text("dash.webhooks.url")

@@ -85,6 +85,16 @@ func (s *stack) ddbRequests(t *testing.T, p *page) int {
 // member adds a person with a role to the workspace and returns their signed-in browser.
 func (s *stack) member(t *testing.T, email string, role auth.Role) *browser {
 	t.Helper()
+	b := s.browser(t)
+	base, _ := url.Parse(s.api.URL)
+	b.c.Jar.SetCookies(base, []*http.Cookie{{Name: auth.SessionCookie, Value: s.memberSession(t, email, role), Path: "/"}})
+	return b
+}
+
+// memberSession adds a person with a role to the workspace (as an operator would) and
+// returns a session token of theirs (the auth.SessionCookie cookie's value).
+func (s *stack) memberSession(t *testing.T, email string, role auth.Role) string {
+	t.Helper()
 	op := &operator.Operator{Store: s.api.Store}
 	u, err := op.CreateUser(t.Context(), email)
 	if err != nil {
@@ -97,10 +107,7 @@ func (s *stack) member(t *testing.T, email string, role auth.Role) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := s.browser(t)
-	base, _ := url.Parse(s.api.URL)
-	b.c.Jar.SetCookies(base, []*http.Cookie{{Name: auth.SessionCookie, Value: sess.Token, Path: "/"}})
-	return b
+	return sess.Token
 }
 
 var (
