@@ -187,8 +187,8 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 	failed := create(failing.srv.URL + "/hook")
 	a.DrainWebhooks(t)
 	st, err := a.Store.GetPayment(t.Context(), failed)
-	if err != nil || st.Outbox == nil || st.Outbox.Status != payment.DeliveryPending || st.Outbox.Attempts != 1 {
-		t.Fatalf("failed payment's outbox after one attempt: %+v %v", st, err)
+	if err != nil || st.Outbox == nil || st.Outbox.Status != payment.DeliveryPending || st.Outbox.Attempts < 1 {
+		t.Fatalf("failed payment's outbox after its first attempt: %+v %v", st, err)
 	}
 	// Its last attempt, as the sender records the twelfth.
 	if err := a.Store.RecordAttempt(t.Context(), failed, st.Outbox.EventID, 12, payment.DeliveryFailed, 500, "HTTP 500", false,
@@ -331,9 +331,12 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 
 	// Rate limit: 10 test events a minute per workspace (this instance): the 11th is refused
 	// with Retry-After; refused URLs did not count.
-	sent := 5 // owner: receiver, 500, closed port, Bangla; developer
+	sent := 6 // owner: no secret yet, receiver, 500, closed port, Bangla; developer
 	var limited *page
 	for i := sent; i < 11; i++ {
+		if limited != nil && limited.status != 200 {
+			t.Fatalf("test event %d of the minute: %d", i, limited.status)
+		}
 		limited = owner.post("/dashboard/webhooks/test", url.Values{"csrf": {csrf(t, wp)}, "url": {rc.srv.URL + "/again"}})
 	}
 	if limited.status != 429 || limited.header.Get("Retry-After") == "" || !strings.Contains(limited.body, "Too many test events") {
