@@ -287,6 +287,16 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 		t.Errorf("test against a closed port: %d %q\n%.3000s", p.status, outcome(p), p.body[strings.Index(p.body, "<main"):])
 	}
 
+	// Live is its own environment: no secret there, and the form keeps env=live.
+	live := owner.get("/dashboard/webhooks?env=live")
+	if live.status != 200 || !strings.Contains(live.body, "Environment: Live.") || !strings.Contains(live.body, "No secret yet.") ||
+		!strings.Contains(live.body, `action="/dashboard/webhooks/test?env=live"`) || strings.Contains(live.body, `id="delivery-`) {
+		t.Errorf("live page: %d\n%.3000s", live.status, live.body)
+	}
+	if p := owner.post("/dashboard/webhooks/test?env=live", url.Values{"csrf": {csrf(t, live)}, "url": {rc.srv.URL + "/live"}}); p.status != 409 {
+		t.Errorf("live test event without a live secret: %d", p.status)
+	}
+
 	// In Bangla: the page and the result.
 	bn := owner.get("/dashboard/webhooks?lang=bn")
 	if bn.status != 200 || !strings.Contains(bn.body, "সাম্প্রতিক ডেলিভারি") || !strings.Contains(bn.body, "ব্যর্থ") || !strings.Contains(bn.body, `lang="bn"`) {
@@ -331,7 +341,7 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 
 	// Rate limit: 10 test events a minute per workspace (this instance): the 11th is refused
 	// with Retry-After; refused URLs did not count.
-	sent := 6 // owner: no secret yet, receiver, 500, closed port, Bangla; developer
+	sent := 7 // owner: no secret yet, receiver, 500, closed port, live without a secret, Bangla; developer
 	var limited *page
 	for i := sent; i < 11; i++ {
 		if limited != nil && limited.status != 200 {
