@@ -962,7 +962,7 @@ func webhookTest(c *ctl, fs *flag.FlagSet, args []string) error {
 		Signatures  int     `json:"signatures"`
 		HTTPStatus  int     `json:"http_status"`
 		LatencyMS   float64 `json:"latency_ms"`
-	}{res.EventID, operator.TestEventType, ws, string(e), res.Host, res.Signatures, res.HTTPStatus,
+	}{res.EventID, webhook.TestEventType, ws, string(e), res.Host, res.Signatures, res.HTTPStatus,
 		float64(res.Latency.Microseconds()) / 1000}
 	if err := c.out().print(v, fmt.Sprintf("event_id: %s\nhost: %s\nsignatures: %d\nhttp_status: %d\nlatency_ms: %.1f\n",
 		v.EventID, v.Host, v.Signatures, v.HTTPStatus, v.LatencyMS)); err != nil {

@@ -49,6 +49,7 @@ const (
 	PasskeyAdded         Action = "passkey.added"
 	PasskeyRemoved       Action = "passkey.removed"
 	DocumentWebhookSet   Action = "document_webhook.set"
+	WebhookTestSent      Action = "webhook.test_sent"
 )
 
 // Actions lists every action Record accepts.
@@ -56,7 +57,7 @@ var Actions = []Action{
 	SignInSucceeded, SignInFailed, SignInLimited, PasswordReset, SignOutEverywhere,
 	KeyCreated, KeyRevoked, KeyRolled, WebhookSecretIssued, WebhookSecretRolled,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, MemberLeft,
-	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved, DocumentWebhookSet,
+	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved, DocumentWebhookSet, WebhookTestSent,
 }
 
 // Field bounds (bytes of UTF-8; longer values are cut at a character boundary). With ids of

@@ -2,13 +2,8 @@ package operator
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"time"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
@@ -107,90 +102,32 @@ func (o *Operator) ResendWebhook(ctx context.Context, invoiceID, eventID string)
 	return &ResentWebhook{InvoiceID: invoiceID, Before: *ob, After: *q.Outbox}, nil
 }
 
-// TestEventType is the type of the event WebhookTest sends.
-const TestEventType = "webhook.test"
-
-// TestPayload is the body of a test event: the Standard Webhooks shape of real events, with
-// the workspace environment as its data.
-type TestPayload struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	Timestamp time.Time       `json:"timestamp"`
-	Data      TestPayloadData `json:"data"`
-}
-
-// TestPayloadData names the workspace environment whose secrets signed the test event.
-type TestPayloadData struct {
-	WorkspaceID string           `json:"workspace_id"`
-	Environment auth.Environment `json:"environment"`
-}
+// TestEventType is the type of the event TestWebhook sends (webhook.TestEventType).
+const TestEventType = webhook.TestEventType
 
 // WebhookTestResult is what a test delivery got back.
-type WebhookTestResult struct {
-	EventID string
-	// Host is the receiver's host (and port): never the URL's path or query, which may hold
-	// the merchant's secret token.
-	Host       string
-	Signatures int // one per active secret
-	HTTPStatus int
-	Latency    time.Duration
-}
+type WebhookTestResult = webhook.TestResult
 
-// NewTestEventID returns "evt_test_" + 24 hex digits (96 random bits).
-func NewTestEventID() (string, error) {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return "evt_test_" + hex.EncodeToString(b[:]), nil
-}
-
-// TestWebhook sends a signed webhook.test event to rawURL and reports the answer: signed
-// exactly as the sender signs real events (Standard Webhooks headers, one signature per active
-// secret of the workspace environment, opened with o.Sealer — on AWS that is kms:Decrypt), and
-// sent the sender's way: the URL checked with o.URLs' webhook rules (a *urlcheck.RuleError when
-// refused), then posted with o.Client (default webhook.NewClient: the SSRF-safe dialer, no
-// redirects, 10 s timeout). An answer other than 2xx is a result, not an error; no answer at
-// all is an error, naming the receiver's host but not the URL's path or query (webhook.Post).
+// TestWebhook sends a signed webhook.test event to rawURL and reports the answer, by the one
+// rule of test events (webhook.Tester.Send): the URL checked with o.URLs' webhook rules (an
+// error wrapping the *urlcheck.RuleError when refused), signed by every active secret of the
+// workspace environment (opened with o.Sealer — on AWS that is kms:Decrypt), posted with
+// o.Client (default webhook.NewClient: the SSRF-safe dialer, no redirects, 10 s timeout). An
+// answer other than 2xx is a result, not an error; no answer at all is an error, naming the
+// receiver's host but not the URL's path or query.
 func (o *Operator) TestWebhook(ctx context.Context, workspaceID string, env auth.Environment, rawURL string) (*WebhookTestResult, error) {
-	policy := o.URLs
-	if err := policy.CheckWebhook(rawURL); err != nil {
-		return nil, fmt.Errorf("webhook URL refused: %w", err)
+	t := &webhook.Tester{URLs: o.URLs, Client: o.Client, Now: o.Now,
+		Secrets: (&webhook.Keyring{Store: o.Store, Sealer: o.Sealer, TTL: -1}).Secrets}
+	if err := t.CheckURL(rawURL); err != nil {
+		return nil, err
 	}
 	ws, err := o.webhookScope(ctx, workspaceID, env)
 	if err != nil {
 		return nil, err
 	}
-	now := o.now()
-	keys, err := (&webhook.Keyring{Store: o.Store, Sealer: o.Sealer, TTL: -1}).Secrets(ctx, ws, env, now)
-	if err != nil {
-		return nil, err
-	}
-	if len(keys) == 0 {
+	res, err := t.Send(ctx, ws, env, rawURL)
+	if errors.Is(err, webhook.ErrNoSecret) {
 		return nil, fmt.Errorf("%w: paymentsctl webhook secret issue --workspace %s --env %s", ErrNoWebhookSecret, ws, env)
 	}
-	id, err := NewTestEventID()
-	if err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(TestPayload{ID: id, Type: TestEventType, Timestamp: now,
-		Data: TestPayloadData{WorkspaceID: ws, Environment: env}})
-	if err != nil {
-		return nil, err
-	}
-	client := o.Client
-	if client == nil {
-		client = webhook.NewClient(webhook.ClientOptions{AllowLocalhost: policy.AllowLocalhost})
-	}
-	start := time.Now()
-	code, err := webhook.Post(ctx, client, policy, rawURL, webhook.Headers(keys, id, now, body), body)
-	latency := time.Since(start)
-	if err != nil {
-		return nil, fmt.Errorf("test event %s not delivered after %s: %w", id, latency.Round(time.Millisecond), err)
-	}
-	host := ""
-	if u, err := url.Parse(rawURL); err == nil {
-		host = u.Host
-	}
-	return &WebhookTestResult{EventID: id, Host: host, Signatures: len(keys), HTTPStatus: code, Latency: latency}, nil
+	return res, err
 }

@@ -12,6 +12,7 @@ import (
 	checkout "github.com/takapay/payments/functions/checkout/handler"
 	dashboarddocuments "github.com/takapay/payments/functions/dashboard-documents/handler"
 	dashboardpasskeys "github.com/takapay/payments/functions/dashboard-passkeys/handler"
+	dashboardwebhooks "github.com/takapay/payments/functions/dashboard-webhooks/handler"
 	dashboard "github.com/takapay/payments/functions/dashboard/handler"
 	documents "github.com/takapay/payments/functions/documents/handler"
 	merchant "github.com/takapay/payments/functions/merchant/handler"
@@ -37,13 +38,15 @@ func init() {
 	webhooksender.SealerFor = func(d *app.Deps) (webhook.Sealer, error) {
 		return kmsseal.New(d.AWS, d.Config.WebhookSecretsKeyID, d.Config.LocalSealingKey)
 	}
+	// The dashboard's webhooks page signs its test events as the sender does.
+	dashboardwebhooks.SealerFor = webhooksender.SealerFor
 }
 
 // HTTP lists the functions behind the HTTP API, keyed by logical id.
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
-	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function,
+	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.

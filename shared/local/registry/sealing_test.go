@@ -80,7 +80,9 @@ func kmsStatements(fn *yaml.Node) []*yaml.Node {
 // operator does) gets its id and may only encrypt, with the same context; the local
 // sealing key is never configured by the template.
 // kmsAction is the one KMS action each function that gets the key may use.
-var kmsAction = map[string]string{"WebhookSenderFunction": "kms:Decrypt", "DashboardFunction": "kms:Encrypt"}
+// DashboardWebhooksFunction signs the dashboard's test events as the sender does: decrypt.
+var kmsAction = map[string]string{"WebhookSenderFunction": "kms:Decrypt", "DashboardFunction": "kms:Encrypt",
+	"DashboardWebhooksFunction": "kms:Decrypt"}
 
 func TestTemplateSealsWebhookSecretsWithKMS(t *testing.T) {
 	data := readTemplateText(t)
@@ -113,7 +115,7 @@ func TestTemplateSealsWebhookSecretsWithKMS(t *testing.T) {
 		v, ok := f.Environment[app.EnvWebhookSecretsKeyID]
 		action, want := kmsAction[f.LogicalID]
 		if ok != want || (ok && (v.Ref == nil || *v.Ref != samtemplate.Ref{Func: "GetAtt", Arg: "WebhookSecretsKey.Arn"})) {
-			t.Errorf("%s: %s = %v (set: %v), want !GetAtt WebhookSecretsKey.Arn on WebhookSenderFunction and DashboardFunction only",
+			t.Errorf("%s: %s = %v (set: %v), want !GetAtt WebhookSecretsKey.Arn on the functions of kmsAction only",
 				f.LogicalID, app.EnvWebhookSecretsKeyID, v, ok)
 		}
 		stmts := kmsStatements(yget(&doc, "Resources", f.LogicalID))

@@ -1,0 +1,156 @@
+// Package handler is DashboardWebhooksFunction of template.yaml: the dashboard's webhooks page
+// (GET /dashboard/webhooks) and its test event (POST /dashboard/webhooks/test). It is its own
+// function for least privilege: it is the only dashboard function that may open the webhook
+// signing secrets (kms:Decrypt, as WebhookSenderFunction) and call out to a URL a person types
+// (the sender's SSRF-safe client); the other dashboard functions can do neither.
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/dashboard"
+	"github.com/takapay/payments/shared/dashboard/wire"
+	"github.com/takapay/payments/shared/kmsseal"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/ratelimit"
+	"github.com/takapay/payments/shared/urlcheck"
+	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// Function is DashboardWebhooksFunction.
+var Function = app.HTTPFunction{LogicalID: "DashboardWebhooksFunction", Name: "dashboard-webhooks", Build: Build}
+
+// SealerFor opens the stored webhook signing secrets: with KMS (WEBHOOK_SECRETS_KEY_ID), as
+// the sender's. The local stack has no KMS: package registry replaces SealerFor with one that
+// takes LOCAL_SEALING_KEY too, so the Lambda binary does not link the local sealer.
+var SealerFor = func(d *app.Deps) (webhook.Sealer, error) {
+	return kmsseal.NewKMS(d.AWS, d.Config.WebhookSecretsKeyID)
+}
+
+// TestsPerMinute is how many test events one workspace may send per minute through one
+// instance (ratelimit.Window: no store, no write). With the function's reserved concurrency
+// that bounds what the dashboard can make Takapay send to any URL; each test itself is
+// bounded by the sender's timeout (webhook.DefaultTimeout).
+const TestsPerMinute = 10
+
+// Build wires the webhooks page: the dashboard's pages and sessions (package wire) with the
+// webhook rules (package webhook) over the store.
+func Build(d *app.Deps) app.API {
+	p := wire.Build(d, nil, nil)
+	s := p.Service
+	sealer, err := SealerFor(d)
+	if err != nil && d.Logger != nil && d.Store != nil {
+		// Every test event fails with this error until the configuration is fixed.
+		d.Logger.Error("webhook secrets cannot be opened", slog.String("error", err.Error()))
+	}
+	w := &webhooks{store: d.Store, act: activity.New(d.Store, d.Now), logger: d.Logger, now: d.Now,
+		limit: &ratelimit.Window{Limit: TestsPerMinute, Period: time.Minute}}
+	if d.Store != nil {
+		w.tester = &webhook.Tester{URLs: d.URLs, Now: d.Now,
+			Secrets: (&webhook.Keyring{Store: d.Store, Sealer: sealer, Logger: d.Logger}).Secrets,
+			Client:  webhook.NewClient(webhook.ClientOptions{AllowLocalhost: d.URLs.AllowLocalhost})}
+	}
+	s.Webhooks = w
+	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
+		"GET /dashboard/webhooks":       s.WebhooksPage,
+		"POST /dashboard/webhooks/test": s.SendTestWebhook,
+	}}
+}
+
+// webhooks adapts package webhook to dashboard.Webhooks.
+type webhooks struct {
+	store  webhook.IntentLister
+	tester *webhook.Tester
+	act    *activity.Service
+	limit  *ratelimit.Window
+	logger *slog.Logger
+	now    func() time.Time
+}
+
+func (w *webhooks) clock() time.Time {
+	if w.now != nil {
+		return w.now()
+	}
+	return time.Now()
+}
+
+func (w *webhooks) RecentDeliveries(ctx context.Context, ws string, env auth.Environment) ([]dashboard.WebhookDelivery, error) {
+	list, err := webhook.RecentDeliveries(ctx, w.store, ws, env)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dashboard.WebhookDelivery, 0, len(list))
+	for _, x := range list {
+		status := x.Status
+		if x.Status == payment.DeliveryPending && webhook.Failing(x.Delivery) {
+			status = "retrying"
+		}
+		at := x.CreatedAt
+		if x.LastAttemptAt != nil {
+			at = *x.LastAttemptAt
+		}
+		out = append(out, dashboard.WebhookDelivery{InvoiceID: x.InvoiceID, EventID: x.EventID, Kind: x.Kind, Status: status,
+			Attempts: x.Attempts, LastHTTPStatus: x.LastHTTPStatus, At: at})
+	}
+	return out, nil
+}
+
+func (w *webhooks) SendTest(ctx context.Context, a dashboard.Actor, env auth.Environment, rawURL string) (*dashboard.TestEvent, error) {
+	// The URL first: a refused one costs nothing, not even a place in the rate limit.
+	var rule *urlcheck.RuleError
+	if err := w.tester.CheckURL(rawURL); errors.As(err, &rule) {
+		return nil, &dashboard.FieldError{Field: "url", Rule: "webhook_url", Message: rule.Rule}
+	} else if err != nil {
+		return nil, err
+	}
+	now := w.clock()
+	if blocked, wait := w.limit.Blocked(a.WorkspaceID, now); blocked {
+		return nil, &dashboard.LimitedError{RetryAfter: wait}
+	}
+	w.limit.Add(a.WorkspaceID, now)
+	start := time.Now()
+	res, err := w.tester.Send(ctx, a.WorkspaceID, env, rawURL)
+	var out *dashboard.TestEvent
+	var se *webhook.SendError
+	switch {
+	case errors.Is(err, webhook.ErrNoSecret):
+		return nil, dashboard.ErrNoWebhookSecret
+	case errors.As(err, &se):
+		out = &dashboard.TestEvent{Host: se.Host, Failure: se.Error(), Forbidden: errors.Is(err, webhook.ErrForbiddenAddress),
+			Duration: time.Since(start)}
+	case err != nil:
+		return nil, err
+	default:
+		out = &dashboard.TestEvent{EventID: res.EventID, Host: res.Host, Signatures: res.Signatures, HTTPStatus: res.HTTPStatus,
+			Duration: res.Latency}
+	}
+	outcome := fmt.Sprintf("HTTP %d", out.HTTPStatus)
+	switch {
+	case out.Forbidden:
+		outcome = "refused: private address"
+	case out.HTTPStatus == 0:
+		outcome = "not delivered"
+	}
+	w.record(ctx, activity.Event{WorkspaceID: a.WorkspaceID, ActorUserID: a.UserID, ActorEmail: a.Email,
+		Action: activity.WebhookTestSent, Target: fmt.Sprintf("%s test event to %s: %s", env, out.Host, outcome),
+		IP: a.Client.IP, UserAgent: a.Client.UserAgent})
+	return out, nil
+}
+
+// record writes the activity after the test was sent (its own bounded time: the answer does
+// not depend on it).
+func (w *webhooks) record(ctx context.Context, e activity.Event) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := w.act.Record(ctx, e); err != nil && w.logger != nil {
+		w.logger.Warn("activity record failed", slog.String("action", e.Action), slog.String("error", err.Error()))
+	}
+}
