@@ -318,9 +318,9 @@ func (d *doc) customerField(df *docForm) {
 		d.Raw("</option>")
 	}
 	if !found {
-		d.Raw("<option selected")
+		d.Raw("<option")
 		d.Attr("value", cur)
-		d.Raw(">")
+		d.Raw(" selected>")
 		d.Text(cur)
 		d.Raw("</option>")
 	}
