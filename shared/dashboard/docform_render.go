@@ -348,7 +348,7 @@ func (d *doc) itemsSection(df *docForm) {
 		d.Raw("</fieldset>\n")
 	}
 	if df.items < document.MaxItems {
-		d.Raw(`<button class="linkbutton" type="submit" name="action" value="add_items" id="add-items">`)
+		d.Raw(`<button class="linkbutton" type="submit" name="action" value="add_items" id="add-items" formnovalidate>`)
 		d.text("dash.docform.add_items")
 		d.Raw("</button>")
 	}
@@ -410,7 +410,7 @@ func (d *doc) fieldsSection(df *docForm) {
 		d.Raw("</fieldset>\n")
 	}
 	if df.fields < document.MaxFields {
-		d.Raw(`<button class="linkbutton" type="submit" name="action" value="add_fields" id="add-fields">`)
+		d.Raw(`<button class="linkbutton" type="submit" name="action" value="add_fields" id="add-fields" formnovalidate>`)
 		d.text("dash.docform.add_fields")
 		d.Raw("</button>")
 	}
