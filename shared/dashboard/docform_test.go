@@ -255,10 +255,18 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	}
 	ws := mc.WorkspaceID
 
+	// A customer to link: the form offers the workspace's customers.
+	cres := s.api.Do(t, "POST", "/v1/workspaces/"+ws+"/documents/customers?environment=sandbox", key,
+		`{"reference": "CUST-1", "name": "Rahim & Sons"}`, "Idempotency-Key", "forms-test-customer-0001")
+	var cust document.Record
+	if cres.Status != 201 || json.Unmarshal(cres.Body, &cust) != nil {
+		t.Fatalf("customer: %d %s", cres.Status, cres.Body)
+	}
+
 	// The new invoice form, in English and in Bangla.
 	newp := ob.fetch("GET", "/dashboard/invoices/new", nil)
 	if newp.status != 200 || !strings.Contains(newp.body, "<h1>New invoice</h1>") || !strings.Contains(newp.body, `id="f-item-2-unit_amount"`) ||
-		!strings.Contains(newp.body, `id="save-document"`) || !strings.Contains(newp.body, `id="f-customer_id"`) {
+		!strings.Contains(newp.body, `id="save-document"`) || !strings.Contains(newp.body, `<option value="`+cust.ID+`">CUST-1 · Rahim &amp; Sons</option>`) {
 		t.Fatalf("new invoice form: %d\n%.3000s", newp.status, newp.body)
 	}
 	wantDDB(t, s, newp, 5, signedIn) // + the customers Query
@@ -316,15 +324,16 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	f.Set("item-2-quantity", "1")
 	f.Set("tax", "10.5")
 	f.Set("due_at", "2026-12-31T18:00")
+	f.Set("customer_id", cust.ID)
 	f.Set("action", "save")
 	saved := ob.fetch("POST", "/dashboard/invoices", f)
 	id := savedID(t, saved, "invoices")
-	wantDDB(t, s, saved, 6, signedIn) // + the idempotency and document PutItems
+	wantDDB(t, s, saved, 7, signedIn) // + the customer's GetItem, the idempotency and document PutItems
 	again := ob.fetch("POST", "/dashboard/invoices", f)
 	if savedID(t, again, "invoices") != id {
 		t.Fatalf("double submit made another invoice")
 	}
-	wantDDB(t, s, again, 7, signedIn) // + the refused PutItem and the first answer's reads
+	wantDDB(t, s, again, 8, signedIn) // + the customer's GetItem, the refused PutItem, the first answer's reads
 	if n := apiCount(t, s, key, ws, "invoices"); n != 1 {
 		t.Fatalf("double submit: %d invoices", n)
 	}
@@ -337,14 +346,15 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	if rec.AmountMinor == nil || *rec.AmountMinor != 2*125050+50000+1050-10000 || len(body.Items) != 2 ||
 		body.Items[0] != (document.LineItem{Title: "Rice <5 kg>", Quantity: 2, UnitAmountMinor: 125050}) ||
 		body.Items[1] != (document.LineItem{Title: "Oil", Quantity: 1, UnitAmountMinor: 50000}) ||
-		*body.DiscountMinor != 10000 || *body.TaxMinor != 1050 || *body.DueAt != "2026-12-31T18:00:00+06:00" || body.Reference != "INV-1" {
+		*body.DiscountMinor != 10000 || *body.TaxMinor != 1050 || *body.DueAt != "2026-12-31T18:00:00+06:00" || body.Reference != "INV-1" ||
+		rec.CustomerID == nil || *rec.CustomerID != cust.ID {
 		t.Fatalf("saved invoice: %s amount %v", rec.Body, rec.AmountMinor)
 	}
 
 	// The edit form shows it as saved, at version 1.
 	edit := ob.fetch("GET", "/dashboard/invoices/"+id+"/edit", nil)
 	ef := formValues(t, edit)
-	if edit.status != 200 || ef.Get("version") != "1" || ef.Get("item-0-unit_amount") != "1250.50" || ef.Get("item-1-title") != "Oil" ||
+	if edit.status != 200 || ef.Get("version") != "1" || ef.Get("customer_id") != cust.ID || ef.Get("item-0-unit_amount") != "1250.50" || ef.Get("item-1-title") != "Oil" ||
 		ef.Get("discount") != "100.00" || ef.Get("due_at") != "2026-12-31T18:00" || ef.Get("due_at_raw") != "2026-12-31T18:00:00+06:00" {
 		t.Fatalf("edit form: %d %v\n%.3000s", edit.status, ef, edit.body)
 	}
