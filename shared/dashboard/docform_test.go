@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"encoding/json"
 	"html"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -34,8 +35,9 @@ var docFormRoutes = []string{
 	"GET /dashboard/payment-links/{documentID}/edit", "POST /dashboard/payment-links/{documentID}/edit",
 }
 
-// startDocForms serves the forms with the dashboard function's Deps; it returns their base URL.
-func startDocForms(t *testing.T, s *stack) string {
+// startDocForms serves the forms with the dashboard function's Deps on ln (nil: a new port);
+// it returns their base URL.
+func startDocForms(t *testing.T, s *stack, ln net.Listener) string {
 	t.Helper()
 	fn := app.HTTPFunction{LogicalID: "DashboardDocFormsTest", Name: "dashboard-docforms-test", Build: func(d *app.Deps) app.API {
 		svc := wire.Build(d, nil, nil).Service
@@ -70,7 +72,12 @@ func startDocForms(t *testing.T, s *stack) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(gw)
+	srv := httptest.NewUnstartedServer(gw)
+	if ln != nil {
+		srv.Listener.Close()
+		srv.Listener = ln
+	}
+	srv.Start()
 	t.Cleanup(srv.Close)
 	// The stack serves http://localhost:<port>; the browser's cookies are for that host.
 	return strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
@@ -234,7 +241,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	s := startStack(t, nil)
 	owner := s.signUp(t, "owner@forms.example.com.bd", "Forms shop", "")
 	signedIn := time.Now()
-	front := startDocForms(t, s)
+	front := startDocForms(t, s, nil)
 	ob := &formsBrowser{browser: owner, front: front}
 
 	// A key to read back through the API what the forms saved.
