@@ -282,6 +282,12 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 		t.Errorf("Bangla new invoice form: %d\n%.2000s", bn.status, bn.body)
 	}
 
+	// In the live environment the form posts back to live (the API decides what live allows).
+	if live := ob.fetch("GET", "/dashboard/payment-links/new?env=live", nil); live.status != 200 ||
+		!strings.Contains(live.body, `id="doc-form" action="/dashboard/payment-links?env=live"`) {
+		t.Errorf("live form: %d\n%.2000s", live.status, live.body)
+	}
+
 	// "Add rows" shows more rows and keeps everything typed; nothing is saved.
 	f := formValues(t, newp)
 	f.Set("reference", "INV-1")
