@@ -13,7 +13,6 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/money"
-	"github.com/takapay/payments/shared/qr"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -27,6 +26,16 @@ import (
 // documentsPageSize is a list page's length: the API reads it plus one record (to know there
 // is a next page), in one Query.
 const documentsPageSize = 25
+
+// QRCodes draws a link's QR code (package qr). Only DashboardDocumentsFunction sets
+// Service.QR: the encoder's tables (half a megabyte of data initialised at start) stay out of
+// the other dashboard binaries, which link this package too.
+type QRCodes interface {
+	// SVG returns the code as an SVG document titled title, and its content type.
+	SVG(url, title string) ([]byte, string, error)
+	// PNG returns the code as a size×size PNG, and its content type.
+	PNG(url string, size int) ([]byte, string, error)
+}
 
 // qrPNGSize is the downloaded PNG's side in pixels.
 const qrPNGSize = 512
@@ -296,13 +305,15 @@ func (s *Service) qrDownload(format string) web.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
+		if s.QR == nil {
+			return nil, apierr.New(apierr.NotFound, "QR codes are not drawn here")
+		}
 		var b []byte
-		ctype := qr.SVGContentType
+		var ctype string
 		if format == "svg" {
-			b, err = qr.SVG(publicLink(r, rec), qr.SVGOptions{Title: t(r.l(), "dash.docs.qr.title")})
+			b, ctype, err = s.QR.SVG(publicLink(r, rec), t(r.l(), "dash.docs.qr.title"))
 		} else {
-			ctype = qr.PNGContentType
-			b, err = qr.PNG(publicLink(r, rec), qrPNGSize)
+			b, ctype, err = s.QR.PNG(publicLink(r, rec), qrPNGSize)
 		}
 		if err != nil {
 			return nil, err
@@ -325,8 +336,8 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		return nil, errors.New("dashboard: stored document " + rec.ID + " has an invalid body")
 	}
 	var qrSVG []byte
-	if k.kind == document.PaymentLinks {
-		if qrSVG, err = qr.SVG(publicLink(r, rec), qr.SVGOptions{Title: t(r.l(), "dash.docs.qr.title")}); err != nil {
+	if k.kind == document.PaymentLinks && s.QR != nil {
+		if qrSVG, _, err = s.QR.SVG(publicLink(r, rec), t(r.l(), "dash.docs.qr.title")); err != nil {
 			return nil, err
 		}
 	}

@@ -67,6 +67,8 @@ type Service struct {
 	// API holds the API's workspace-route handlers the function's pages run (api.go), keyed
 	// by the API's route key ("GET /v1/workspaces/{workspaceID}/documents/invoices").
 	API web.Routes
+	// QR draws the payment links' QR codes (documents.go; nil: none drawn).
+	QR QRCodes
 	// Webhooks lists deliveries and sends test events (webhooks.go; DashboardWebhooksFunction).
 	Webhooks Webhooks
 

@@ -10,6 +10,7 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/dashboard/wire"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/qr"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -21,12 +22,15 @@ var Function = app.HTTPFunction{LogicalID: "DashboardDocumentsFunction", Name: "
 func Build(d *app.Deps) app.API {
 	p := wire.Build(d, nil, nil)
 	s := p.Service
+	s.QR = qrCodes{}
 	docs := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
 	const (
 		invoices = document.Invoices
 		links    = document.PaymentLinks
 	)
 	s.API = web.Routes{
+		// The invoice form's customer choice (the newest 100; without it the form asks for an id).
+		"GET /v1/workspaces/{workspaceID}/documents/customers":                           docs.List(document.Customers),
 		"GET /v1/workspaces/{workspaceID}/documents/invoices":                            docs.List(invoices),
 		"POST /v1/workspaces/{workspaceID}/documents/invoices":                           docs.Create(invoices),
 		"GET /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":               docs.Get(invoices),
@@ -51,5 +55,26 @@ func Build(d *app.Deps) app.API {
 		"POST /dashboard/payment-links/{documentID}/archive": s.ArchivePaymentLink,
 		"GET /dashboard/payment-links/{documentID}/qr.svg":   s.PaymentLinkQRSVG,
 		"GET /dashboard/payment-links/{documentID}/qr.png":   s.PaymentLinkQRPNG,
+		"GET /dashboard/invoices/new":                        s.NewInvoicePage,
+		"POST /dashboard/invoices":                           s.CreateInvoice,
+		"GET /dashboard/invoices/{documentID}/edit":          s.EditInvoicePage,
+		"POST /dashboard/invoices/{documentID}/edit":         s.EditInvoice,
+		"GET /dashboard/payment-links/new":                   s.NewPaymentLinkPage,
+		"POST /dashboard/payment-links":                      s.CreatePaymentLink,
+		"GET /dashboard/payment-links/{documentID}/edit":     s.EditPaymentLinkPage,
+		"POST /dashboard/payment-links/{documentID}/edit":    s.EditPaymentLink,
 	}}
+}
+
+// qrCodes draws QR codes with package qr for the pages (dashboard.QRCodes).
+type qrCodes struct{}
+
+func (qrCodes) SVG(url, title string) ([]byte, string, error) {
+	b, err := qr.SVG(url, qr.SVGOptions{Title: title})
+	return b, qr.SVGContentType, err
+}
+
+func (qrCodes) PNG(url string, size int) ([]byte, string, error) {
+	b, err := qr.PNG(url, size)
+	return b, qr.PNGContentType, err
 }
