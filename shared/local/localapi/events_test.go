@@ -39,7 +39,9 @@ func TestSampleEvents(t *testing.T) {
 		"payment-intents-create.json": 201, "payment-intent-cancel.json": 200, "public-documents-view.json": 404,
 		"probes-readyz.json": 200, "probes-not-deployed.json": 404,
 		// The dashboard's sign-in page; the passkeys page without a session goes to sign in.
-		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303}
+		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303,
+		// The customers list without a session goes to sign in.
+		"dashboard-customers-list.json": 303}
 	covered := map[string]bool{}
 	for _, f := range files {
 		name := filepath.Base(f)
@@ -78,9 +80,12 @@ func TestSampleEvents(t *testing.T) {
 		if err := dec.Decode(&ev); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		// The function whose directory is the longest prefix of the name (dashboard-customers-…
+		// is DashboardCustomersFunction's, not DashboardFunction's).
 		var fn *samtemplate.Function
 		for i, tf := range a.Stack.Template.Functions {
-			if strings.HasPrefix(name, strings.TrimPrefix(tf.Dir, "functions/")) {
+			dir := strings.TrimPrefix(tf.Dir, "functions/")
+			if strings.HasPrefix(name, dir) && (fn == nil || len(dir) > len(strings.TrimPrefix(fn.Dir, "functions/"))) {
 				fn = &a.Stack.Template.Functions[i]
 			}
 		}
