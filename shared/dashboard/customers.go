@@ -650,33 +650,27 @@ func custConflict(d *doc, cf *custForm) {
 		}
 	}
 	if len(diff) > 0 {
-		d.Raw(`<table id="conflict-fields"><caption>`)
+		// A list, not a table: it fits a phone's width without scrolling.
+		d.Raw(`<p>`)
 		d.text("dash.customers.conflict_caption")
-		d.Raw(`</caption><thead><tr><th scope="col">`)
-		d.text("dash.customers.conflict_col.field")
-		d.Raw(`</th><th scope="col">`)
-		d.text("dash.customers.conflict_col.theirs")
-		d.Raw(`</th><th scope="col">`)
-		d.text("dash.customers.conflict_col.yours")
-		d.Raw("</th></tr></thead><tbody>")
+		d.Raw(`</p><dl id="conflict-fields">`)
 		for _, name := range diff {
-			d.Raw(`<tr><th scope="row">`)
+			d.Raw("<dt>")
 			d.text("dash.customers.field." + name)
-			d.Raw("</th><td>")
-			if cf.conflict[name] == "" {
-				d.text("dash.customers.empty")
-			} else {
-				custMultiline(d, cf.conflict[name])
+			d.Raw("</dt>")
+			for _, side := range []struct{ key, v string }{{"theirs", cf.conflict[name]}, {"yours", cf.value(name)}} {
+				d.Raw("<dd>")
+				d.text("dash.customers.conflict_col." + side.key)
+				d.Raw(": ")
+				if side.v == "" {
+					d.text("dash.customers.empty")
+				} else {
+					custMultiline(d, side.v)
+				}
+				d.Raw("</dd>")
 			}
-			d.Raw("</td><td>")
-			if cf.value(name) == "" {
-				d.text("dash.customers.empty")
-			} else {
-				custMultiline(d, cf.value(name))
-			}
-			d.Raw("</td></tr>")
 		}
-		d.Raw("</tbody></table>")
+		d.Raw("</dl>")
 	}
 	d.Raw("<p>")
 	d.text("dash.customers.conflict_retry")

@@ -65,7 +65,6 @@ var customersBN = map[string]string{
 
 	"dash.customers.conflict":            "আপনি সম্পাদনা করার সময় অন্য কেউ এই গ্রাহক বদলেছেন; এটি এখন সংস্করণ {version}। আপনার পরিবর্তন এখনো সংরক্ষিত হয়নি।",
 	"dash.customers.conflict_caption":    "যে ঘরগুলো আলাদা",
-	"dash.customers.conflict_col.field":  "ঘর",
 	"dash.customers.conflict_col.theirs": "এখন সংরক্ষিত",
 	"dash.customers.conflict_col.yours":  "আপনার লেখা",
 	"dash.customers.conflict_retry":      "নিচের ফর্মে আপনার লেখা রয়ে গেছে। দেখে নিয়ে আবার সংরক্ষণ করলে সংরক্ষিত মান বদলে যাবে, অথবা সংরক্ষিত গ্রাহক থেকে নতুন করে শুরু করুন:",

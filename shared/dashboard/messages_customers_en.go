@@ -66,7 +66,6 @@ var customersEN = map[string]string{
 
 	"dash.customers.conflict":            "Someone else changed this customer while you were editing it; it is now at version {version}. Your changes are not saved yet.",
 	"dash.customers.conflict_caption":    "Fields that differ",
-	"dash.customers.conflict_col.field":  "Field",
 	"dash.customers.conflict_col.theirs": "Saved now",
 	"dash.customers.conflict_col.yours":  "Your entry",
 	"dash.customers.conflict_retry":      "The form below still holds your entries. Review them and save again to replace the saved values, or start over from the saved customer:",
