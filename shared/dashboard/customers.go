@@ -234,6 +234,7 @@ func (s *Service) CustomersPage(ctx context.Context, wr *web.Request) (*web.Resp
 				d.link("/dashboard/customers/new", "new-customer", "dash.customers.new")
 				d.Raw("</p>\n")
 			}
+			d.errorSummary(f)
 			s.custSearch(d, f)
 			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="customers-caption"><table id="customers-table"><caption class="hint" id="customers-caption">`)
 			if q["q"] != "" {

@@ -199,7 +199,8 @@ func TestCustomersOverTheGateway(t *testing.T) {
 		!strings.Contains(found.body, "গ্রাহক") || !strings.Contains(found.body, `name="lang" value="bn"`) {
 		t.Errorf("search in Bangla: %d rows\n%.3000s", len(rows), found.body)
 	}
-	if p := dev.get("/dashboard/customers?q=" + strings.Repeat("q", 129)); p.status != 422 || !strings.Contains(p.body, `id="f-q-error"`) {
+	if p := dev.get("/dashboard/customers?q=" + strings.Repeat("q", 129)); p.status != 422 || !strings.Contains(p.body, `id="f-q-error"`) ||
+		!strings.Contains(p.body, `id="error-summary"`) {
 		t.Errorf("search of 129 characters: %d", p.status)
 	}
 	if p := dev.get("/dashboard/customers?cursor=nope"); p.status != 400 {
@@ -301,6 +302,23 @@ func TestCustomersOverTheGateway(t *testing.T) {
 	ef.Set("reference", "")
 	if p := dev.post("/dashboard/customers/"+id+"/edit", ef); p.status != 422 || !strings.Contains(p.body, `id="f-reference-error"`) {
 		t.Errorf("invalid edit: %d", p.status)
+	}
+
+	// A form without its version or with a malformed Idempotency-Key is a bad request (400).
+	edit = dev.get("/dashboard/customers/" + id + "/edit")
+	ef.Set("csrf", csrf(t, edit))
+	ef.Set("reference", "C-100")
+	ef.Del("version")
+	if p := dev.post("/dashboard/customers/"+id+"/edit", ef); p.status != 400 {
+		t.Errorf("edit without a version: %d", p.status)
+	}
+	ef.Set("version", field(t, versionRE, edit))
+	ef.Set("idem", "short")
+	if p := dev.post("/dashboard/customers/"+id+"/edit", ef); p.status != 400 {
+		t.Errorf("edit with a malformed Idempotency-Key: %d", p.status)
+	}
+	if p := dev.post("/dashboard/customers", url.Values{"csrf": {csrf(t, edit)}, "reference": {"NO-KEY"}}); p.status != 400 {
+		t.Errorf("create without an Idempotency-Key: %d", p.status)
 	}
 
 	// Members the form does not show (set through the API) are kept by an edit and listed.
