@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	checkout "github.com/takapay/payments/functions/checkout/handler"
+	dashboardcustomers "github.com/takapay/payments/functions/dashboard-customers/handler"
 	dashboarddocuments "github.com/takapay/payments/functions/dashboard-documents/handler"
 	dashboardpasskeys "github.com/takapay/payments/functions/dashboard-passkeys/handler"
 	dashboardwebhooks "github.com/takapay/payments/functions/dashboard-webhooks/handler"
@@ -46,7 +47,7 @@ func init() {
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
-	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function,
+	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function, dashboardcustomers.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.

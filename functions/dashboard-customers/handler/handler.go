@@ -1,0 +1,38 @@
+// Package handler is DashboardCustomersFunction of template.yaml: the dashboard's customers
+// pages (list and search, a customer with its invoices, create, edit). Its own function for
+// least privilege: besides the sign-in check's reads (session, user, memberships, workspace
+// names), it reads and writes customer documents only, never an invoice, a payment link, a
+// payment or a key (README "Dashboard").
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/dashboard"
+	"github.com/takapay/payments/shared/dashboard/wire"
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is DashboardCustomersFunction.
+var Function = app.HTTPFunction{LogicalID: "DashboardCustomersFunction", Name: "dashboard-customers", Build: Build}
+
+// Build wires the customers pages: the dashboard's pages and sessions (package wire) with the
+// customers API's own operations, built as functions/documents builds them.
+func Build(d *app.Deps) app.API {
+	s := wire.Build(d, nil, nil).Service
+	docs := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
+	s.API = web.Routes{
+		dashboard.CustomersListRoute:   docs.List(document.Customers),
+		dashboard.CustomersCreateRoute: docs.Create(document.Customers),
+		dashboard.CustomersGetRoute:    docs.Get(document.Customers),
+		dashboard.CustomersEditRoute:   docs.Edit(document.Customers),
+	}
+	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
+		"GET /dashboard/customers":                    s.CustomersPage,
+		"GET /dashboard/customers/new":                s.NewCustomerPage,
+		"POST /dashboard/customers":                   s.CreateCustomer,
+		"GET /dashboard/customers/{documentID}":       s.CustomerPage,
+		"GET /dashboard/customers/{documentID}/edit":  s.EditCustomerPage,
+		"POST /dashboard/customers/{documentID}/edit": s.EditCustomer,
+	}}
+}
