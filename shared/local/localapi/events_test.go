@@ -39,7 +39,8 @@ func TestSampleEvents(t *testing.T) {
 		"payment-intents-create.json": 201, "payment-intent-cancel.json": 200, "public-documents-view.json": 404,
 		"probes-readyz.json": 200, "probes-not-deployed.json": 404,
 		// The dashboard's sign-in page; the passkeys page without a session goes to sign in.
-		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303}
+		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303,
+		"dashboard-payments-list.json": 303}
 	covered := map[string]bool{}
 	for _, f := range files {
 		name := filepath.Base(f)

@@ -11,6 +11,7 @@ import (
 
 	checkout "github.com/takapay/payments/functions/checkout/handler"
 	dashboardpasskeys "github.com/takapay/payments/functions/dashboard-passkeys/handler"
+	dashboardpayments "github.com/takapay/payments/functions/dashboard-payments/handler"
 	dashboard "github.com/takapay/payments/functions/dashboard/handler"
 	documents "github.com/takapay/payments/functions/documents/handler"
 	merchant "github.com/takapay/payments/functions/merchant/handler"
@@ -42,7 +43,7 @@ func init() {
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
-	dashboard.Function, dashboardpasskeys.Function,
+	dashboard.Function, dashboardpasskeys.Function, dashboardpayments.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.
