@@ -258,22 +258,44 @@ func TestPaymentsPages(t *testing.T) {
 		t.Fatalf("cancel: %d at %s", r.status, r.url)
 	}
 
-	// The item's size with a full attempt log (10 attempts: the sender's 2, then 8 more).
-	for i := range 8 {
-		q, _ = api.Store.GetPayment(ctx, hooked[0])
-		log := q.Outbox.LogAttempt(payment.Attempt{At: time.Now(), HTTPStatus: 0, DurationMS: 10000,
-			Error: "not delivered: dial tcp: lookup hooks.example.com.bd: no such host, and more"})
-		if err := api.Store.RecordAttempt(ctx, hooked[0], q.Outbox.EventID, q.Outbox.Attempts+1, payment.DeliveryPending, 0,
-			"x", log, false, time.Now(), time.Now().Add(time.Hour)); err != nil {
-			t.Fatalf("attempt %d: %v", i, err)
+	// The contract's view of the same delivery: the API's intent get carries the attempt log
+	// (the test API checks every answer against openapi.yaml).
+	res := api.Do(t, "GET", "/v1/payment-intents/"+hooked[0], api.Creds.ReadonlyKey, "")
+	var got struct {
+		Delivery struct {
+			AttemptLog []struct {
+				HTTPStatus int `json:"http_status"`
+			} `json:"attempt_log"`
+		} `json:"delivery"`
+	}
+	if err := json.Unmarshal(res.Body, &got); err != nil || res.Status != 200 || len(got.Delivery.AttemptLog) != 2 ||
+		got.Delivery.AttemptLog[1].HTTPStatus != 204 {
+		t.Errorf("the API's delivery: %d %s", res.Status, res.Body)
+	}
+
+	// The item's size: with 2 logged attempts, with 10 (8 more answered 503 after 10 s), and
+	// with 10 that got no answer, each with the longest error kept.
+	sizes := []int{itemSize(t, api, hooked[0])}
+	record := func(n int, code int, errText string) {
+		for i := range n {
+			q, _ := api.Store.GetPayment(ctx, hooked[0])
+			log := q.Outbox.LogAttempt(payment.Attempt{At: time.Now(), HTTPStatus: code, DurationMS: 10000, Error: errText})
+			if err := api.Store.RecordAttempt(ctx, hooked[0], q.Outbox.EventID, q.Outbox.Attempts+1, payment.DeliveryPending, code,
+				"HTTP 503", log, false, time.Now(), time.Now().Add(time.Hour)); err != nil {
+				t.Fatalf("attempt %d: %v", i, err)
+			}
 		}
 	}
+	record(8, 503, "")
+	sizes = append(sizes, itemSize(t, api, hooked[0]))
+	record(10, 0, strings.Repeat("dial tcp: lookup hooks.example.com.bd: no such host ", 2))
+	sizes = append(sizes, itemSize(t, api, hooked[0]))
 	q, _ = api.Store.GetPayment(ctx, hooked[0])
-	if len(q.Outbox.AttemptLog) != payment.AttemptLogSize {
-		t.Errorf("attempt log holds %d", len(q.Outbox.AttemptLog))
+	if len(q.Outbox.AttemptLog) != payment.AttemptLogSize || len(q.Outbox.AttemptLog[9].Error) != payment.AttemptErrorMax {
+		t.Errorf("attempt log: %d entries, last error %q", len(q.Outbox.AttemptLog), q.Outbox.AttemptLog[9].Error)
 	}
-	size := itemSize(t, api, hooked[0])
-	t.Logf("payment item with a webhook_url and %d logged attempts: %d bytes", len(q.Outbox.AttemptLog), size)
+	t.Logf("payment item (webhook_url, paid, resent): %d bytes with 2 logged attempts, %d with 10 answered, %d with 10 unanswered (longest errors)",
+		sizes[0], sizes[1], sizes[2])
 }
 
 // itemSize is the payment item's size as DynamoDB counts it (apitest.ItemSize).

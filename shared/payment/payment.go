@@ -191,7 +191,7 @@ type Attempt struct {
 // AttemptErrorMax bytes (on a rune boundary).
 const (
 	AttemptLogSize  = 10
-	AttemptErrorMax = 64
+	AttemptErrorMax = 48
 )
 
 // LogAttempt returns the attempt log with a appended: at most AttemptLogSize entries (the

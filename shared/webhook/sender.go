@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
@@ -188,7 +188,8 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	}
 	entry := payment.Attempt{At: now, HTTPStatus: code, DurationMS: took.Milliseconds()}
 	if code == 0 {
-		entry.Error = detail
+		// The full reason is the delivery's detail; the log keeps its start (LogAttempt).
+		entry.Error = strings.TrimPrefix(detail, notDelivered)
 	}
 	log := p.Outbox.LogAttempt(entry)
 	if err := s.record(ctx, p, m.EventID, attempt, status, code, detail, log, now, now.Add(delay)); err != nil {
@@ -248,6 +249,9 @@ func statusOf(kind string) payment.Status {
 	return ""
 }
 
+// notDelivered starts the detail of an attempt that got no HTTP answer.
+const notDelivered = "not delivered: "
+
 // post signs and sends the event; 0 with a detail when no HTTP answer came back.
 func (s *Sender) post(ctx context.Context, p *payment.Payment) (int, string) {
 	secrets, err := s.Secrets(ctx, p.WorkspaceID, p.Environment, s.now())
@@ -267,7 +271,7 @@ func (s *Sender) post(ctx context.Context, p *payment.Payment) (int, string) {
 	headers := Headers(secrets, p.Outbox.EventID, s.now(), body)
 	code, err := Post(ctx, s.Client, s.URLs, p.WebhookURL, headers, body)
 	if err != nil {
-		return 0, fmt.Sprintf("not delivered: %v", err)
+		return 0, notDelivered + err.Error()
 	}
 	return code, "HTTP " + strconv.Itoa(code)
 }
