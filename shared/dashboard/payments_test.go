@@ -308,3 +308,91 @@ func itemSize(t *testing.T, api *localapi.TestAPI, id string) int {
 	}
 	return apitest.ItemSize(out.Item)
 }
+
+// 10,000 payments over 10 Dhaka days: a day's page and a page deep into it by cursor cost the
+// same requests as with 28 payments (the day is the index's key condition), and a status
+// filter stays within its read budget.
+func TestPaymentsListAt10000(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 10,000 payments")
+	}
+	s := startStack(t, nil)
+	api := s.api
+	ctx := context.Background()
+	dhaka := time.FixedZone("Dhaka", 6*3600)
+	day0 := time.Date(2026, 5, 1, 0, 0, 0, 0, dhaka)
+	const n, days = 10000, 10
+	seedStart := time.Now()
+	ids := make(chan int)
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			var err error
+			for i := range ids {
+				if err != nil {
+					continue
+				}
+				at := day0.Add(time.Duration(i) * (days * 24 * time.Hour / n)).UTC()
+				id, _ := payment.NewInvoiceID()
+				st := payment.Pending
+				if i%4 == 0 {
+					st = payment.Completed
+				}
+				_, err = api.Store.CreatePayment(ctx, &payment.Payment{InvoiceID: id, WorkspaceID: api.Creds.WorkspaceID,
+					Environment: auth.Sandbox, Status: st, AmountMinor: 1000, Currency: payment.Currency,
+					Reference: fmt.Sprintf("bulk-%05d", i), CreatedAt: at, UpdatedAt: at, ExpiresAt: at.Add(30 * time.Minute),
+					CheckoutHash: []byte("0123456789abcdef0123456789abcdef"), RequestHash: "00"})
+			}
+			errs <- err
+		}()
+	}
+	for i := range n {
+		ids <- i
+	}
+	close(ids)
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("seeded %d payments in %s", n, time.Since(seedStart).Round(time.Millisecond))
+
+	c := api.Creds
+	owner := s.signIn(t, c.DashboardEmail, c.DashboardPassword)
+	day := day0.AddDate(0, 0, 4).Format("2006-01-02") // 1,000 payments that day
+	start := time.Now()
+	p := owner.get("/dashboard/payments?from=" + day + "&to=" + day)
+	first := time.Since(start)
+	rows := rowRE.FindAllStringSubmatch(p.body, -1)
+	if p.status != 200 || len(rows) != 25 || !strings.Contains(p.body, "bulk-04999") {
+		t.Fatalf("day page: %d, %d rows", p.status, len(rows))
+	}
+	if got := s.ddb(t, p); got != 6 {
+		t.Errorf("day page made %d DynamoDB requests, want 6", got)
+	}
+	var deep time.Duration
+	for hop := range 10 {
+		next := regexp.MustCompile(`id="payments-next" rel="next" href="([^"]+)"`).FindStringSubmatch(p.body)
+		if next == nil {
+			t.Fatalf("no next link after %d hops", hop)
+		}
+		start = time.Now()
+		p = owner.get(strings.ReplaceAll(next[1], "&amp;", "&"))
+		deep = time.Since(start)
+		if got := s.ddb(t, p); got != 7 || len(rowRE.FindAllStringSubmatch(p.body, -1)) != 25 {
+			t.Errorf("hop %d: %d requests, %d rows", hop, got, len(rowRE.FindAllStringSubmatch(p.body, -1)))
+		}
+	}
+	if !strings.Contains(p.body, "bulk-04749") || !strings.Contains(p.body, "bulk-04725") { // page 11: 25 × 10 after the newest
+		t.Errorf("page 11 of the day does not hold bulk-04749 to bulk-04725")
+	}
+	start = time.Now()
+	p = owner.get("/dashboard/payments?status=COMPLETED&from=" + day + "&to=" + day)
+	filtered := time.Since(start)
+	if got := s.ddb(t, p); p.status != 200 || got > 4+2*5 {
+		t.Errorf("status-filtered day page: %d, %d requests (budget: 5 rounds of a Query and a BatchGetItem)", p.status, got)
+	}
+	t.Logf("10,000 payments: a day's first page %s (6 requests), its 11th page by cursor %s (7), COMPLETED that day %s (%d requests, %d rows)",
+		first.Round(time.Millisecond), deep.Round(time.Millisecond), filtered.Round(time.Millisecond), s.ddb(t, p),
+		len(rowRE.FindAllStringSubmatch(p.body, -1)))
+}
