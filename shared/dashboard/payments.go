@@ -177,7 +177,7 @@ func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListRe
 			d.text("dash.pay.empty")
 			d.Raw("</p>\n")
 		} else {
-			d.Raw(`<div class="table-wrap"><table id="payments-table"><caption>`)
+			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="payments-caption"><table id="payments-table"><caption id="payments-caption">`)
 			d.text("dash.pay.caption")
 			d.Raw("</caption><thead><tr>")
 			for _, h := range []string{"created", "reference", "amount", "status", "source"} {
@@ -387,7 +387,7 @@ func (s *Payments) detailPage(r *req, it *intent.Intent) *web.Response {
 			d.Raw("</p>\n")
 		}
 		if len(dl.AttemptLog) > 0 {
-			d.Raw(`<div class="table-wrap"><table id="attempts-table"><caption>`)
+			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="attempts-caption"><table id="attempts-table"><caption id="attempts-caption">`)
 			d.text("dash.pay.attempts.caption")
 			d.Raw("</caption><thead><tr>")
 			for _, h := range []string{"at", "code", "duration", "error"} {

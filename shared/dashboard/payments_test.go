@@ -49,14 +49,21 @@ func (s *stack) ddb(t *testing.T, p *page) int {
 	return int(n)
 }
 
-var rowRE = regexp.MustCompile(`<th scope="row"><a href="/dashboard/payments/([0-9a-f-]{36})`)
-
-func TestPaymentsPages(t *testing.T) {
+// startPaymentsStack is startStack with webhook URLs on localhost allowed (the test receivers).
+func startPaymentsStack(t *testing.T) *stack {
+	t.Helper()
 	devstack.RequireServers(t)
 	ses := devstack.StartTestSES(t)
 	api := localapi.StartTestAPI(t, localapi.Options{Localhost: true, AllowLocalhostURLs: true,
 		Env: map[string]string{"SES_ENDPOINT": ses.Endpoint, "MAIL_FROM": "Takapay <no-reply@takapay.localhost>"}})
-	s := &stack{api: api, ses: ses}
+	return &stack{api: api, ses: ses}
+}
+
+var rowRE = regexp.MustCompile(`<th scope="row"><a href="/dashboard/payments/([0-9a-f-]{36})`)
+
+func TestPaymentsPages(t *testing.T) {
+	s := startPaymentsStack(t)
+	api := s.api
 	ctx := context.Background()
 	key := api.Creds.SandboxKey
 	seq := 0
