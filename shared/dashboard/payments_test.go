@@ -243,24 +243,40 @@ func TestPaymentsPages(t *testing.T) {
 		t.Errorf("another workspace resends: %d", p.status)
 	}
 
-	// The owner resends (webhook.Resend: pending, due now) and cancels the pending one.
+	// A developer (the least role that may) resends (webhook.Resend: pending, due now) and
+	// cancels the pending one.
+	team = owner.get("/dashboard/team")
+	if p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "email": {"dev@shop.example.com.bd"},
+		"role": {"developer"}}); !strings.Contains(p.url, "notice=invited") {
+		t.Fatalf("invite: %d at %s", p.status, p.url)
+	}
+	devInvite, _ := s.mailLink(t, "dev@shop.example.com.bd", "/dashboard/invite", 0)
+	dev := s.signUp(t, "dev@shop.example.com.bd", "", devInvite)
+	inv = dev.get(devInvite)
+	if p := dev.post(actionRE.FindAllStringSubmatch(inv.body, -1)[1][1], url.Values{"csrf": {csrf(t, inv)}}); !strings.Contains(p.body, `id="role">Developer`) {
+		t.Fatalf("developer joins: %d at %s", p.status, p.url)
+	}
+	detail = dev.get("/dashboard/payments/" + hooked[0])
+	if !strings.Contains(detail.body, `id="resend"`) {
+		t.Fatal("no resend button for a developer")
+	}
 	dtok := csrf(t, detail)
-	if r := owner.post("/dashboard/payments/"+hooked[0]+"/resend", url.Values{"csrf": {dtok}, "event_id": {"00000000-0000-4000-8000-000000000000"}}); r.status != 409 {
+	if r := dev.post("/dashboard/payments/"+hooked[0]+"/resend", url.Values{"csrf": {dtok}, "event_id": {"00000000-0000-4000-8000-000000000000"}}); r.status != 409 {
 		t.Errorf("resend of another event: %d", r.status)
 	}
-	if r := owner.post("/dashboard/payments/"+hooked[0]+"/resend", url.Values{"csrf": {dtok}, "event_id": {p.Outbox.EventID}}); r.status != 200 ||
+	if r := dev.post("/dashboard/payments/"+hooked[0]+"/resend", url.Values{"csrf": {dtok}, "event_id": {p.Outbox.EventID}}); r.status != 200 ||
 		!strings.Contains(r.url, "notice=resent") {
 		t.Fatalf("resend: %d at %s", r.status, r.url)
 	}
 	q, _ := api.Store.GetPayment(ctx, hooked[0])
-	if q.Outbox.Status != payment.DeliveryPending || !strings.Contains(q.Outbox.Detail, "resent by the dashboard (") || len(q.Outbox.AttemptLog) != 2 {
+	if q.Outbox.Status != payment.DeliveryPending || !strings.Contains(q.Outbox.Detail, "resent by the dashboard (dev@shop.example.com.bd)") || len(q.Outbox.AttemptLog) != 2 {
 		t.Errorf("after resend: %+v", q.Outbox)
 	}
-	pd := owner.get("/dashboard/payments/" + pending)
+	pd := dev.get("/dashboard/payments/" + pending)
 	if !strings.Contains(pd.body, `id="cancel-payment"`) {
 		t.Fatal("no cancel button on a pending sandbox payment")
 	}
-	if r := owner.post("/dashboard/payments/"+pending+"/cancel", url.Values{"csrf": {csrf(t, pd)}}); r.status != 200 ||
+	if r := dev.post("/dashboard/payments/"+pending+"/cancel", url.Values{"csrf": {csrf(t, pd)}}); r.status != 200 ||
 		!strings.Contains(r.body, `status-cancelled`) || !strings.Contains(r.url, "notice=cancelled") {
 		t.Fatalf("cancel: %d at %s", r.status, r.url)
 	}
