@@ -40,9 +40,11 @@ const (
 	GSI3          = "gsi3"
 	intentsPrefix = "INTENTS#"
 	snapPrefix    = intent.SnapshotKeyPrefix
-	// listReadBudget bounds the index queries of one list page when filters discard items:
+	// listReadBudget bounds the index queries of one list page when filters discard items
+	// (each reads one page's worth of keys): a page never reads more than it shows plus one
+	// page.
 	// the page may then be short, with a next_cursor to go on from.
-	listReadBudget = 5
+	listReadBudget = 2
 )
 
 var _ intent.Store = (*Store)(nil)
