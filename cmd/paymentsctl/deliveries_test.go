@@ -583,7 +583,7 @@ func TestProcessResendAndTest(t *testing.T) {
 	if _, err := c.store.FinishPayment(c.ctx, id, payment.Completed, false, ev, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.store.RecordAttempt(c.ctx, id, ev.EventID, 1, payment.DeliveryDelivered, 200, "HTTP 200", false, now, now); err != nil {
+	if err := c.store.RecordAttempt(c.ctx, id, ev.EventID, 1, payment.DeliveryDelivered, 200, "HTTP 200", nil, false, now, now); err != nil {
 		t.Fatal(err)
 	}
 	queueURL := c.stack.QueueURL("WebhookQueue")

@@ -1058,6 +1058,8 @@ type deliveryView struct {
 	NextAttemptAt string `json:"next_attempt_at,omitempty"`
 	// CorrelationID is the request's that caused the event (absent for the expiry sweep's).
 	CorrelationID string `json:"correlation_id,omitempty"`
+	// AttemptLog is the event's latest attempts, oldest first (--json only).
+	AttemptLog []payment.Attempt `json:"attempt_log,omitempty"`
 }
 
 func deliveryViews(list []operator.WebhookDelivery) []deliveryView {
@@ -1065,7 +1067,7 @@ func deliveryViews(list []operator.WebhookDelivery) []deliveryView {
 	for _, d := range list {
 		v := deliveryView{InvoiceID: d.InvoiceID, EventID: d.EventID, Kind: d.Kind, Status: d.Status,
 			CreatedAt: d.CreatedAt.UTC().Format(time.RFC3339), Attempts: d.Attempts, PriorAttempts: d.PriorAttempts,
-			LastHTTPStatus: d.LastHTTPStatus, Detail: d.Detail, CorrelationID: hex.EncodeToString(d.CID)}
+			LastHTTPStatus: d.LastHTTPStatus, Detail: d.Detail, CorrelationID: hex.EncodeToString(d.CID), AttemptLog: d.AttemptLog}
 		if d.LastAttemptAt != nil {
 			v.LastAttemptAt = d.LastAttemptAt.UTC().Format(time.RFC3339)
 		}

@@ -295,16 +295,9 @@ func ViewOf(p *payment.Payment, now time.Time) View {
 	return v
 }
 
-// Mask hides most of a payer identity: 017•••••678 for a phone, r•••@shop.com.bd for an email.
-func Mask(s string) string {
-	if at := strings.IndexByte(s, '@'); at > 0 {
-		return s[:1] + "•••" + s[at:]
-	}
-	if len(s) <= 6 {
-		return strings.Repeat("•", len(s))
-	}
-	return s[:3] + strings.Repeat("•", len(s)-6) + s[len(s)-3:]
-}
+// Mask hides most of a payer identity (payment.MaskPayer, the one rule the dashboard shows
+// too): 017•••••678 for a phone, r•••@shop.com.bd for an email.
+func Mask(s string) string { return payment.MaskPayer(s) }
 
 // page answers with the payment: the HTML page to a browser, the view as JSON otherwise.
 func (s *Service) page(p *payment.Payment, base string, m mode, errMsg string, status int) *web.Response {

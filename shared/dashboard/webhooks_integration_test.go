@@ -191,7 +191,7 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 		t.Fatalf("failed payment's outbox after its first attempt: %+v %v", st, err)
 	}
 	// Its last attempt, as the sender records the twelfth.
-	if err := a.Store.RecordAttempt(t.Context(), failed, st.Outbox.EventID, 12, payment.DeliveryFailed, 500, "HTTP 500", false,
+	if err := a.Store.RecordAttempt(t.Context(), failed, st.Outbox.EventID, 12, payment.DeliveryFailed, 500, "HTTP 500", nil, false,
 		time.Now(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}

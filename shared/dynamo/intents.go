@@ -40,9 +40,11 @@ const (
 	GSI3          = "gsi3"
 	intentsPrefix = "INTENTS#"
 	snapPrefix    = intent.SnapshotKeyPrefix
-	// listReadBudget bounds the index queries of one list page when filters discard items:
+	// listReadBudget bounds the index queries of one list page when filters discard items
+	// (each reads one page's worth of keys): a page never reads more than it shows plus one
+	// page.
 	// the page may then be short, with a next_cursor to go on from.
-	listReadBudget = 5
+	listReadBudget = 2
 )
 
 var _ intent.Store = (*Store)(nil)
@@ -250,10 +252,11 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 }
 
 // ListIntents pages a workspace's intents in one environment through GSI3, newest first:
-// one Query for the keys (document_id filtered in the index), one BatchGetItem for the
-// payments and their snapshots, then q.Keep. When filters discard items, further Queries
-// fill the page, at most listReadBudget of them; a page may then be short and still have a
-// next cursor. A cursor costs one GetItem (the intent's index key).
+// one Query for the keys (the created range as its key condition; document_id and
+// standalone-or-linked filtered in the index), one BatchGetItem for the payments and their
+// snapshots, then q.Keep. When filters discard items, further rounds of a page's worth of
+// keys fill the page, at most listReadBudget of them; a page may then be short and still
+// have a next cursor. A cursor costs one GetItem (the intent's index key).
 func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.Stored, string, error) {
 	pk := intentsPK(q.WorkspaceID, q.Environment)
 	in := &dynamodb.QueryInput{
@@ -265,10 +268,42 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 		},
 		ScanIndexForward: aws.Bool(false),
 	}
+	// The created range is the key condition (GSI3's sort key is created_at, in timeLayout:
+	// string order is time order), so a range reads only its own intents.
+	lo, hi := "", ""
+	switch from, before := q.CreatedFrom, q.CreatedBefore; {
+	case !from.IsZero() && !before.IsZero():
+		lo, hi = formatTime(from), formatTime(before.Add(-time.Nanosecond))
+		in.KeyConditionExpression = aws.String("gsi3pk = :pk AND created_at BETWEEN :lo AND :hi")
+	case !from.IsZero():
+		lo = formatTime(from)
+		in.KeyConditionExpression = aws.String("gsi3pk = :pk AND created_at >= :lo")
+	case !before.IsZero():
+		hi = formatTime(before.Add(-time.Nanosecond))
+		in.KeyConditionExpression = aws.String("gsi3pk = :pk AND created_at <= :hi")
+	}
+	if lo != "" {
+		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: lo}
+	}
+	if hi != "" {
+		in.ExpressionAttributeValues[":hi"] = &types.AttributeValueMemberS{Value: hi}
+	}
+	var filters []string
 	if q.DocumentID != "" {
-		in.FilterExpression = aws.String("document_id = :doc")
+		filters = append(filters, "document_id = :doc")
 		in.ExpressionAttributeValues[":doc"] = &types.AttributeValueMemberS{Value: q.DocumentID}
 	}
+	switch q.Source {
+	case "":
+	case payment.SourceStandalone:
+		filters = append(filters, "attribute_not_exists(document_id)")
+	default:
+		filters = append(filters, "attribute_exists(document_id)") // the kind: q.Keep
+	}
+	if len(filters) > 0 {
+		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+	}
+	filtered := len(filters) > 0 || q.Keep != nil
 	if q.Cursor != "" {
 		item, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName: aws.String(s.Table), Key: key(paymentPK(q.Cursor), "PAY"),
@@ -279,7 +314,7 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 		}
 		gpk, _ := item.Item["gsi3pk"].(*types.AttributeValueMemberS)
 		gsk, _ := item.Item["created_at"].(*types.AttributeValueMemberS)
-		if gpk == nil || gsk == nil || gpk.Value != pk {
+		if gpk == nil || gsk == nil || gpk.Value != pk || (lo != "" && gsk.Value < lo) || (hi != "" && gsk.Value > hi) {
 			return nil, "", intent.ErrBadCursor
 		}
 		in.ExclusiveStartKey = map[string]types.AttributeValue{
@@ -290,8 +325,10 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 	var page []intent.Stored
 	for round := 0; round < listReadBudget; round++ {
 		in.Limit = aws.Int32(int32(q.Limit - len(page)))
-		if q.DocumentID != "" || q.Keep != nil {
-			in.Limit = aws.Int32(int32(intent.MaxPageSize)) // filters discard: read a full batch
+		if filtered {
+			// Filters discard: each round reads one page's worth of keys (never more than the
+			// page shows), at most listReadBudget rounds.
+			in.Limit = aws.Int32(int32(q.Limit))
 		}
 		res, err := s.DB.Query(ctx, in)
 		if err != nil {

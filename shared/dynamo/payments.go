@@ -436,8 +436,11 @@ func (s *Store) ExpirePayment(ctx context.Context, invoiceID string, d *payment.
 // linked intent's whose document follow-up is not done: it is in the settle index, which the
 // attempt leaves alone (the condition requires it still unsettled; FinishSettlement then
 // places it by the delivery state it finds), and ErrStateChanged means it was settled
-// meanwhile: record the attempt again as settled.
-func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, unsettled bool, now, next time.Time) error {
+// meanwhile: record the attempt again as settled. log (nil: left as it is) is the event's
+// new attempt log (payment.Delivery.LogAttempt), written in the same UpdateItem; with it the
+// condition also requires the attempts the log was built on (attempts-1), so two senders of
+// one event cannot both append.
+func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, log []payment.Attempt, unsettled bool, now, next time.Time) error {
 	vals := map[string]types.AttributeValue{
 		":n":       &types.AttributeValueMemberN{Value: strconv.Itoa(attempts)},
 		":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
@@ -449,6 +452,16 @@ func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, at
 	}
 	update := "SET outbox.attempts = :n, outbox.last_attempt_at = :now, outbox.#st = :st, outbox.last_http_status = :code, outbox.detail = :detail"
 	cond := "outbox.event_id = :eid AND outbox.#st = :pending"
+	names := map[string]string{"#st": "status"}
+	if log != nil {
+		av, err := attributevalue.Marshal(log)
+		if err != nil {
+			return err
+		}
+		vals[":log"], vals[":prev"], names["#log"] = av, &types.AttributeValueMemberN{Value: strconv.Itoa(attempts - 1)}, "log"
+		update += ", outbox.#log = :log"
+		cond += " AND outbox.attempts = :prev"
+	}
 	if status == payment.DeliveryPending {
 		vals[":next"] = &types.AttributeValueMemberS{Value: formatTime(next)}
 		update += ", outbox.next_attempt_at = :next"
@@ -462,7 +475,7 @@ func (s *Store) RecordAttempt(ctx context.Context, invoiceID, eventID string, at
 	default:
 		update += " REMOVE gsi2pk, gsi2sk"
 	}
-	_, err := s.updatePayment(ctx, invoiceID, update, cond, map[string]string{"#st": "status"}, vals)
+	_, err := s.updatePayment(ctx, invoiceID, update, cond, names, vals)
 	return err
 }
 

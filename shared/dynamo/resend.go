@@ -10,8 +10,8 @@ import (
 	"github.com/takapay/payments/shared/payment"
 )
 
-// Operator actions on a payment's webhook event (paymentsctl webhook deliveries and resend).
-// No function calls them: the linker drops them from every Lambda binary.
+// Resending a payment's webhook event (webhook.Resend: paymentsctl webhook resend and the
+// dashboard's Resend button, DashboardPaymentsFunction).
 
 // priorAttr counts the attempts an event made before operators resent it (outbox.prior, set
 // by ResendDelivery only, so no other event's item grows): the attempts counter restarts at

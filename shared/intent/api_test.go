@@ -750,3 +750,98 @@ func TestIntentLocale(t *testing.T) {
 		}
 	}
 }
+
+// The created range (the index query's key condition), source and reference filters, and the
+// lock on the resource.
+func TestListIntentFilters(t *testing.T) {
+	t.Parallel()
+	a := start(t)
+	inv := issuedInvoice(t, a)
+	var made []intentResp
+	for i := range 4 {
+		it, _ := createIntent(t, a, idemKey(), fmt.Sprintf(`{"amount": %d, "reference": "order-%d"}`, i+1, i%2))
+		made = append(made, it)
+	}
+	linked, _ := createIntent(t, a, idemKey(), `{"document_id": "`+inv+`"}`)
+	list := func(q string) (listResp, *localapi.Result) {
+		t.Helper()
+		res := a.Do(t, "GET", "/v1/payment-intents?"+q, a.Creds.ReadonlyKey, "")
+		if res.Status != http.StatusOK {
+			t.Fatalf("%s: %d %s", q, res.Status, res.Body)
+		}
+		return decode[listResp](t, res), res
+	}
+	ids := func(l listResp) []string {
+		var out []string
+		for _, it := range l.Items {
+			out = append(out, it.ID)
+		}
+		return out
+	}
+	want := func(q string, wantIDs ...string) {
+		t.Helper()
+		l, _ := list(q)
+		if got := ids(l); strings.Join(got, ",") != strings.Join(wantIDs, ",") || l.NextCursor != nil {
+			t.Errorf("%s: %v (next %v), want %v", q, got, l.NextCursor, wantIDs)
+		}
+	}
+	at := func(tm time.Time) string { return url.QueryEscape(tm.Format(time.RFC3339Nano)) }
+	// made[1] <= created_at < made[3]: made[2], made[1], newest first.
+	q := "created_gte=" + at(made[1].CreatedAt) + "&created_lt=" + at(made[3].CreatedAt)
+	want(q, made[2].ID, made[1].ID)
+	_, res := list(q)
+	if n := apitest.DDBRequests(t, a, res); n != 3 {
+		t.Errorf("a created range made %d DynamoDB requests, want 3 (key, GSI3 Query, BatchGetItem)", n)
+	}
+	// A range in Dhaka time (+06:00) is the same instant.
+	want("created_gte="+at(made[3].CreatedAt.In(time.FixedZone("BDT", 6*3600))), linked.ID, made[3].ID)
+	want("created_lt="+at(made[1].CreatedAt), made[0].ID)
+	want("source=invoices", linked.ID)
+	want("source=payment-links")
+	want("source=standalone", made[3].ID, made[2].ID, made[1].ID, made[0].ID)
+	want("reference=order-1", made[3].ID, made[1].ID)
+	want("reference=order-1&created_lt="+at(made[3].CreatedAt), made[1].ID)
+	want("reference=INV-7&source=invoices", linked.ID)
+
+	// Paging a range: the cursor stays inside it; a cursor outside the range is 422.
+	l, _ := list(q + "&limit=1")
+	if len(l.Items) != 1 || l.NextCursor == nil || l.Items[0].ID != made[2].ID {
+		t.Fatalf("range page 1: %+v", l)
+	}
+	l, res = list(q + "&limit=1&cursor=" + *l.NextCursor)
+	if len(l.Items) != 1 || l.Items[0].ID != made[1].ID {
+		t.Fatalf("range page 2: %+v", l)
+	}
+	if n := apitest.DDBRequests(t, a, res); n != 4 {
+		t.Errorf("a range page with a cursor made %d DynamoDB requests, want 4", n)
+	}
+	apitest.Envelope(t, a.Do(t, "GET", "/v1/payment-intents?"+q+"&cursor="+linked.ID, a.Creds.ReadonlyKey, ""), 422, "VALIDATION_FAILED")
+
+	for _, bad := range []string{"created_gte=yesterday", "created_lt=2026-13-01T00:00:00Z", "source=invoice", "reference=",
+		"created_lt=" + at(made[0].CreatedAt) + "&created_gte=" + at(made[1].CreatedAt)} {
+		v := apitest.Envelope(t, a.Do(t, "GET", "/v1/payment-intents?"+bad, a.Creds.ReadonlyKey, ""), 422, "VALIDATION_FAILED")
+		name := strings.SplitN(bad, "=", 2)[0]
+		if strings.Contains(bad, "&") {
+			name = "created_lt"
+		}
+		if !strings.Contains(v, "query."+name) {
+			t.Errorf("%s: %s", bad, v)
+		}
+	}
+
+	// A locked intent shows its route and the payer masked.
+	pay(t, a, made[0].PaymentURL, "approve")
+	res = a.Do(t, "GET", "/v1/payment-intents/"+made[0].ID, a.Creds.ReadonlyKey, "")
+	var got struct {
+		Status string `json:"status"`
+		Lock   *struct {
+			Route       string    `json:"route"`
+			PayerMasked string    `json:"payer_masked"`
+			At          time.Time `json:"at"`
+		} `json:"lock"`
+	}
+	if err := json.Unmarshal(res.Body, &got); err != nil || got.Lock == nil || got.Lock.Route != "bkash" ||
+		got.Lock.PayerMasked != "017•••••678" || got.Lock.At.IsZero() || strings.Contains(string(res.Body), "01712345678") {
+		t.Errorf("locked intent: %s", res.Body)
+	}
+}

@@ -113,6 +113,20 @@ type Intent struct {
 	UpdatedAt time.Time       `json:"updated_at"`
 	History   []HistoryEntry  `json:"history"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	// Lock is the payer's route choice on the checkout, once made (the payer masked).
+	Lock *Lock `json:"lock,omitempty"`
+	// FirstVerifiedAt is when a verify first saw the intent COMPLETED.
+	FirstVerifiedAt *time.Time `json:"first_verified_at,omitempty"`
+	// Delivery is the webhook event of the terminal status and every recent attempt to
+	// deliver it (absent without a webhook_url, and while PENDING).
+	Delivery *payment.Delivery `json:"delivery,omitempty"`
+}
+
+// Lock is the route a payer locked and who (masked: payment.MaskPayer), and when.
+type Lock struct {
+	Route       string    `json:"route"`
+	PayerMasked string    `json:"payer_masked"`
+	At          time.Time `json:"at"`
 }
 
 // Linked returns the new PENDING payment of a linked intent priced at price: id, workspace,

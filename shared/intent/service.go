@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,14 @@ type ListQuery struct {
 	Cursor string
 	// DocumentID keeps only intents priced from this document ("" for all).
 	DocumentID string
+	// CreatedFrom and CreatedBefore bound created_at (CreatedFrom <= created_at <
+	// CreatedBefore; zero: unbounded). The store makes them the index query's key condition,
+	// so a range costs what its intents cost, never a scan of the rest.
+	CreatedFrom, CreatedBefore time.Time
+	// Source keeps only intents of this source kind ("" for all). Standalone is decided in the
+	// index (a linked intent's index entry carries its document_id); invoices and
+	// payment-links by Keep too.
+	Source payment.SourceKind
 	// Keep, when set, keeps only the intents it accepts (the status filter, which needs the
 	// effective status and so the whole record).
 	Keep func(*payment.Payment) bool
@@ -100,6 +109,10 @@ type Service struct {
 	Events         Enqueuer
 	EnqueueTimeout time.Duration
 	Now            func() time.Time
+	// NoPaymentURL leaves payment_url empty and Tokens unused: set where the answers are only
+	// rendered, never sent to a client (the dashboard's payments pages), so that function
+	// does not hold CHECKOUT_TOKEN_KEY.
+	NoPaymentURL bool
 }
 
 func (s *Service) now() time.Time {
@@ -422,7 +435,12 @@ type ListResult struct {
 // statuses are the values of the list's status filter.
 var statuses = []payment.Status{payment.Pending, payment.Completed, payment.Failed, payment.Cancelled, payment.Expired}
 
-// listQuery reads limit, cursor, status and document_id (422 naming query.<name>).
+// Filters of the list besides status and document_id: created_gte and created_lt (RFC 3339
+// date-times), source and reference (the intent's exact reference).
+var sourceKinds = []payment.SourceKind{payment.SourceStandalone, payment.SourceInvoice, payment.SourcePaymentLinks}
+
+// listQuery reads limit, cursor, status, document_id, created_gte, created_lt, source and
+// reference (422 naming query.<name>).
 func (req *request) listQuery(now time.Time) (ListQuery, error) {
 	p := req.Query
 	q := ListQuery{WorkspaceID: req.ws, Environment: req.env, Limit: DefaultPageSize}
@@ -442,12 +460,60 @@ func (req *request) listQuery(now time.Time) (ListQuery, error) {
 			q.Limit = n
 		}
 	}
+	var keep []func(*payment.Payment) bool
 	if v, ok := p["status"]; ok {
 		want := payment.Status(strings.ToUpper(v))
 		if !containsStatus(want) {
 			vs = append(vs, apierr.Violation{Path: "query.status", Rule: "must be one of PENDING, COMPLETED, FAILED, CANCELLED, EXPIRED"})
 		} else {
-			q.Keep = func(p *payment.Payment) bool { return p.EffectiveStatus(now) == want }
+			keep = append(keep, func(p *payment.Payment) bool { return p.EffectiveStatus(now) == want })
+		}
+	}
+	for _, name := range []string{"created_gte", "created_lt"} {
+		v, ok := p[name]
+		if !ok {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil || t.Year() < 2000 || t.Year() > 9999 {
+			vs = append(vs, apierr.Violation{Path: "query." + name, Rule: "must be an RFC 3339 date-time, e.g. 2026-05-01T00:00:00+06:00"})
+			continue
+		}
+		if name == "created_gte" {
+			q.CreatedFrom = t.UTC()
+		} else {
+			q.CreatedBefore = t.UTC()
+		}
+	}
+	if !q.CreatedFrom.IsZero() && !q.CreatedBefore.IsZero() && !q.CreatedFrom.Before(q.CreatedBefore) {
+		vs = append(vs, apierr.Violation{Path: "query.created_lt", Rule: "must be after created_gte"})
+	}
+	if v, ok := p["source"]; ok {
+		k := payment.SourceKind(v)
+		if !slices.Contains(sourceKinds, k) {
+			vs = append(vs, apierr.Violation{Path: "query.source", Rule: "must be one of standalone, invoices, payment-links"})
+		} else {
+			q.Source = k
+			if k != payment.SourceStandalone {
+				keep = append(keep, func(p *payment.Payment) bool { return p.Source.Kind == k })
+			}
+		}
+	}
+	if v, ok := p["reference"]; ok {
+		if v == "" || len(v) > 128 {
+			vs = append(vs, apierr.Violation{Path: "query.reference", Rule: "must be 1 to 128 characters (an intent's exact reference)"})
+		} else {
+			keep = append(keep, func(p *payment.Payment) bool { return p.Reference == v })
+		}
+	}
+	if len(keep) > 0 {
+		q.Keep = func(p *payment.Payment) bool {
+			for _, k := range keep {
+				if !k(p) {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	if v, ok := p["document_id"]; ok {
@@ -618,6 +684,9 @@ func (s *Service) answer(req *request, status int, st *Stored) (*web.Response, e
 }
 
 func (s *Service) resource(req *request, st *Stored) (*Intent, error) {
+	if s.NoPaymentURL {
+		return Resource(st, "", s.now()), nil
+	}
 	token, _, err := s.Tokens.CheckoutToken(st.Payment.InvoiceID)
 	if err != nil {
 		return nil, err
@@ -652,6 +721,14 @@ func Resource(st *Stored, paymentURL string, now time.Time) *Intent {
 	}
 	if p.Metadata != "" {
 		it.Metadata = json.RawMessage(p.Metadata)
+	}
+	if p.LockRoute != "" && p.LockedAt != nil {
+		it.Lock = &Lock{Route: p.LockRoute, PayerMasked: payment.MaskPayer(p.LockPayer), At: *p.LockedAt}
+	}
+	it.FirstVerifiedAt = p.FirstVerifiedAt
+	if p.Outbox != nil && p.WebhookURL != "" {
+		d := *p.Outbox
+		it.Delivery = &d
 	}
 	return it
 }

@@ -39,67 +39,21 @@ func (o *Operator) WebhookDeliveries(ctx context.Context, invoiceID string) ([]W
 }
 
 // ErrNotResendable means the event cannot be resent as it is; the error says why.
-var ErrNotResendable = errors.New("cannot resend")
+var ErrNotResendable = webhook.ErrNotResendable
 
 // ResentWebhook is the outcome of a resend: the event as it was, and as it is now (pending,
 // due now, enqueued).
-type ResentWebhook struct {
-	InvoiceID string
-	Before    payment.Delivery
-	After     payment.Delivery
-}
+type ResentWebhook = webhook.Resent
 
-// ResendWebhook sends a payment's recorded event again: the same event id and payload (the
-// sender builds it from the stored payment), signed with a fresh timestamp. The event must be
-// the payment's (eventID guards against resending another than the one looked at). First one
-// conditional UpdateItem makes it pending and due now (Store.ResendDelivery: a delivered or
-// failed event starts a new attempt series; its earlier attempts are kept in PriorAttempts),
-// then the message goes to o.Queue. A lost message is not lost work: the event sits pending in
-// the re-drive's index, which re-enqueues it once it is overdue.
-//
-// A linked intent's delivered or failed event is refused until the re-drive has settled its
-// document follow-up (which a pending event would hold back).
+// ResendWebhook sends a payment's recorded event again with webhook.Resend (the one rule the
+// dashboard's Resend button runs too), as "an operator"; a missing payment wraps
+// dynamo.ErrNotFound.
 func (o *Operator) ResendWebhook(ctx context.Context, invoiceID, eventID string) (*ResentWebhook, error) {
-	if o.Queue == nil {
-		return nil, errors.New("no webhook queue to send the event to")
-	}
-	p, prior, err := o.Store.WebhookDelivery(ctx, invoiceID)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
+	r, err := webhook.Resend(ctx, o.Store, o.Queue, invoiceID, eventID, "an operator", o.now())
+	if errors.Is(err, webhook.ErrNoPayment) {
 		return nil, fmt.Errorf("payment %s: %w", invoiceID, dynamo.ErrNotFound)
 	}
-	ob := p.Outbox
-	switch {
-	case ob == nil:
-		return nil, fmt.Errorf("%w: payment %s has recorded no webhook event (status %s)", ErrNotResendable, invoiceID, p.Status)
-	case ob.EventID != eventID:
-		return nil, fmt.Errorf("%w: payment %s has no event %s (its event is %s)", ErrNotResendable, invoiceID, eventID, ob.EventID)
-	case p.WebhookURL == "":
-		return nil, fmt.Errorf("%w: payment %s has no webhook_url: there is nothing to send", ErrNotResendable, invoiceID)
-	case p.Linked() && ob.Status != payment.DeliveryPending && !ob.Settled:
-		return nil, fmt.Errorf("%w: the document follow-up of %s is not finished yet; the re-drive settles it within minutes, resend after that",
-			ErrNotResendable, eventID)
-	}
-	now := o.now()
-	detail := fmt.Sprintf("resent by an operator after %d attempts (was %s)", prior+ob.Attempts, ob.Status)
-	if ob.Status != payment.DeliveryPending && ob.LastHTTPStatus != 0 {
-		detail = fmt.Sprintf("resent by an operator after %d attempts (was %s, last HTTP %d)", prior+ob.Attempts, ob.Status, ob.LastHTTPStatus)
-	}
-	q, err := o.Store.ResendDelivery(ctx, invoiceID, ob, detail, now)
-	if errors.Is(err, payment.ErrStateChanged) {
-		return nil, fmt.Errorf("event %s changed meanwhile (now %s after %d attempts): look again (webhook deliveries) and retry",
-			eventID, q.Outbox.Status, q.Outbox.Attempts)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := o.Queue.Enqueue(ctx, invoiceID, eventID); err != nil {
-		return nil, fmt.Errorf("event %s is pending and due now, but the enqueue failed (the re-drive re-enqueues it once it is %s overdue): %w",
-			eventID, webhook.DefaultOverdue, err)
-	}
-	return &ResentWebhook{InvoiceID: invoiceID, Before: *ob, After: *q.Outbox}, nil
+	return r, err
 }
 
 // TestEventType is the type of the event TestWebhook sends (webhook.TestEventType).

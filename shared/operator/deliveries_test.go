@@ -73,7 +73,7 @@ func TestResendWebhook(t *testing.T) {
 	// Pending, after two failed attempts: the next is 30 minutes away.
 	for n := 1; n <= 2; n++ {
 		c.add(time.Minute)
-		if err := e.store.RecordAttempt(e.ctx, id, d.EventID, n, payment.DeliveryPending, 503, "HTTP 503", false, c.now(), c.now().Add(30*time.Minute)); err != nil {
+		if err := e.store.RecordAttempt(e.ctx, id, d.EventID, n, payment.DeliveryPending, 503, "HTTP 503", nil, false, c.now(), c.now().Add(30*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func TestResendWebhook(t *testing.T) {
 
 	// Failed after the schedule: pending again with a fresh series, the 12 attempts kept.
 	c.add(time.Minute)
-	if err := e.store.RecordAttempt(e.ctx, id, d.EventID, 12, payment.DeliveryFailed, 500, "HTTP 500", false, c.now(), c.now()); err != nil {
+	if err := e.store.RecordAttempt(e.ctx, id, d.EventID, 12, payment.DeliveryFailed, 500, "HTTP 500", nil, false, c.now(), c.now()); err != nil {
 		t.Fatal(err)
 	}
 	if refs := e.due(t, c.now().Add(time.Hour)); len(refs) != 0 {
@@ -118,7 +118,7 @@ func TestResendWebhook(t *testing.T) {
 		t.Fatalf("due after the resend: %+v", refs)
 	}
 	// Delivered, then resent again: the earlier attempts add up.
-	if err := e.store.RecordAttempt(e.ctx, id, d.EventID, 1, payment.DeliveryDelivered, 204, "HTTP 204", false, c.now(), c.now()); err != nil {
+	if err := e.store.RecordAttempt(e.ctx, id, d.EventID, 1, payment.DeliveryDelivered, 204, "HTTP 204", nil, false, c.now(), c.now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.op.ResendWebhook(e.ctx, id, d.EventID); err != nil {
@@ -131,7 +131,7 @@ func TestResendWebhook(t *testing.T) {
 
 	// The event changed between the read and the write (delivered meanwhile): refused.
 	seen := list[0].Delivery
-	if err := e.store.RecordAttempt(e.ctx, id, d.EventID, 1, payment.DeliveryDelivered, 204, "HTTP 204", false, c.now(), c.now()); err != nil {
+	if err := e.store.RecordAttempt(e.ctx, id, d.EventID, 1, payment.DeliveryDelivered, 204, "HTTP 204", nil, false, c.now(), c.now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.store.ResendDelivery(e.ctx, id, &seen, "x", c.now()); !errors.Is(err, payment.ErrStateChanged) {

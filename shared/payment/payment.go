@@ -12,6 +12,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -171,6 +172,47 @@ type Delivery struct {
 	// lines carry it, in hex, as correlation_id. Short and binary (16 bytes stored): it is in
 	// the payment item, whose size prices every write of it.
 	CID []byte `json:"-" dynamodbav:"cid,omitempty"`
+	// AttemptLog is the event's latest attempts, oldest first, at most AttemptLogSize (the
+	// sender writes it in the same UpdateItem that records the attempt). Short stored names
+	// and whole seconds: the payment item's size prices every write of it.
+	AttemptLog []Attempt `json:"attempt_log,omitempty" dynamodbav:"log,omitempty"`
+}
+
+// Attempt is one delivery attempt of an event: when, the receiver's HTTP status (0 when no
+// answer came back), how long the request took, and why it failed when there was no answer.
+type Attempt struct {
+	At         time.Time `json:"at" dynamodbav:"t,unixtime"`
+	HTTPStatus int       `json:"http_status" dynamodbav:"c,omitempty"`
+	DurationMS int64     `json:"duration_ms" dynamodbav:"d"`
+	Error      string    `json:"error,omitempty" dynamodbav:"e,omitempty"`
+}
+
+// Bounds of the attempt log: the latest AttemptLogSize attempts are kept, each error cut to
+// AttemptErrorMax bytes (on a rune boundary).
+const (
+	AttemptLogSize  = 10
+	AttemptErrorMax = 48
+)
+
+// LogAttempt returns the attempt log with a appended: at most AttemptLogSize entries (the
+// oldest dropped), a's error shortened to AttemptErrorMax bytes and its time to whole seconds.
+func (d *Delivery) LogAttempt(a Attempt) []Attempt {
+	a.At = a.At.UTC().Truncate(time.Second)
+	if len(a.Error) > AttemptErrorMax {
+		cut := AttemptErrorMax
+		for cut > 0 && !utf8.RuneStart(a.Error[cut]) {
+			cut--
+		}
+		a.Error = a.Error[:cut]
+	}
+	var prev []Attempt
+	if d != nil {
+		prev = d.AttemptLog
+	}
+	if len(prev) >= AttemptLogSize {
+		prev = prev[len(prev)-AttemptLogSize+1:]
+	}
+	return append(append(make([]Attempt, 0, len(prev)+1), prev...), a)
 }
 
 // EventRef names one recorded webhook event of a payment.
@@ -395,4 +437,16 @@ func ParseInvoiceID(s string) (string, bool) {
 		return "", false
 	}
 	return id.String(), true
+}
+
+// MaskPayer hides most of a payer identity wherever one is shown (the checkout, the
+// dashboard, the intent resource): 017•••••678 for a phone, r•••@shop.com.bd for an email.
+func MaskPayer(s string) string {
+	if at := strings.IndexByte(s, '@'); at > 0 {
+		return s[:1] + "•••" + s[at:]
+	}
+	if len(s) <= 6 {
+		return strings.Repeat("•", len(s))
+	}
+	return s[:3] + strings.Repeat("•", len(s)-6) + s[len(s)-3:]
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
@@ -54,7 +54,9 @@ type Store interface {
 	// attempt is due. unsettled is true for a linked intent's event whose document follow-up
 	// is not done: the attempt then leaves the event in the settle index (payment.ErrStateChanged
 	// when it was settled meanwhile).
-	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, unsettled bool, now, next time.Time) error
+	// log is the event's attempt log with this attempt appended (payment.Delivery.LogAttempt),
+	// written in the same write.
+	RecordAttempt(ctx context.Context, invoiceID, eventID string, attempts int, status string, httpStatus int, detail string, log []payment.Attempt, unsettled bool, now, next time.Time) error
 }
 
 // SecretSource returns the secrets that sign a workspace's events in an environment (all active
@@ -163,8 +165,11 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	attempt := p.Outbox.Attempts + 1
 	var code int
 	var detail string
+	var took time.Duration
 	if p.WebhookURL != "" {
+		start := time.Now()
 		code, detail = s.post(ctx, p)
+		took = time.Since(start)
 	} else {
 		code, detail = http.StatusNoContent, "no webhook_url: nothing to send (the document learns the outcome)"
 	}
@@ -181,7 +186,13 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 	if status == payment.DeliveryPending {
 		delay = s.schedule()[attempt-1]
 	}
-	if err := s.record(ctx, p, m.EventID, attempt, status, code, detail, now, now.Add(delay)); err != nil {
+	entry := payment.Attempt{At: now, HTTPStatus: code, DurationMS: took.Milliseconds()}
+	if code == 0 {
+		// The full reason is the delivery's detail; the log keeps its start (LogAttempt).
+		entry.Error = strings.TrimPrefix(detail, notDelivered)
+	}
+	log := p.Outbox.LogAttempt(entry)
+	if err := s.record(ctx, p, m.EventID, attempt, status, code, detail, log, now, now.Add(delay)); err != nil {
 		if errors.Is(err, payment.ErrStateChanged) {
 			return false, 0 // another sender recorded this event meanwhile
 		}
@@ -204,9 +215,9 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 // record stores an attempt. A linked intent's event whose document follow-up is not done stays
 // in the settle index; if it was settled meanwhile (by the re-drive), the attempt is recorded
 // again as settled.
-func (s *Sender) record(ctx context.Context, p *payment.Payment, eventID string, attempt int, status string, code int, detail string, now, next time.Time) error {
+func (s *Sender) record(ctx context.Context, p *payment.Payment, eventID string, attempt int, status string, code int, detail string, log []payment.Attempt, now, next time.Time) error {
 	unsettled := p.Linked() && !p.Outbox.Settled
-	err := s.Store.RecordAttempt(ctx, p.InvoiceID, eventID, attempt, status, code, detail, unsettled, now, next)
+	err := s.Store.RecordAttempt(ctx, p.InvoiceID, eventID, attempt, status, code, detail, log, unsettled, now, next)
 	if !unsettled || !errors.Is(err, payment.ErrStateChanged) {
 		return err
 	}
@@ -218,7 +229,7 @@ func (s *Sender) record(ctx context.Context, p *payment.Payment, eventID string,
 		cur.Outbox.Status != payment.DeliveryPending || cur.Outbox.Attempts != p.Outbox.Attempts {
 		return err // another sender recorded this event meanwhile
 	}
-	return s.Store.RecordAttempt(ctx, p.InvoiceID, eventID, attempt, status, code, detail, false, now, next)
+	return s.Store.RecordAttempt(ctx, p.InvoiceID, eventID, attempt, status, code, detail, log, false, now, next)
 }
 
 func (s *Sender) schedule() []time.Duration {
@@ -237,6 +248,9 @@ func statusOf(kind string) payment.Status {
 	}
 	return ""
 }
+
+// notDelivered starts the detail of an attempt that got no HTTP answer.
+const notDelivered = "not delivered: "
 
 // post signs and sends the event; 0 with a detail when no HTTP answer came back.
 func (s *Sender) post(ctx context.Context, p *payment.Payment) (int, string) {
@@ -257,7 +271,7 @@ func (s *Sender) post(ctx context.Context, p *payment.Payment) (int, string) {
 	headers := Headers(secrets, p.Outbox.EventID, s.now(), body)
 	code, err := Post(ctx, s.Client, s.URLs, p.WebhookURL, headers, body)
 	if err != nil {
-		return 0, fmt.Sprintf("not delivered: %v", err)
+		return 0, notDelivered + err.Error()
 	}
 	return code, "HTTP " + strconv.Itoa(code)
 }

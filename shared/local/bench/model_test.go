@@ -213,7 +213,7 @@ func (e *env) storeCheckout(t *testing.T, i, workspace int) {
 	if _, err := e.deps.Store.FinishPayment(ctx, id, payment.Completed, true, d, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.deps.Store.RecordAttempt(ctx, id, d.EventID, 1, payment.DeliveryDelivered, 204, "HTTP 204", false, now, now); err != nil {
+	if err := e.deps.Store.RecordAttempt(ctx, id, d.EventID, 1, payment.DeliveryDelivered, 204, "HTTP 204", nil, false, now, now); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	dashboardcustomers "github.com/takapay/payments/functions/dashboard-customers/handler"
 	dashboarddocuments "github.com/takapay/payments/functions/dashboard-documents/handler"
 	dashboardpasskeys "github.com/takapay/payments/functions/dashboard-passkeys/handler"
+	dashboardpayments "github.com/takapay/payments/functions/dashboard-payments/handler"
 	dashboardwebhooks "github.com/takapay/payments/functions/dashboard-webhooks/handler"
 	dashboard "github.com/takapay/payments/functions/dashboard/handler"
 	documents "github.com/takapay/payments/functions/documents/handler"
@@ -47,7 +48,7 @@ func init() {
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
-	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function, dashboardcustomers.Function,
+	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function, dashboardcustomers.Function, dashboardpayments.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.

@@ -1,0 +1,42 @@
+// Package handler is DashboardPaymentsFunction of template.yaml: its route table and wiring.
+package handler
+
+import (
+	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/dashboard"
+	"github.com/takapay/payments/shared/dashboard/wire"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/sqsqueue"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Function is DashboardPaymentsFunction.
+var Function = app.HTTPFunction{LogicalID: "DashboardPaymentsFunction", Name: "dashboard-payments", Build: Build}
+
+// Build wires the payments pages. They run the API's own intent handlers in-process (list,
+// get; cancel with the webhook queue, exactly as PaymentIntentCancelFunction wires it), and
+// Resend runs webhook.Resend on the table and the same queue. It is its own function because
+// it alone among the dashboard's holds sqs:SendMessage and the payment's state-change and
+// resend UpdateItem: the other pages' functions never get them.
+func Build(d *app.Deps) app.API {
+	s := wire.Build(d, nil, nil).Service
+	// NoPaymentURL: the pages never show a checkout link, so this function does not hold
+	// CHECKOUT_TOKEN_KEY.
+	intents := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, NoPaymentURL: true, Now: d.Now}
+	p := &dashboard.Payments{Service: s, Deliveries: d.Store}
+	if d.Config.WebhookQueueURL != "" {
+		q := &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+		intents.Events, p.Queue = q, q
+	}
+	s.API = web.Routes{
+		dashboard.RouteListIntents:  intents.List,
+		dashboard.RouteGetIntent:    intents.Get,
+		dashboard.RouteCancelIntent: intents.Cancel,
+	}
+	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
+		"GET /dashboard/payments":                     p.List,
+		"GET /dashboard/payments/{paymentID}":         p.Detail,
+		"POST /dashboard/payments/{paymentID}/cancel": p.Cancel,
+		"POST /dashboard/payments/{paymentID}/resend": p.Resend,
+	}}
+}

@@ -1,0 +1,471 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/page"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/webhook"
+)
+
+// Payments serves the payments pages (DashboardPaymentsFunction): the list and a payment's
+// page run the API's intent handlers (Service.API: list, get, cancel) as the signed-in
+// viewer, and Resend runs webhook.Resend, the rule `paymentsctl webhook resend` runs.
+type Payments struct {
+	*Service
+	// Deliveries and Queue are what webhook.Resend reads, writes and enqueues to (the table,
+	// the webhook queue; nil Queue: a resend fails and says so).
+	Deliveries webhook.ResendStore
+	Queue      webhook.Enqueuer
+}
+
+// The API routes the payments pages run (keys of Service.API).
+const (
+	RouteListIntents  = "GET /v1/workspaces/{workspaceID}/payment-intents"
+	RouteGetIntent    = "GET /v1/workspaces/{workspaceID}/payment-intents/{intentID}"
+	RouteCancelIntent = "POST /v1/workspaces/{workspaceID}/payment-intents/{intentID}/cancel"
+)
+
+// paymentsPageSize is the list's page size.
+const paymentsPageSize = 25
+
+// sourceParams maps the page's source filter to the API's.
+var sourceParams = map[string]payment.SourceKind{
+	"standalone": payment.SourceStandalone, "invoice": payment.SourceInvoice, "payment_link": payment.SourcePaymentLinks,
+}
+
+var paymentStatuses = []payment.Status{payment.Pending, payment.Completed, payment.Failed, payment.Cancelled, payment.Expired}
+
+// List is GET /dashboard/payments: newest first, filtered by status, a date range of Dhaka
+// days (the API's created range: the index's key condition), source, and a search — an
+// intent's id opens its page, a document's id lists its intents, anything else is an exact
+// reference.
+func (s *Payments) List(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ViewWorkspace); err != nil {
+			return nil, err
+		}
+		f := &form{values: map[string]string{}}
+		for _, k := range []string{"status", "from", "to", "source", "q"} {
+			f.values[k] = strings.TrimSpace(r.Query[k])
+		}
+		query := map[string]string{"limit": itoa(paymentsPageSize)}
+		if c := r.Query["cursor"]; c != "" {
+			query["cursor"] = c
+		}
+		if v := f.values["status"]; v != "" {
+			if !containsStatus(payment.Status(v)) {
+				f.fail("status", t(r.l(), "dash.pay.err.status"))
+			} else {
+				query["status"] = v
+			}
+		}
+		var from, to time.Time
+		for _, k := range []string{"from", "to"} {
+			v := f.values[k]
+			if v == "" {
+				continue
+			}
+			day, err := time.ParseInLocation("2006-01-02", v, page.Dhaka)
+			if err != nil || day.Year() < 2000 {
+				f.fail(k, t(r.l(), "dash.pay.err.date"))
+				continue
+			}
+			if k == "from" {
+				from = day
+				query["created_gte"] = day.Format(time.RFC3339)
+			} else {
+				to = day
+				query["created_lt"] = day.AddDate(0, 0, 1).Format(time.RFC3339) // the whole day
+			}
+		}
+		if !from.IsZero() && !to.IsZero() && to.Before(from) {
+			f.fail("to", t(r.l(), "dash.pay.err.range"))
+		}
+		if v := f.values["source"]; v != "" {
+			if k, ok := sourceParams[v]; ok {
+				query["source"] = string(k)
+			} else {
+				f.fail("source", t(r.l(), "dash.pay.err.source"))
+			}
+		}
+		if q := f.values["q"]; q != "" {
+			if id, ok := payment.ParseInvoiceID(q); ok {
+				// An intent's id opens its page; otherwise it is a document's id.
+				if _, err := s.call(ctx, r, RouteGetIntent, map[string]string{"intentID": id}, nil, nil, ""); err == nil {
+					return s.redirect(r, "/dashboard/payments/"+id), nil
+				} else if !isNotFound(err) {
+					return nil, err
+				}
+				query["document_id"] = id
+			} else if len(q) > 128 {
+				f.fail("q", t(r.l(), "dash.pay.err.q"))
+			} else {
+				query["reference"] = q
+			}
+		}
+		if f.failed() {
+			return s.paymentsPage(r, 422, f, nil), nil
+		}
+		resp, err := s.call(ctx, r, RouteListIntents, nil, query, nil, "")
+		var ae *apierr.Error
+		if errors.As(err, &ae) && ae.Status() == 422 {
+			return nil, apierr.New(apierr.MalformedRequest, "this page's link is not valid") // a tampered cursor
+		}
+		if err != nil {
+			return nil, err
+		}
+		list, _ := resp.JSON.(intent.ListResult)
+		return s.paymentsPage(r, 200, f, &list), nil
+	})(ctx, wr)
+}
+
+func containsStatus(st payment.Status) bool {
+	for _, v := range paymentStatuses {
+		if v == st {
+			return true
+		}
+	}
+	return false
+}
+
+func isNotFound(err error) bool {
+	var ae *apierr.Error
+	return errors.As(err, &ae) && ae.Status() == 404
+}
+
+func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListResult) *web.Response {
+	return s.page(r, status, t(r.l(), "dash.pay.title"), func(d *doc) {
+		d.errorSummary(f)
+		// The filters: a GET form (nothing changes), so no CSRF token.
+		d.Raw(`<form method="get" class="filters" id="payments-filters" role="search"`)
+		d.URLAttr("action", "/dashboard/payments")
+		d.Raw(">")
+		if r.env() == auth.Live {
+			d.Raw(`<input type="hidden" name="env" value="live">`)
+		}
+		if lang := r.Query[page.QueryParam]; lang != "" {
+			d.Raw(`<input type="hidden"`)
+			d.Attr("name", page.QueryParam)
+			d.Attr("value", lang)
+			d.Raw(">")
+		}
+		d.input(f, "q", "search", "dash.pay.f.q", "off", "dash.pay.f.q_hint", false)
+		opts := [][2]string{{"", "dash.pay.any"}}
+		for _, st := range paymentStatuses {
+			opts = append(opts, [2]string{string(st), "dash.pay.status." + string(st)})
+		}
+		d.selectField(f, "status", "dash.pay.f.status", opts)
+		d.selectField(f, "source", "dash.pay.f.source", [][2]string{{"", "dash.pay.any"},
+			{"standalone", "dash.pay.source.standalone"}, {"invoice", "dash.pay.source.invoices"}, {"payment_link", "dash.pay.source.payment-links"}})
+		d.input(f, "from", "date", "dash.pay.f.from", "off", "dash.pay.f.date_hint", false)
+		d.input(f, "to", "date", "dash.pay.f.to", "off", "dash.pay.f.date_hint", false)
+		d.submit("dash.pay.filter", "filter-payments")
+		d.Raw("</form>\n")
+		if list == nil {
+			return
+		}
+		if len(list.Items) == 0 {
+			d.Raw(`<p id="payments-empty">`)
+			d.text("dash.pay.empty")
+			d.Raw("</p>\n")
+		} else {
+			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="payments-caption"><table id="payments-table"><caption id="payments-caption">`)
+			d.text("dash.pay.caption")
+			d.Raw("</caption><thead><tr>")
+			for _, h := range []string{"created", "reference", "amount", "status", "source"} {
+				d.Raw(`<th scope="col">`)
+				d.text("dash.pay.col." + h)
+				d.Raw("</th>")
+			}
+			d.Raw("</tr></thead><tbody>\n")
+			for _, it := range list.Items {
+				d.Raw("<tr><td>")
+				d.date(it.CreatedAt)
+				d.Raw(`</td><th scope="row"><a`)
+				d.URLAttr("href", r.url("/dashboard/payments/"+it.ID))
+				d.Raw(">")
+				d.Text(it.Reference)
+				d.Raw("</a></th><td>")
+				d.Text(d.l.Amount(it.AmountMinor))
+				d.Raw("</td><td>")
+				d.statusTag(it.Status)
+				d.Raw("</td><td>")
+				d.text("dash.pay.source." + string(it.Source.Kind))
+				d.Raw("</td></tr>\n")
+			}
+			d.Raw("</tbody></table></div>\n")
+		}
+		if list.NextCursor != nil {
+			next := "/dashboard/payments?cursor=" + urlQueryEscape(*list.NextCursor)
+			for _, k := range []string{"status", "from", "to", "source", "q"} {
+				if v := f.value(k); v != "" {
+					next += "&" + k + "=" + urlQueryEscape(v)
+				}
+			}
+			d.Raw(`<p class="links"><a id="payments-next" rel="next"`)
+			d.URLAttr("href", r.url(next))
+			d.Raw(">")
+			d.text("dash.pay.next")
+			d.Raw("</a></p>\n")
+		}
+	})
+}
+
+// selectField writes a labelled select (options: value, message key).
+func (d *doc) selectField(f *form, name, labelKey string, options [][2]string) {
+	id := "f-" + name
+	d.Raw(`<div class="row"><label class="field-label"`)
+	d.Attr("for", id)
+	d.Raw(">")
+	d.text(labelKey)
+	d.Raw(`</label><select class="field"`)
+	d.Attr("id", id)
+	d.Attr("name", name)
+	if e := f.err(name); e != "" {
+		d.Raw(` aria-invalid="true"`)
+		d.Attr("aria-describedby", id+"-error")
+	}
+	d.Raw(">")
+	for _, o := range options {
+		d.Raw("<option")
+		d.Attr("value", o[0])
+		if f.value(name) == o[0] {
+			d.Raw(" selected")
+		}
+		d.Raw(">")
+		d.text(o[1])
+		d.Raw("</option>")
+	}
+	d.Raw("</select>")
+	if e := f.err(name); e != "" {
+		d.Raw(`<p class="field-error"`)
+		d.Attr("id", id+"-error")
+		d.Raw(">")
+		d.Text(e)
+		d.Raw("</p>")
+	}
+	d.Raw("</div>\n")
+}
+
+// statusTag writes a payment status as words (never colour alone).
+func (d *doc) statusTag(st payment.Status) {
+	d.Raw(`<span class="tag status-`)
+	d.Raw(strings.ToLower(string(st)))
+	d.Raw(`">`)
+	d.text("dash.pay.status." + string(st))
+	d.Raw("</span>")
+}
+
+// Detail is GET /dashboard/payments/{paymentID}: the intent as the API reads it (another
+// workspace's or environment's is 404), its timeline, its webhook delivery with every recent
+// attempt, and the Resend and (sandbox, pending) Cancel buttons for developers and above.
+func (s *Payments) Detail(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ViewWorkspace); err != nil {
+			return nil, err
+		}
+		it, err := s.intent(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		return s.detailPage(r, it), nil
+	})(ctx, wr)
+}
+
+// intent reads the path's intent through the API's get.
+func (s *Payments) intent(ctx context.Context, r *req) (*intent.Intent, error) {
+	resp, err := s.call(ctx, r, RouteGetIntent, map[string]string{"intentID": r.PathParams["paymentID"]}, nil, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	it, ok := resp.JSON.(*intent.Intent)
+	if !ok {
+		return nil, errors.New("dashboard: the intent get answered an unexpected value")
+	}
+	return it, nil
+}
+
+func (s *Payments) detailPage(r *req, it *intent.Intent) *web.Response {
+	v := r.viewer
+	title := t(r.l(), "dash.pay.detail.title", "reference", it.Reference)
+	return s.page(r, 200, title, func(d *doc) {
+		switch r.Query["notice"] {
+		case "resent":
+			d.notice("dash.pay.notice.resent")
+		case "cancelled":
+			d.notice("dash.pay.notice.cancelled")
+		}
+		d.Raw(`<dl class="facts"><dt>`)
+		d.text("dash.pay.col.amount")
+		d.Raw(`</dt><dd id="payment-amount">`)
+		d.Text(d.l.Amount(it.AmountMinor))
+		d.Raw(`</dd><dt>`)
+		d.text("dash.pay.col.status")
+		d.Raw(`</dt><dd id="payment-status">`)
+		d.statusTag(it.Status)
+		d.Raw(`</dd><dt>`)
+		d.text("dash.pay.col.reference")
+		d.Raw(`</dt><dd id="payment-reference">`)
+		d.Text(it.Reference)
+		d.Raw(`</dd><dt>`)
+		d.text("dash.pay.col.source")
+		d.Raw(`</dt><dd id="payment-source">`)
+		switch it.Source.Kind {
+		case payment.SourceInvoice, payment.SourcePaymentLinks:
+			d.link("/dashboard/"+string(it.Source.Kind)+"/"+it.Source.DocumentID, "payment-document", "dash.pay.source."+string(it.Source.Kind))
+		default:
+			d.text("dash.pay.source.standalone")
+		}
+		d.Raw(`</dd><dt>`)
+		d.text("dash.pay.id")
+		d.Raw(`</dt><dd id="payment-id"><code>`)
+		d.Text(it.ID)
+		d.Raw("</code></dd></dl>\n")
+
+		// Timeline, oldest first.
+		d.Raw(`<h2>`)
+		d.text("dash.pay.timeline")
+		d.Raw(`</h2><ol class="timeline" id="payment-timeline">`)
+		step := func(id, key string, at time.Time, args ...string) {
+			d.Raw("<li")
+			d.Attr("id", id)
+			d.Raw(">")
+			d.date(at)
+			d.Raw(" — ")
+			d.text(key, args...)
+			d.Raw("</li>")
+		}
+		step("tl-created", "dash.pay.tl.created", it.CreatedAt)
+		if it.Lock != nil {
+			step("tl-locked", "dash.pay.tl.locked", it.Lock.At, "route", it.Lock.Route, "payer", it.Lock.PayerMasked)
+		}
+		if len(it.History) > 1 {
+			end := it.History[len(it.History)-1]
+			step("tl-outcome", "dash.pay.tl.outcome", end.OccurredAt, "status", t(d.l, "dash.pay.status."+string(end.Status)))
+		} else {
+			step("tl-expiry", "dash.pay.tl.expires", it.ExpiresAt)
+		}
+		if it.FirstVerifiedAt != nil {
+			step("tl-verified", "dash.pay.tl.verified", *it.FirstVerifiedAt)
+		}
+		d.Raw("</ol>\n")
+
+		if v.can(auth.WriteDocuments) && r.env() == auth.Sandbox && it.Status == payment.Pending {
+			d.smallButton("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true)
+		}
+
+		// The webhook delivery.
+		d.Raw(`<section id="deliveries"><h2>`)
+		d.text("dash.pay.deliveries")
+		d.Raw("</h2>\n")
+		dl := it.Delivery
+		if dl == nil {
+			d.Raw(`<p id="deliveries-none">`)
+			d.text("dash.pay.deliveries.none")
+			d.Raw("</p></section>\n")
+			return
+		}
+		d.Raw(`<p id="delivery-summary">`)
+		d.text("dash.pay.delivery.summary", "kind", dl.Kind, "status", t(d.l, "dash.pay.delivery."+dl.Status),
+			"attempts", d.l.Digits(itoa(dl.Attempts)))
+		d.Raw(" <code>")
+		d.Text(dl.EventID)
+		d.Raw("</code></p>\n")
+		if dl.Status == payment.DeliveryPending {
+			d.Raw(`<p id="delivery-next">`)
+			d.text("dash.pay.delivery.next")
+			d.Raw(" ")
+			d.date(dl.NextAttemptAt)
+			d.Raw("</p>\n")
+		}
+		if len(dl.AttemptLog) > 0 {
+			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="attempts-caption"><table id="attempts-table"><caption id="attempts-caption">`)
+			d.text("dash.pay.attempts.caption")
+			d.Raw("</caption><thead><tr>")
+			for _, h := range []string{"at", "code", "duration", "error"} {
+				d.Raw(`<th scope="col">`)
+				d.text("dash.pay.attempts." + h)
+				d.Raw("</th>")
+			}
+			d.Raw("</tr></thead><tbody>\n")
+			for i := len(dl.AttemptLog) - 1; i >= 0; i-- { // newest first
+				a := dl.AttemptLog[i]
+				d.Raw("<tr><td>")
+				d.date(a.At)
+				d.Raw("</td><td>")
+				if a.HTTPStatus == 0 {
+					d.text("dash.pay.attempts.no_answer")
+				} else {
+					d.Text(d.l.Digits(itoa(a.HTTPStatus)))
+				}
+				d.Raw("</td><td>")
+				d.text("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS))
+				d.Raw("</td><td>")
+				d.Text(a.Error)
+				d.Raw("</td></tr>\n")
+			}
+			d.Raw("</tbody></table></div>\n")
+		} else if dl.Detail != "" {
+			d.Raw(`<p id="delivery-detail">`)
+			d.Text(dl.Detail)
+			d.Raw("</p>\n")
+		}
+		if v.can(auth.WriteDocuments) {
+			d.smallButton("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)
+		}
+		d.Raw("</section>\n")
+	})
+}
+
+// Cancel is POST /dashboard/payments/{paymentID}/cancel: the API's cancel (sandbox only,
+// developer and above), then back to the payment's page.
+func (s *Payments) Cancel(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.WriteDocuments); err != nil {
+			return nil, err
+		}
+		id := r.PathParams["paymentID"]
+		if _, err := s.call(ctx, r, RouteCancelIntent, map[string]string{"intentID": id}, nil, nil, ""); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/payments/"+id+"?notice=cancelled"), nil
+	})(ctx, wr)
+}
+
+// Resend is POST /dashboard/payments/{paymentID}/resend (form field event_id): developer and
+// above, the payment read through the API first (another workspace's is 404), then
+// webhook.Resend — the rule paymentsctl webhook resend runs.
+func (s *Payments) Resend(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.WriteDocuments); err != nil {
+			return nil, err
+		}
+		it, err := s.intent(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		eventID := r.field("event_id")
+		if it.Delivery == nil || eventID != it.Delivery.EventID {
+			return nil, apierr.New(apierr.StateConflict, "this payment has no such event")
+		}
+		by := "the dashboard (" + r.viewer.user.Email + ")"
+		_, err = webhook.Resend(ctx, s.Deliveries, s.Queue, it.ID, eventID, by, s.now().UTC())
+		switch {
+		case errors.Is(err, webhook.ErrNotResendable), errors.Is(err, webhook.ErrResendConflict):
+			return nil, apierr.New(apierr.StateConflict, "%s", err.Error())
+		case errors.Is(err, webhook.ErrNoPayment):
+			return nil, apierr.New(apierr.NotFound, "no such payment")
+		case err != nil:
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/payments/"+it.ID+"?notice=resent"), nil
+	})(ctx, wr)
+}
