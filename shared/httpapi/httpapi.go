@@ -188,6 +188,10 @@ func (a Adapter) render(req *web.Request, resp *web.Response, err error) (events
 	if status == 0 {
 		status = http.StatusOK
 	}
+	if resp.Binary {
+		return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: base64.StdEncoding.EncodeToString(body),
+			IsBase64Encoded: true, Cookies: resp.Cookies}, "", nil
+	}
 	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: string(body), Cookies: resp.Cookies}, "", nil
 }
 
