@@ -48,6 +48,8 @@ const (
 	InviteRevoked        Action = "invite.revoked"
 	PasskeyAdded         Action = "passkey.added"
 	PasskeyRemoved       Action = "passkey.removed"
+	// PaymentsExported is a CSV export of payments (the dashboard's export page).
+	PaymentsExported Action = "payments.exported"
 )
 
 // Actions lists every action Record accepts.
@@ -56,6 +58,7 @@ var Actions = []Action{
 	KeyCreated, KeyRevoked, KeyRolled, WebhookSecretIssued, WebhookSecretRolled,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, MemberLeft,
 	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved,
+	PaymentsExported,
 }
 
 // Field bounds (bytes of UTF-8; longer values are cut at a character boundary). With ids of

@@ -25,6 +25,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/web"
 )
@@ -67,6 +68,10 @@ type Service struct {
 	// API holds the API's workspace-route handlers the function's pages run (api.go), keyed
 	// by the API's route key ("GET /v1/workspaces/{workspaceID}/documents/invoices").
 	API web.Routes
+	// Payments streams the workspace's payments (the overview's figures and the export, in
+	// home.go and export.go): the store. Exports records an export in the activity log.
+	Payments export.Store
+	Exports  ExportRecorder
 
 	scriptOnce sync.Once
 	inline     *page.Inline

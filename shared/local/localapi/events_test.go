@@ -38,8 +38,8 @@ func TestSampleEvents(t *testing.T) {
 	want := map[string]int{"checkout-view.json": 404, "documents-create-invoice.json": 201, "merchant-context.json": 200, "payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
 		"payment-intents-create.json": 201, "payment-intent-cancel.json": 200, "public-documents-view.json": 404,
 		"probes-readyz.json": 200, "probes-not-deployed.json": 404,
-		// The dashboard's sign-in page; the passkeys page without a session goes to sign in.
-		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303}
+		// The dashboard's sign-in page; the passkeys and export pages without a session go to sign in.
+		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303, "dashboard-export-csv.json": 303}
 	covered := map[string]bool{}
 	for _, f := range files {
 		name := filepath.Base(f)
@@ -79,8 +79,9 @@ func TestSampleEvents(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		var fn *samtemplate.Function
-		for i, tf := range a.Stack.Template.Functions {
-			if strings.HasPrefix(name, strings.TrimPrefix(tf.Dir, "functions/")) {
+		for i, tf := range a.Stack.Template.Functions { // the longest directory that prefixes the name
+			if dir := strings.TrimPrefix(tf.Dir, "functions/"); strings.HasPrefix(name, dir) &&
+				(fn == nil || len(dir) > len(strings.TrimPrefix(fn.Dir, "functions/"))) {
 				fn = &a.Stack.Template.Functions[i]
 			}
 		}

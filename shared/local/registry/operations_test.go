@@ -96,8 +96,8 @@ func TestTemplateOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	tpl, _ := loadTemplate(t)
-	if len(tpl.Functions) != 13 {
-		t.Errorf("template has %d functions; this test and README \"Operations\" count 13", len(tpl.Functions))
+	if len(tpl.Functions) != 14 {
+		t.Errorf("template has %d functions; this test and README \"Operations\" count 14", len(tpl.Functions))
 	}
 	resourceType := func(id string) string { return render(node(&doc, "Resources", id, "Type")) }
 	logGroupOK := func(where, ref string) {

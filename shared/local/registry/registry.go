@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	checkout "github.com/takapay/payments/functions/checkout/handler"
+	dashboardexport "github.com/takapay/payments/functions/dashboard-export/handler"
 	dashboardpasskeys "github.com/takapay/payments/functions/dashboard-passkeys/handler"
 	dashboard "github.com/takapay/payments/functions/dashboard/handler"
 	documents "github.com/takapay/payments/functions/documents/handler"
@@ -42,7 +43,7 @@ func init() {
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
-	dashboard.Function, dashboardpasskeys.Function,
+	dashboard.Function, dashboardpasskeys.Function, dashboardexport.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.
