@@ -474,6 +474,25 @@ func TestBase64Body(t *testing.T) {
 	}
 }
 
+// A binary response (gzip, an image) goes out base64-encoded with isBase64Encoded; text as it is.
+func TestBinaryResponse(t *testing.T) {
+	payload := []byte{0x1f, 0x8b, 0x08, 0x00, 0xff, 0xfe, 'a'}
+	for _, binary := range []bool{true, false} {
+		h := func(context.Context, *web.Request) (*web.Response, error) {
+			return &web.Response{Status: 200, Headers: map[string]string{"Content-Type": "application/gzip"}, Raw: payload, Binary: binary}, nil
+		}
+		out, _ := invoke(t, httpapi.Adapter{}, h, event("GET", "/x", "", nil))
+		if binary {
+			got, err := base64.StdEncoding.DecodeString(out.Body)
+			if !out.IsBase64Encoded || err != nil || !bytes.Equal(got, payload) {
+				t.Errorf("binary: base64 %v, body %q (%v)", out.IsBase64Encoded, out.Body, err)
+			}
+		} else if out.IsBase64Encoded || out.Body != string(payload) {
+			t.Errorf("text: base64 %v, body %q", out.IsBase64Encoded, out.Body)
+		}
+	}
+}
+
 func TestBodyLimitBoundary(t *testing.T) {
 	tests := []struct {
 		name   string
