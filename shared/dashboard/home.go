@@ -111,7 +111,7 @@ func (d *doc) envSwitch() {
 	d.Raw("><ul>")
 	for _, e := range []auth.Environment{auth.Sandbox, auth.Live} {
 		d.Raw("<li><a")
-		d.Attr("id", "env-"+string(e))
+		d.Attr("id", "env-switch-"+string(e))
 		d.URLAttr("href", d.r.url("/dashboard?env="+string(e)))
 		if d.r.env() == e {
 			d.Raw(` aria-current="page"><strong>`)

@@ -25,7 +25,7 @@ import (
 // in the store (completed, pending, linked to an invoice, with a failing delivery) in two
 // environments of the seeded workspace and in another workspace, the functions' clock fixed.
 
-type seeded struct {
+type seededPayment struct {
 	id         string
 	ws         string
 	env        auth.Environment
@@ -40,7 +40,7 @@ type seeded struct {
 	wantExport bool
 }
 
-func seedPayment(t *testing.T, a *localapi.TestAPI, s seeded) {
+func seedPayment(t *testing.T, a *localapi.TestAPI, s seededPayment) {
 	t.Helper()
 	p := &payment.Payment{InvoiceID: s.id, WorkspaceID: s.ws, Environment: s.env, Status: s.status, AmountMinor: s.amount,
 		Currency: "BDT", Reference: s.reference, CheckoutHash: []byte{1}, RequestHash: "00", CreatedAt: s.created,
@@ -54,15 +54,15 @@ func seedPayment(t *testing.T, a *localapi.TestAPI, s seeded) {
 	}
 }
 
-// client sends requests with a session cookie and no automatic gzip.
-type client struct {
+// sessionClient sends requests with a session cookie and no automatic gzip.
+type sessionClient struct {
 	t      *testing.T
 	a      *localapi.TestAPI
 	cookie string
 	c      *http.Client
 }
 
-func (c *client) get(path string, headers ...string) (*http.Response, []byte) {
+func (c *sessionClient) get(path string, headers ...string) (*http.Response, []byte) {
 	c.t.Helper()
 	req, _ := http.NewRequest("GET", c.a.URL+path, nil)
 	req.AddCookie(&http.Cookie{Name: "takapay_session", Value: c.cookie})
@@ -80,9 +80,48 @@ func (c *client) get(path string, headers ...string) (*http.Response, []byte) {
 }
 
 // requests is the DynamoDB requests of a response, from its log line.
-func (c *client) requests(res *http.Response) int {
+func (c *sessionClient) requests(res *http.Response) int {
 	c.t.Helper()
 	return apitest.DDBRequests(c.t, c.a, &localapi.Result{Header: res.Header})
+}
+
+// seededID is a seeded payment's id.
+func seededID(n string) string { return "0195f3a4-5555-7000-8000-0000000000" + n }
+
+// overviewPayments are the payments the overview and export tests seed in the workspace ws
+// (and in another one), around now.
+func overviewPayments(ws string, now time.Time) []seededPayment {
+	other := "0195f3a4-0000-7000-8000-0000000000ff"
+	today := export.DayStart(now)
+	weekStart := today.AddDate(0, 0, -6)
+	return []seededPayment{
+		// Today: completed, its delivery failing (gave up after 12 attempts, last answer 500).
+		{id: seededID("01"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 15050, created: today.Add(time.Hour),
+			finished: today.Add(time.Hour + time.Minute), reference: "অর্ডার ১, শাড়ি", lockRoute: "bkash", wantExport: true,
+			outbox: &payment.Delivery{EventID: "evt_1", Kind: "payment.completed", Status: payment.DeliveryFailed, Attempts: 12,
+				LastHTTPStatus: 500, CreatedAt: today.Add(time.Hour), NextAttemptAt: today.Add(time.Hour)}},
+		// Today: an invoice's intent, completed; its reference would be a formula.
+		{id: seededID("02"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 20000, created: today.Add(2 * time.Hour),
+			finished: today.Add(2*time.Hour + time.Minute), reference: `=HYPERLINK("http://evil.example")`, wantExport: true,
+			source: payment.Source{Kind: payment.SourceInvoice, DocumentID: "0195f3a4-6666-7000-8000-000000000001", DocumentVersion: 1}},
+		// Created yesterday, completed today (counts today: the completion's day).
+		{id: seededID("03"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 100, created: today.Add(-time.Hour),
+			finished: today.Add(time.Minute), reference: "late", wantExport: true},
+		// Two days ago.
+		{id: seededID("04"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 100000, created: today.AddDate(0, 0, -2),
+			finished: today.AddDate(0, 0, -2).Add(time.Minute), reference: "line one\nline two", wantExport: true},
+		// Pending today: not completed.
+		{id: seededID("05"), ws: ws, env: auth.Sandbox, status: payment.Pending, amount: 5000, created: today.Add(3 * time.Hour),
+			reference: "waiting", wantExport: true},
+		// Completed just before the 7 days began: outside the figures and the export's range.
+		{id: seededID("06"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 99900, created: weekStart.Add(-2 * time.Hour),
+			finished: weekStart.Add(-time.Hour), reference: "old"},
+		// Live, and another workspace: never in the sandbox's figures or export.
+		{id: seededID("07"), ws: ws, env: auth.Live, status: payment.Completed, amount: 777700, created: today.Add(time.Hour),
+			finished: today.Add(time.Hour + time.Minute), reference: "live one"},
+		{id: seededID("08"), ws: other, env: auth.Sandbox, status: payment.Completed, amount: 333300, created: today.Add(time.Hour),
+			finished: today.Add(time.Hour + time.Minute), reference: "not yours"},
+	}
 }
 
 func TestOverviewAndExportOverTheGateway(t *testing.T) {
@@ -90,42 +129,13 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 	// 15:00 in Dhaka: the Dhaka day began 15 hours ago.
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	a := localapi.StartTestAPI(t, localapi.Options{Now: func() time.Time { return now }})
-	ws, other := a.Creds.WorkspaceID, "0195f3a4-0000-7000-8000-0000000000ff"
+	ws := a.Creds.WorkspaceID
 	today := export.DayStart(now)
-	weekStart := today.AddDate(0, 0, -6)
-	id := func(n string) string { return "0195f3a4-5555-7000-8000-0000000000" + n }
-	pays := []seeded{
-		// Today: completed, its delivery failing (gave up after 12 attempts, last answer 500).
-		{id: id("01"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 15050, created: today.Add(time.Hour),
-			finished: today.Add(time.Hour + time.Minute), reference: "অর্ডার ১, শাড়ি", lockRoute: "bkash", wantExport: true,
-			outbox: &payment.Delivery{EventID: "evt_1", Kind: "payment.completed", Status: payment.DeliveryFailed, Attempts: 12,
-				LastHTTPStatus: 500, CreatedAt: today.Add(time.Hour), NextAttemptAt: today.Add(time.Hour)}},
-		// Today: an invoice's intent, completed; its reference would be a formula.
-		{id: id("02"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 20000, created: today.Add(2 * time.Hour),
-			finished: today.Add(2*time.Hour + time.Minute), reference: `=HYPERLINK("http://evil.example")`, wantExport: true,
-			source: payment.Source{Kind: payment.SourceInvoice, DocumentID: "0195f3a4-6666-7000-8000-000000000001", DocumentVersion: 1}},
-		// Created yesterday, completed today (counts today: the completion's day).
-		{id: id("03"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 100, created: today.Add(-time.Hour),
-			finished: today.Add(time.Minute), reference: "late", wantExport: true},
-		// Two days ago.
-		{id: id("04"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 100000, created: today.AddDate(0, 0, -2),
-			finished: today.AddDate(0, 0, -2).Add(time.Minute), reference: "line one\nline two", wantExport: true},
-		// Pending today: not completed.
-		{id: id("05"), ws: ws, env: auth.Sandbox, status: payment.Pending, amount: 5000, created: today.Add(3 * time.Hour),
-			reference: "waiting", wantExport: true},
-		// Completed just before the 7 days began: outside the figures and the export's range.
-		{id: id("06"), ws: ws, env: auth.Sandbox, status: payment.Completed, amount: 99900, created: weekStart.Add(-2 * time.Hour),
-			finished: weekStart.Add(-time.Hour), reference: "old"},
-		// Live, and another workspace: never in the sandbox's figures or export.
-		{id: id("07"), ws: ws, env: auth.Live, status: payment.Completed, amount: 777700, created: today.Add(time.Hour),
-			finished: today.Add(time.Hour + time.Minute), reference: "live one"},
-		{id: id("08"), ws: other, env: auth.Sandbox, status: payment.Completed, amount: 333300, created: today.Add(time.Hour),
-			finished: today.Add(time.Hour + time.Minute), reference: "not yours"},
-	}
+	pays := overviewPayments(ws, now)
 	for _, p := range pays {
 		seedPayment(t, a, p)
 	}
-	owner := &client{t: t, a: a, cookie: a.Creds.SessionToken, c: &http.Client{Timeout: 30 * time.Second,
+	owner := &sessionClient{t: t, a: a, cookie: a.Creds.SessionToken, c: &http.Client{Timeout: 30 * time.Second,
 		Transport:     &http.Transport{DisableCompression: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 
@@ -163,7 +173,7 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 		}
 	}
 	failing := section(page, "failing-deliveries")
-	if !strings.Contains(failing, id("01")) || !strings.Contains(failing, "500") || strings.Contains(failing, id("02")) {
+	if !strings.Contains(failing, seededID("01")) || !strings.Contains(failing, "500") || strings.Contains(failing, seededID("02")) {
 		t.Errorf("failing deliveries: %s", failing)
 	}
 	if !strings.Contains(section(page, "env-switch"), `href="/dashboard?env=live"`) {
@@ -182,10 +192,10 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 	if s := section(page, "stats-today"); !strings.Contains(s, ">1<") || !strings.Contains(s, "৳7,777.00") {
 		t.Errorf("live today: %s", s)
 	}
-	if l := section(page, "latest-payments"); !strings.Contains(l, id("07")) || strings.Contains(l, id("01")) {
+	if l := section(page, "latest-payments"); !strings.Contains(l, seededID("07")) || strings.Contains(l, seededID("01")) {
 		t.Errorf("live latest: %s", l)
 	}
-	if !strings.Contains(page, `href="/dashboard/payments/`+id("07")+`?env=live"`) || !strings.Contains(page, `href="/dashboard/export?env=live"`) {
+	if !strings.Contains(page, `href="/dashboard/payments/`+seededID("07")+`?env=live"`) || !strings.Contains(page, `href="/dashboard/export?env=live"`) {
 		t.Errorf("live links lose env=live")
 	}
 
@@ -240,10 +250,10 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if !slices.Equal(got, []string{id("04"), id("03"), id("01"), id("02"), id("05")}) {
+	if !slices.Equal(got, []string{seededID("04"), seededID("03"), seededID("01"), seededID("02"), seededID("05")}) {
 		t.Errorf("export rows (oldest first) %v, want the set %v", got, want)
 	}
-	if refs[id("01")] != "অর্ডার ১, শাড়ি" || refs[id("02")] != `'=HYPERLINK("http://evil.example")` || refs[id("04")] != "line one\nline two" {
+	if refs[seededID("01")] != "অর্ডার ১, শাড়ি" || refs[seededID("02")] != `'=HYPERLINK("http://evil.example")` || refs[seededID("04")] != "line one\nline two" {
 		t.Errorf("references: %q", refs)
 	}
 	for _, raw := range []string{`"অর্ডার ১, শাড়ি"`, `"'=HYPERLINK(""http://evil.example"")"`, "\"line one\r\nline two\""} {
@@ -268,7 +278,7 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 
 	// Live: its one payment.
 	_, body = owner.get("/dashboard/export.csv?env=live&from=" + from + "&to=" + to)
-	if !bytes.Contains(body, []byte(id("07"))) || bytes.Contains(body, []byte(id("01"))) || bytes.Count(body, []byte("\r\n")) != 2 {
+	if !bytes.Contains(body, []byte(seededID("07"))) || bytes.Contains(body, []byte(seededID("01"))) || bytes.Count(body, []byte("\r\n")) != 2 {
 		t.Errorf("live export:\n%s", body)
 	}
 
@@ -296,7 +306,7 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viewer := &client{t: t, a: a, cookie: sess.Token, c: owner.c}
+	viewer := &sessionClient{t: t, a: a, cookie: sess.Token, c: owner.c}
 	if res, body := viewer.get("/dashboard/export.csv?from=" + from + "&to=" + to); res.StatusCode != 200 || !bytes.Equal(body, plain) {
 		t.Errorf("viewer's export: %d", res.StatusCode)
 	}
@@ -308,7 +318,7 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 		t.Errorf("activity: %d\n%.3000s", res.StatusCode, act)
 	}
 	// Without a session: to sign in.
-	anon := &client{t: t, a: a, c: owner.c}
+	anon := &sessionClient{t: t, a: a, c: owner.c}
 	if res, _ := anon.get("/dashboard/export.csv?from=" + from + "&to=" + to); res.StatusCode != 303 {
 		t.Errorf("export without a session: %d", res.StatusCode)
 	}
