@@ -50,6 +50,8 @@ const (
 	PasskeyRemoved       Action = "passkey.removed"
 	DocumentWebhookSet   Action = "document_webhook.set"
 	WebhookTestSent      Action = "webhook.test_sent"
+	// PaymentsExported is a CSV export of payments (the dashboard's export page).
+	PaymentsExported Action = "payments.exported"
 )
 
 // Actions lists every action Record accepts.
@@ -58,6 +60,7 @@ var Actions = []Action{
 	KeyCreated, KeyRevoked, KeyRolled, WebhookSecretIssued, WebhookSecretRolled,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, MemberLeft,
 	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved, DocumentWebhookSet, WebhookTestSent,
+	PaymentsExported,
 }
 
 // Field bounds (bytes of UTF-8; longer values are cut at a character boundary). With ids of

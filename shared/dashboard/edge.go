@@ -25,6 +25,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/web"
 )
@@ -71,6 +72,10 @@ type Service struct {
 	QR QRCodes
 	// Webhooks lists deliveries and sends test events (webhooks.go; DashboardWebhooksFunction).
 	Webhooks Webhooks
+	// Payments streams the workspace's payments (the overview's figures and the export, in
+	// home.go and export.go): the store. Exports records an export in the activity log.
+	Payments export.Store
+	Exports  ExportRecorder
 
 	scriptOnce sync.Once
 	inline     *page.Inline

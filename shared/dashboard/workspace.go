@@ -44,11 +44,19 @@ func (s *Service) Home(ctx context.Context, wr *web.Request) (*web.Response, err
 				s.accountActions(d)
 			}), nil
 		}
+		var o *overview
+		if s.Payments != nil && v.can(auth.ViewWorkspace) {
+			var err error
+			if o, err = s.overview(ctx, v.ws.WorkspaceID, r.env()); err != nil {
+				return nil, err
+			}
+		}
 		return s.page(r, 200, t(r.l(), "dash.home.title"), func(d *doc) {
 			switch r.Query["notice"] {
 			case "joined":
 				d.notice("dash.notice.joined", "workspace", v.ws.WorkspaceName)
 			}
+			d.envSwitch()
 			d.Raw(`<dl><dt>`)
 			d.text("dash.home.workspace")
 			d.Raw(`</dt><dd id="home-workspace">`)
@@ -56,14 +64,22 @@ func (s *Service) Home(ctx context.Context, wr *web.Request) (*web.Response, err
 			d.Raw(`</dd><dt>`)
 			d.text("dash.home.environment")
 			d.Raw(`</dt><dd id="home-environment">`)
-			d.text("dash.home.sandbox")
+			if r.env() == auth.Live {
+				d.text("dash.overview.live")
+			} else {
+				d.text("dash.home.sandbox")
+			}
 			d.Raw(`</dd><dt>`)
 			d.text("dash.home.you")
 			d.Raw(`</dt><dd id="home-user">`)
 			d.Text(v.user.Email)
 			d.Raw(" · ")
 			d.text("dash.role." + string(v.ws.Role))
-			d.Raw("</dd></dl>\n<h2>")
+			d.Raw("</dd></dl>\n")
+			if o != nil {
+				d.overviewPayments(o)
+			}
+			d.Raw("<h2>")
 			d.text("dash.home.can")
 			d.Raw("</h2>\n<ul id=\"home-links\">")
 			li := func(path, id, key string) {

@@ -190,9 +190,9 @@ func (a Adapter) render(req *web.Request, resp *web.Response, err error) (events
 		status = http.StatusOK
 	}
 	out := events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: headers, Body: string(body), Cookies: resp.Cookies}
-	if !utf8.Valid(body) {
-		// Binary (a PNG): the payload is JSON, so the body travels base64 and API Gateway
-		// decodes it for the client.
+	if resp.Binary || !utf8.Valid(body) {
+		// Binary (a gzip stream, a PNG): the payload is JSON, so the body travels base64 and
+		// API Gateway decodes it for the client.
 		out.Body, out.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
 	}
 	return out, "", nil

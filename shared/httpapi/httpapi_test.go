@@ -502,6 +502,19 @@ func TestBinaryResponseBody(t *testing.T) {
 	}
 }
 
+// A response marked Binary (gzip) goes out base64 even when its bytes happen to be valid UTF-8.
+func TestBinaryFlagResponse(t *testing.T) {
+	payload := []byte("id,amount\n")
+	h := func(context.Context, *web.Request) (*web.Response, error) {
+		return &web.Response{Status: 200, Headers: map[string]string{"Content-Type": "application/gzip"}, Raw: payload, Binary: true}, nil
+	}
+	out, _ := invoke(t, httpapi.Adapter{}, h, event("GET", "/x", "", nil))
+	got, err := base64.StdEncoding.DecodeString(out.Body)
+	if !out.IsBase64Encoded || err != nil || !bytes.Equal(got, payload) {
+		t.Errorf("binary: base64 %v, body %q (%v)", out.IsBase64Encoded, out.Body, err)
+	}
+}
+
 func TestBodyLimitBoundary(t *testing.T) {
 	tests := []struct {
 		name   string

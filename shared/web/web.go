@@ -77,6 +77,9 @@ type Response struct {
 	Headers map[string]string
 	JSON    any
 	Raw     []byte
+	// Binary sends Raw as it is, not as text: base64-encoded in the gateway's response
+	// (payload 2.0's isBase64Encoded), which a gzip body or an image needs.
+	Binary bool
 	// Cookies are Set-Cookie values, one cookie each (payload 2.0's cookies: a map of headers
 	// cannot carry two Set-Cookie headers).
 	Cookies []string

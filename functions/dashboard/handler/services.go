@@ -36,5 +36,8 @@ func Service(d *app.Deps) *dashboard.Service {
 	}
 	p := wire.Build(d, sender, sealer)
 	p.Service.OfferPasskeys = p.Origin != nil
+	if d.Store != nil {
+		p.Service.Payments = d.Store // the overview's payments (GSI3 and BatchGetItem)
+	}
 	return p.Service
 }

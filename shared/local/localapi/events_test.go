@@ -40,7 +40,7 @@ func TestSampleEvents(t *testing.T) {
 		"probes-readyz.json": 200, "probes-not-deployed.json": 404,
 		// The dashboard's sign-in page; the passkeys page without a session goes to sign in.
 		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303,
-		"dashboard-documents-invoices.json": 303, "dashboard-webhooks-page.json": 303, "dashboard-customers-list.json": 303, "dashboard-payments-list.json": 303}
+		"dashboard-documents-invoices.json": 303, "dashboard-webhooks-page.json": 303, "dashboard-customers-list.json": 303, "dashboard-payments-list.json": 303, "dashboard-export-csv.json": 303}
 	covered := map[string]bool{}
 	for _, f := range files {
 		name := filepath.Base(f)

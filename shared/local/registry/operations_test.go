@@ -96,8 +96,8 @@ func TestTemplateOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	tpl, _ := loadTemplate(t)
-	if len(tpl.Functions) != 17 {
-		t.Errorf("template has %d functions; this test and README \"Operations\" count 17", len(tpl.Functions))
+	if len(tpl.Functions) != 18 {
+		t.Errorf("template has %d functions; this test and README \"Operations\" count 18", len(tpl.Functions))
 	}
 	resourceType := func(id string) string { return render(node(&doc, "Resources", id, "Type")) }
 	logGroupOK := func(where, ref string) {

@@ -12,6 +12,7 @@ import (
 	checkout "github.com/takapay/payments/functions/checkout/handler"
 	dashboardcustomers "github.com/takapay/payments/functions/dashboard-customers/handler"
 	dashboarddocuments "github.com/takapay/payments/functions/dashboard-documents/handler"
+	dashboardexport "github.com/takapay/payments/functions/dashboard-export/handler"
 	dashboardpasskeys "github.com/takapay/payments/functions/dashboard-passkeys/handler"
 	dashboardpayments "github.com/takapay/payments/functions/dashboard-payments/handler"
 	dashboardwebhooks "github.com/takapay/payments/functions/dashboard-webhooks/handler"
@@ -48,7 +49,7 @@ func init() {
 var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
-	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function, dashboardcustomers.Function, dashboardpayments.Function,
+	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function, dashboardcustomers.Function, dashboardpayments.Function, dashboardexport.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.
