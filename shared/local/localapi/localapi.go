@@ -56,21 +56,9 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 	deps := map[string]*app.Deps{}
 	var routes []localgw.Route
 	for _, f := range stack.Template.Functions {
-		env, err := stack.Resources.FunctionEnv(f.LogicalID)
+		env, err := FunctionEnv(stack, f.LogicalID, opts)
 		if err != nil {
 			return nil, nil, err
-		}
-		env = maps.Clone(env)
-		if opts.BaseURL != "" {
-			env["PUBLIC_BASE_URL"] = opts.BaseURL
-		}
-		if opts.AllowLocalhostURLs {
-			env["ALLOW_LOCALHOST_URLS"] = "true"
-		}
-		maps.Copy(env, opts.Env)
-		// A function the template gives a KMS key (empty locally) gets the stack's local key.
-		if v, ok := env[app.EnvWebhookSecretsKeyID]; ok && v == "" {
-			env[app.EnvLocalSealingKey] = base64.StdEncoding.EncodeToString(stack.SealingKey)
 		}
 		c, err := app.ConfigFromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 		if err != nil {
@@ -110,6 +98,30 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		return nil, nil, err
 	}
 	return gw, deps, nil
+}
+
+// FunctionEnv is the environment the local stack gives a function: template.yaml's, with the
+// stack's names, then PUBLIC_BASE_URL, ALLOW_LOCALHOST_URLS and Options.Env, and the stack's
+// local sealing key where the template's KMS key id is empty. The in-process handlers and the
+// real bootstraps under the emulator (package rie) both run with it.
+func FunctionEnv(stack *devstack.Stack, logicalID string, opts Options) (map[string]string, error) {
+	env, err := stack.Resources.FunctionEnv(logicalID)
+	if err != nil {
+		return nil, err
+	}
+	env = maps.Clone(env)
+	if opts.BaseURL != "" {
+		env["PUBLIC_BASE_URL"] = opts.BaseURL
+	}
+	if opts.AllowLocalhostURLs {
+		env["ALLOW_LOCALHOST_URLS"] = "true"
+	}
+	maps.Copy(env, opts.Env)
+	// A function the template gives a KMS key (empty locally) gets the stack's local key.
+	if v, ok := env[app.EnvWebhookSecretsKeyID]; ok && v == "" {
+		env[app.EnvLocalSealingKey] = base64.StdEncoding.EncodeToString(stack.SealingKey)
+	}
+	return env, nil
 }
 
 var _ http.Handler = (*localgw.Gateway)(nil)

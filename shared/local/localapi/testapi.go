@@ -35,6 +35,9 @@ type TestAPI struct {
 	Creds *Credentials
 	Logs  *LogBuffer
 	Deps  map[string]*app.Deps
+	// Options are the options the API was built with (defaults filled in): FunctionEnv with
+	// them gives a function the environment its in-process handler has.
+	Options Options
 
 	// contract checks every response against openapi.yaml (see contract.go).
 	contract *contract.Contract
@@ -101,7 +104,7 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 		tb.Fatal(err)
 	}
 	creds.BaseURL = base
-	return &TestAPI{URL: base, Stack: stack, Store: store, Creds: creds, Logs: logs, Deps: deps, contract: c}
+	return &TestAPI{URL: base, Stack: stack, Store: store, Creds: creds, Logs: logs, Deps: deps, Options: opts, contract: c}
 }
 
 // Operator returns an operator on the test table that seals webhook secrets the way the

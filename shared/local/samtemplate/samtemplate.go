@@ -45,6 +45,7 @@ type Template struct {
 	// GlobalEnvironment is Globals.Function.Environment.Variables.
 	GlobalEnvironment map[string]Value
 	globalTimeout     time.Duration
+	globalMemoryMB    int
 	// Parameters are the template parameters keyed by name.
 	Parameters map[string]Parameter
 }
@@ -107,6 +108,9 @@ type Function struct {
 	// Timeout is the function's Timeout, else Globals.Function.Timeout, else Lambda's
 	// default of 3 seconds.
 	Timeout time.Duration
+	// MemoryMB is the function's MemorySize, else Globals.Function.MemorySize, else Lambda's
+	// default of 128.
+	MemoryMB int
 }
 
 // Route is one HttpApi event of a function.
@@ -302,6 +306,14 @@ func Parse(data []byte) (*Template, error) {
 	}
 	t.GlobalEnvironment = globalEnv
 	t.globalTimeout = 3 * time.Second
+	t.globalMemoryMB = 128
+	if v := scalar(get(root, "Globals", "Function", "MemorySize")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 128 || n > 10240 {
+			return nil, fmt.Errorf("samtemplate: Globals.Function.MemorySize %q is not 128-10240", v)
+		}
+		t.globalMemoryMB = n
+	}
 	if v := scalar(get(root, "Globals", "Function", "Timeout")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -388,6 +400,14 @@ func (t *Template) parseFunction(id string, props *yaml.Node) error {
 			return fmt.Errorf("function %s: Timeout %q is not a positive integer", id, v)
 		}
 		f.Timeout = time.Duration(n) * time.Second
+	}
+	f.MemoryMB = t.globalMemoryMB
+	if v := scalar(get(props, "MemorySize")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 128 || n > 10240 {
+			return fmt.Errorf("function %s: MemorySize %q is not 128-10240", id, v)
+		}
+		f.MemoryMB = n
 	}
 	own, err := envVariables(props)
 	if err != nil {
