@@ -3,6 +3,7 @@ package rie
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 )
 
 // InvokePath is the emulator's invoke endpoint (Lambda's Invoke API path, function "function").
@@ -406,9 +409,10 @@ func (p *Pool) invoke(ctx context.Context, in *instance, requestID string, paylo
 	fail := func(kind, detail string) *InvokeError {
 		return &InvokeError{Function: p.fn.LogicalID, Kind: kind, Detail: fmt.Sprintf("instance %d: %s", in.id, detail)}
 	}
-	// The emulator answers a timed-out invocation itself; this bound only guards against an
+	// An invocation runs to its end even if the caller goes away, as on Lambda. The emulator
+	// answers a timed-out invocation itself; this bound only guards against an
 	// instance that stops answering at all.
-	ictx, cancel := context.WithTimeout(ctx, p.fn.Timeout+30*time.Second)
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.fn.Timeout+30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ictx, http.MethodPost, in.url, bytes.NewReader(payload))
 	if err != nil {
@@ -503,4 +507,60 @@ func (p *Pool) Close() {
 	for _, in := range ins {
 		p.kill(in)
 	}
+}
+
+// HTTPHandler is the pool as a payload 2.0 Lambda handler, for the local gateway: the event
+// goes to an instance as API Gateway sends it, the function's answer comes back decoded. A
+// failed invocation is an error, which the gateway answers as API Gateway does (500).
+func (p *Pool) HTTPHandler() func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		var resp events.APIGatewayV2HTTPResponse
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return resp, err
+		}
+		res, err := p.Invoke(ctx, ev.RequestContext.RequestID, b)
+		if err != nil {
+			return resp, err
+		}
+		if err := json.Unmarshal(res.Payload, &resp); err != nil {
+			return resp, fmt.Errorf("rie: %s: malformed answer %s: %w", p.fn.LogicalID, trim(res.Payload), err)
+		}
+		return resp, nil
+	}
+}
+
+// SQSHandler is the pool as an SQS Lambda handler, for the local event source (sqspoll): a
+// failed invocation is an error (the whole batch comes back, as on Lambda); otherwise the
+// partial batch response.
+func (p *Pool) SQSHandler() func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		var resp events.SQSEventResponse
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return resp, err
+		}
+		res, err := p.Invoke(ctx, "", b)
+		if err != nil {
+			return resp, err
+		}
+		if err := json.Unmarshal(res.Payload, &resp); err != nil && !bytes.Equal(bytes.TrimSpace(res.Payload), []byte("null")) {
+			return resp, fmt.Errorf("rie: %s: malformed answer %s: %w", p.fn.LogicalID, trim(res.Payload), err)
+		}
+		return resp, nil
+	}
+}
+
+// ScheduledEvent is the event EventBridge Scheduler sends a function on its schedule.
+func ScheduledEvent(at time.Time, ruleARN string) []byte {
+	b, _ := json.Marshal(events.EventBridgeEvent{Version: "0", ID: newID(), DetailType: "Scheduled Event",
+		Source: "aws.scheduler", AccountID: "000000000000", Time: at.UTC(), Region: "us-east-1",
+		Resources: []string{ruleARN}, Detail: json.RawMessage("{}")})
+	return b
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
