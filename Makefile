@@ -45,7 +45,7 @@ provision: ## The SAM CLI path: provision ENDPOINT (DynamoDB Local, e.g. http://
 
 .PHONY: walkthrough
 walkthrough: deps ## Run README.md's curl walk-throughs (bash, curl, jq) against a fresh local stack; part of make test too
-	$(GO) test -count=1 -run '^TestReadmeWalkthrough$$' -v ./shared/local/walkthrough/
+	$(GO) test -count=1 -run '^TestReadmeWalkthrough' -v ./shared/local/walkthrough/
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)

@@ -25,7 +25,9 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/localgw"
 	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
 )
@@ -105,14 +107,38 @@ func run() error {
 	defer ses.Stop()
 
 	logger := app.NewLogger(slog.LevelInfo)
-	gw, deps, err := localapi.New(stack, localapi.Options{
+	apiOpts := localapi.Options{
 		BaseURL: base, AllowLocalhostURLs: true, Logger: logger,
 		// The dashboard is served at http://localhost:<port> (passkeys refuse an IP address as
 		// their relying party): its origin comes first, and the API's own stays allowed.
 		Env: map[string]string{"DASHBOARD_ORIGINS": dashboardOrigin(port) + "," + base, "SES_ENDPOINT": ses.Endpoint, "MAIL_FROM": localMailFrom},
-	})
-	if err != nil {
-		return err
+	}
+	// RUNTIME=emulator (the default): every function's real bootstrap under the Lambda Runtime
+	// Interface Emulator, POOL_SIZE instances at most per function (default 2);
+	// RUNTIME=inprocess: the same handlers called in this process (for a debugger).
+	var set *rie.Set
+	var gw *localgw.Gateway
+	var deps map[string]*app.Deps
+	switch mode := os.Getenv("RUNTIME"); mode {
+	case "", "emulator":
+		size, perr := envInt("POOL_SIZE", rie.DefaultPoolSize)
+		if perr != nil || size < 1 {
+			return fmt.Errorf("POOL_SIZE must be a positive number, not %q", os.Getenv("POOL_SIZE"))
+		}
+		fmt.Fprintln(os.Stderr, "building the functions for this host and the Runtime Interface Emulator (cached)…")
+		buildCtx, cancelBuild := context.WithTimeout(ctx, 15*time.Minute)
+		gw, deps, set, err = localapi.NewEmulated(buildCtx, root, stack, apiOpts, rie.Options{PoolSize: size, Logger: logger, Output: os.Stdout})
+		cancelBuild()
+		if err != nil {
+			return err
+		}
+		defer set.Close()
+	case "inprocess":
+		if gw, deps, err = localapi.New(stack, apiOpts); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("RUNTIME must be emulator or inprocess, not %q", mode)
 	}
 	credPath := filepath.Join(devDir, "credentials.json")
 	prev, err := localapi.ReadCredentials(credPath)
@@ -137,8 +163,19 @@ func run() error {
 	senderDeps := deps["WebhookSenderFunction"]
 	consumer := registry.WebhookConsumer(senderDeps)
 	poller := &sqspoll.Poller{SQS: senderDeps.SQS, QueueURL: senderDeps.Config.WebhookQueueURL, Handler: consumer.Handle, Wait: 1}
-	go poller.Run(ctx)
 	redrive := registry.WebhookRedrive(deps["WebhookRedriveFunction"])
+	redriveRun := redrive.Run
+	if set != nil {
+		// The sender stays in-process: its deployed binary opens webhook secrets with KMS only,
+		// and make dev has no KMS (the in-process sender uses the stack's sealing key). The
+		// tests run its bootstrap under the emulator (package rie, the walk-through).
+		pool := set.Pools["WebhookRedriveFunction"]
+		redriveRun = func(ctx context.Context) (int, error) {
+			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/webhook-redrive"))
+			return 0, err
+		}
+	}
+	go poller.Run(ctx)
 	go func() {
 		t := time.NewTicker(time.Minute)
 		defer t.Stop()
@@ -149,7 +186,7 @@ func run() error {
 			case <-t.C:
 				// A run has the function's 60 s (template Timeout), as on Lambda.
 				rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-				n, err := redrive.Run(rctx)
+				n, err := redriveRun(rctx)
 				cancel()
 				if err != nil || n > 0 {
 					logger.Info("webhook re-drive", slog.Int("re_enqueued", n), slog.Any("error", err))
