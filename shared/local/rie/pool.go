@@ -255,13 +255,39 @@ func (p *Pool) take(ctx context.Context) (*instance, error) {
 	return nil, err
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+var (
+	portsMu sync.Mutex
+	given   = map[int]bool{} // ports handed out by this process: never twice
+)
+
+// freePorts returns n distinct loopback ports nobody listens on, none handed out before by
+// this process (the listeners are held until all are chosen, so they cannot repeat).
+func freePorts(n int) ([]int, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for tries := 0; len(ports) < n && tries < 1000; tries++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		held = append(held, l)
+		port := l.Addr().(*net.TCPAddr).Port
+		if !given[port] {
+			given[port] = true
+			ports = append(ports, port)
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	if len(ports) < n {
+		return nil, errors.New("no free loopback port")
+	}
+	return ports, nil
 }
 
 var reportInit = regexp.MustCompile(`^REPORT RequestId: \S+\s+(?:Init Duration: ([0-9.]+) ms)?`)
@@ -291,14 +317,11 @@ func (p *Pool) environ() []string {
 }
 
 func (p *Pool) start(ctx context.Context, id int) (*instance, error) {
-	invokePort, err := freePort()
+	ports, err := freePorts(2)
 	if err != nil {
 		return nil, err
 	}
-	apiPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
+	invokePort, apiPort := ports[0], ports[1]
 	addr := "127.0.0.1:" + strconv.Itoa(invokePort)
 	cmd := exec.Command(p.opts.Emulator, "--log-level", "error",
 		"--runtime-interface-emulator-address", addr,
