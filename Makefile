@@ -24,7 +24,7 @@ deps: node_modules/.installed ## Install the local AWS servers (npm ci) and Go m
 	$(GO) mod download
 
 .PHONY: dev
-dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 (PORT overrides)
+dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess)
 	$(GO) build -o .build/devstack ./cmd/devstack
 	exec .build/devstack
 

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -88,15 +89,23 @@ func run() error {
 		return err
 	}
 	defer logFile.Close()
+	// PARAMS: template parameter values, as `sam deploy --parameter-overrides` takes them.
+	params, err := samtemplate.ParseOverrides(os.Getenv("PARAMS"))
+	if err != nil {
+		return err
+	}
 	sealingKey, err := readOrCreateSealingKey(filepath.Join(devDir, "sealing.key"))
 	if err != nil {
 		return err
 	}
 	stack, err := devstack.StartStack(startCtx, devstack.StackOptions{
 		DataDir: filepath.Join(devDir, "dynalite"), Prefix: "local-", LogWriter: logFile,
-		DynamoPort: dynPort, SQSPort: sqsPort, SealingKey: sealingKey,
+		DynamoPort: dynPort, SQSPort: sqsPort, SealingKey: sealingKey, Parameters: params,
 	})
 	if err != nil {
+		if strings.Contains(err.Error(), "parameter") {
+			return fmt.Errorf("PARAMS: %w", err)
+		}
 		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT if those ports are taken)", err)
 	}
 	defer stack.Close()
@@ -198,6 +207,7 @@ func run() error {
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	printParameters(stack, params)
 	banner(base, dashboardOrigin(port), stack, ses, creds, fresh, credPath, envPath, gw.Routes())
 
 	select {
@@ -269,3 +279,26 @@ func readOrCreateSealingKey(path string) ([]byte, error) {
 
 // dashboardOrigin is where make dev serves the dashboard: the API's port on localhost.
 func dashboardOrigin(port int) string { return "http://localhost:" + strconv.Itoa(port) }
+
+// printParameters prints every template parameter's value in this stack, the overridden ones
+// marked (NoEcho values hidden).
+func printParameters(s *devstack.Stack, overridden map[string]string) {
+	names := make([]string, 0, len(s.Template.Parameters))
+	for n := range s.Template.Parameters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Println("template parameters (PARAMS=\"Name=Value ...\" overrides):")
+	for _, n := range names {
+		p := s.Template.Parameters[n]
+		v := p.Default
+		if p.NoEcho {
+			v = "****"
+		}
+		mark := ""
+		if _, ok := overridden[n]; ok {
+			mark = "  (PARAMS)"
+		}
+		fmt.Printf("  %-28s %s%s\n", n, v, mark)
+	}
+}
