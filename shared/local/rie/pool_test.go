@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -106,6 +107,11 @@ func (g *gate) drain() {
 
 // verifyPool is PaymentVerifyFunction's real bootstrap with its DynamoDB traffic through a gate.
 func verifyPool(t *testing.T, size int, timeout time.Duration) (*rie.Pool, *gate, func() []byte) {
+	p, g, payload, _ := verifyPoolLogged(t, size, timeout)
+	return p, g, payload
+}
+
+func verifyPoolLogged(t *testing.T, size int, timeout time.Duration) (*rie.Pool, *gate, func() []byte, *testOutput) {
 	a, set, out := startPools(t, size)
 	root, _ := samtemplate.FindRepoRoot()
 	fn := set.Pools["PaymentVerifyFunction"].Function()
@@ -118,7 +124,8 @@ func verifyPool(t *testing.T, size int, timeout time.Duration) (*rie.Pool, *gate
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rie.NewPool(fn, rie.Options{Emulator: emu, PoolSize: size, Output: out})
+	logs := &testOutput{}
+	p := rie.NewPool(fn, rie.Options{Emulator: emu, PoolSize: size, Output: out, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	t.Cleanup(p.Close)
 	raw, err := os.ReadFile(filepath.Join(root, "events", "payment-verify.json"))
 	if err != nil {
@@ -130,7 +137,7 @@ func verifyPool(t *testing.T, size int, timeout time.Duration) (*rie.Pool, *gate
 	}
 	ev.Headers["authorization"] = "Bearer " + a.Creds.SandboxKey
 	payload, _ := json.Marshal(ev)
-	return p, g, func() []byte { return payload }
+	return p, g, func() []byte { return payload }, logs
 }
 
 func statusOf(t *testing.T, res *rie.Result) int {
@@ -225,7 +232,7 @@ func TestTimedOutInstanceIsReplaced(t *testing.T) {
 
 // Overlapping requests get an instance each, up to the pool's size.
 func TestOverlappingRequestsScaleOut(t *testing.T) {
-	p, g, payload := verifyPool(t, 2, 5*time.Minute)
+	p, g, payload, logs := verifyPoolLogged(t, 2, 5*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	g.hold()
@@ -248,5 +255,10 @@ func TestOverlappingRequestsScaleOut(t *testing.T) {
 	a, b := <-results, <-results
 	if a == nil || b == nil || a.Instance == b.Instance || !a.Cold || !b.Cold {
 		t.Fatalf("results %+v %+v", a, b)
+	}
+	// Each new instance's start is in the log, with its cold invocation's duration.
+	if n := strings.Count(logs.String(), `"msg":"rie: new instance","function":"PaymentVerifyFunction"`); n != 2 ||
+		!strings.Contains(logs.String(), `"cold_invoke_ms":`) {
+		t.Errorf("%d new-instance lines, want 2:\n%s", n, logs.String())
 	}
 }
