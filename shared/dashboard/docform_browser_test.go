@@ -6,8 +6,6 @@ package dashboard_test
 
 import (
 	"net"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,7 +13,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/takapay/payments/shared/local/browsertest"
-	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // TestBrowserDocumentForms is the invoice and payment link forms in Chromium: every form and
@@ -39,41 +36,8 @@ func TestBrowserDocumentForms(t *testing.T) {
 	const email, password = "owner@browser-forms.example.com.bd", "a long sandbox passphrase"
 	other := &formsBrowser{browser: s.signUp(t, email, "Browser forms", ""), front: front}
 
-	ctx := browsertest.New(t, "en")
-	axe := browsertest.AxeSource(t)
-	root, _ := samtemplate.FindRepoRoot()
-	_ = os.MkdirAll(filepath.Join(root, ".artifacts", "dashboard"), 0o755)
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := browsertest.Do(ctx, steps...); err != nil {
-			browsertest.Screenshot(t, ctx, "dashboard/docform-failed.png")
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%v\npage: %.2000s", err, body)
-		}
-	}
-	check := func(name string) {
-		t.Helper()
-		if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
-			t.Errorf("%s: %d axe violations: %v", name, len(v), v)
-		}
-		browsertest.Screenshots(t, ctx, "dashboard/docform-"+name)
-	}
-	value := func(id string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID(id)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	location := func() string {
-		t.Helper()
-		loc, err := chromedp.Run(ctx, chromedp.Location())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return loc
-	}
+	p := browsertest.NewPage(t, "en", "dashboard/docform-")
+	run, check, value, location := p.Do, p.Check, p.Value, p.Location
 
 	run(chromedp.Navigate(s.api.URL+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), email), chromedp.SendKeys(chromedp.ID("f-password"), password),

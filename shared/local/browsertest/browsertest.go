@@ -66,12 +66,16 @@ func New(t testing.TB, acceptLanguage string) context.Context {
 	return ctx
 }
 
+// StepTimeout bounds each Do and Run: a page that never shows what a step waits for fails the
+// test within it instead of hanging until the test binary's -timeout.
+const StepTimeout = 20 * time.Second
+
 // Do runs browser steps with a deadline (the browser's own context must not have one).
 func Do(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
 	if _, err := chromedp.Run(ctx, chromedp.Location()); err != nil { // the first Run starts the browser
 		return err
 	}
-	c, cancel := context.WithTimeout(ctx, 20*time.Second)
+	c, cancel := context.WithTimeout(ctx, StepTimeout)
 	defer cancel()
 	for i, st := range steps {
 		if err := chromedp.Do(c, st); err != nil {
@@ -81,6 +85,17 @@ func Do(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
 	return nil
 }
 
+// Run runs one action that returns a value, with Do's deadline.
+func Run[T any](ctx context.Context, a chromedp.Action[T]) (T, error) {
+	if _, err := chromedp.Run(ctx, chromedp.Location()); err != nil {
+		var zero T
+		return zero, err
+	}
+	c, cancel := context.WithTimeout(ctx, StepTimeout)
+	defer cancel()
+	return chromedp.Run(c, a)
+}
+
 // Screenshot saves the whole page as .artifacts/<name> (gitignored) and returns its path.
 func Screenshot(t testing.TB, ctx context.Context, name string) string {
 	t.Helper()
@@ -88,13 +103,12 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, ".artifacts")
-	_ = os.MkdirAll(dir, 0o755)
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	path := filepath.Join(root, ".artifacts", name)
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	png, err := Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
