@@ -41,7 +41,7 @@ func TestBrowserDocumentForms(t *testing.T) {
 
 	run(chromedp.Navigate(s.api.URL+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), email), chromedp.SendKeys(chromedp.ID("f-password"), password),
-		chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("main")))
+		chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
 
 	for _, l := range []string{"bn", "en"} {
 		for _, kind := range []string{"invoices", "payment-links"} {
