@@ -211,6 +211,12 @@ func (d *doc) docState(rec *document.Record) {
 	d.Raw(`<span class="tag">`)
 	d.text("dash.docs.state." + rec.Status)
 	d.Raw("</span>")
+	// An invoice with nothing outstanding says so in words, next to its state.
+	if o, ok := rec.Outstanding(); ok && o == 0 && rec.PaidMinor > 0 {
+		d.Raw(` <span class="tag">`)
+		d.text("dash.docs.paid_in_full")
+		d.Raw("</span>")
+	}
 }
 
 // optAmount writes an amount in taka, or a dash with words for screen readers when none.

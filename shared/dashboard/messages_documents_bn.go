@@ -34,6 +34,7 @@ var documentsBN = map[string]string{
 	"dash.docs.state.archived":  "আর্কাইভ করা",
 	"dash.docs.state.issued":    "ইস্যু করা",
 	"dash.docs.state.cancelled": "বাতিল",
+	"dash.docs.paid_in_full":    "সম্পূর্ণ পরিশোধিত",
 
 	"dash.docs.notice.issue":   "ইনভয়েসটি ইস্যু হয়েছে: গ্রাহকেরা এর পাবলিক লিংকে পরিশোধ করতে পারবেন।",
 	"dash.docs.notice.cancel":  "ইনভয়েসটি বাতিল হয়েছে: এর পাবলিক লিংকে আর পরিশোধ নেওয়া হবে না।",

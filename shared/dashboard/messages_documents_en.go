@@ -34,6 +34,7 @@ var documentsEN = map[string]string{
 	"dash.docs.state.archived":  "Archived",
 	"dash.docs.state.issued":    "Issued",
 	"dash.docs.state.cancelled": "Cancelled",
+	"dash.docs.paid_in_full":    "Paid in full",
 
 	"dash.docs.notice.issue":   "The invoice is issued: payers can pay it at its public link.",
 	"dash.docs.notice.cancel":  "The invoice is cancelled: its public link takes no more payments.",

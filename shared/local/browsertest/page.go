@@ -81,3 +81,10 @@ func WithLang(url, l string) string {
 	}
 	return url + "?lang=" + l
 }
+
+// Attr is the attribute name of the first element sel matches, and whether it has it.
+func (p *Page) Attr(sel, name string) (string, bool) {
+	p.t.Helper()
+	r := must(p, chromedp.AttributeValue(chromedp.CSS(sel), name))
+	return r.Value, r.Exists
+}
