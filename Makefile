@@ -32,7 +32,7 @@ dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 (PO
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/
+	$(GO) test -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/
 
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
