@@ -24,7 +24,7 @@ deps: node_modules/.installed ## Install the local AWS servers (npm ci) and Go m
 	$(GO) mod download
 
 .PHONY: dev
-dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 (PORT overrides)
+dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess)
 	$(GO) build -o .build/devstack ./cmd/devstack
 	exec .build/devstack
 
@@ -45,7 +45,7 @@ provision: ## The SAM CLI path: provision ENDPOINT (DynamoDB Local, e.g. http://
 
 .PHONY: walkthrough
 walkthrough: deps ## Run README.md's curl walk-throughs (bash, curl, jq) against a fresh local stack; part of make test too
-	$(GO) test -count=1 -run '^TestReadmeWalkthrough$$' -v ./shared/local/walkthrough/
+	$(GO) test -count=1 -run '^TestReadmeWalkthrough' -v ./shared/local/walkthrough/
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)

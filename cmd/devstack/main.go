@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,7 +26,9 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/localgw"
 	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
 )
@@ -86,15 +89,23 @@ func run() error {
 		return err
 	}
 	defer logFile.Close()
+	// PARAMS: template parameter values, as `sam deploy --parameter-overrides` takes them.
+	params, err := samtemplate.ParseOverrides(os.Getenv("PARAMS"))
+	if err != nil {
+		return err
+	}
 	sealingKey, err := readOrCreateSealingKey(filepath.Join(devDir, "sealing.key"))
 	if err != nil {
 		return err
 	}
 	stack, err := devstack.StartStack(startCtx, devstack.StackOptions{
 		DataDir: filepath.Join(devDir, "dynalite"), Prefix: "local-", LogWriter: logFile,
-		DynamoPort: dynPort, SQSPort: sqsPort, SealingKey: sealingKey,
+		DynamoPort: dynPort, SQSPort: sqsPort, SealingKey: sealingKey, Parameters: params,
 	})
 	if err != nil {
+		if strings.Contains(err.Error(), "parameter") {
+			return fmt.Errorf("PARAMS: %w", err)
+		}
 		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT if those ports are taken)", err)
 	}
 	defer stack.Close()
@@ -105,14 +116,38 @@ func run() error {
 	defer ses.Stop()
 
 	logger := app.NewLogger(slog.LevelInfo)
-	gw, deps, err := localapi.New(stack, localapi.Options{
+	apiOpts := localapi.Options{
 		BaseURL: base, AllowLocalhostURLs: true, Logger: logger,
 		// The dashboard is served at http://localhost:<port> (passkeys refuse an IP address as
 		// their relying party): its origin comes first, and the API's own stays allowed.
 		Env: map[string]string{"DASHBOARD_ORIGINS": dashboardOrigin(port) + "," + base, "SES_ENDPOINT": ses.Endpoint, "MAIL_FROM": localMailFrom},
-	})
-	if err != nil {
-		return err
+	}
+	// RUNTIME=emulator (the default): every function's real bootstrap under the Lambda Runtime
+	// Interface Emulator, POOL_SIZE instances at most per function (default 2);
+	// RUNTIME=inprocess: the same handlers called in this process (for a debugger).
+	var set *rie.Set
+	var gw *localgw.Gateway
+	var deps map[string]*app.Deps
+	switch mode := os.Getenv("RUNTIME"); mode {
+	case "", "emulator":
+		size, perr := envInt("POOL_SIZE", rie.DefaultPoolSize)
+		if perr != nil || size < 1 {
+			return fmt.Errorf("POOL_SIZE must be a positive number, not %q", os.Getenv("POOL_SIZE"))
+		}
+		fmt.Fprintln(os.Stderr, "building the functions for this host and the Runtime Interface Emulator (cached)…")
+		buildCtx, cancelBuild := context.WithTimeout(ctx, 15*time.Minute)
+		gw, deps, set, err = localapi.NewEmulated(buildCtx, root, stack, apiOpts, rie.Options{PoolSize: size, Logger: logger, Output: os.Stdout})
+		cancelBuild()
+		if err != nil {
+			return err
+		}
+		defer set.Close()
+	case "inprocess":
+		if gw, deps, err = localapi.New(stack, apiOpts); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("RUNTIME must be emulator or inprocess, not %q", mode)
 	}
 	credPath := filepath.Join(devDir, "credentials.json")
 	prev, err := localapi.ReadCredentials(credPath)
@@ -137,8 +172,19 @@ func run() error {
 	senderDeps := deps["WebhookSenderFunction"]
 	consumer := registry.WebhookConsumer(senderDeps)
 	poller := &sqspoll.Poller{SQS: senderDeps.SQS, QueueURL: senderDeps.Config.WebhookQueueURL, Handler: consumer.Handle, Wait: 1}
-	go poller.Run(ctx)
 	redrive := registry.WebhookRedrive(deps["WebhookRedriveFunction"])
+	redriveRun := redrive.Run
+	if set != nil {
+		// The sender stays in-process: its deployed binary opens webhook secrets with KMS only,
+		// and make dev has no KMS (the in-process sender uses the stack's sealing key). The
+		// tests run its bootstrap under the emulator (package rie, the walk-through).
+		pool := set.Pools["WebhookRedriveFunction"]
+		redriveRun = func(ctx context.Context) (int, error) {
+			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/webhook-redrive"))
+			return 0, err
+		}
+	}
+	go poller.Run(ctx)
 	go func() {
 		t := time.NewTicker(time.Minute)
 		defer t.Stop()
@@ -149,7 +195,7 @@ func run() error {
 			case <-t.C:
 				// A run has the function's 60 s (template Timeout), as on Lambda.
 				rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-				n, err := redrive.Run(rctx)
+				n, err := redriveRun(rctx)
 				cancel()
 				if err != nil || n > 0 {
 					logger.Info("webhook re-drive", slog.Int("re_enqueued", n), slog.Any("error", err))
@@ -161,6 +207,7 @@ func run() error {
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	printParameters(stack, params)
 	banner(base, dashboardOrigin(port), stack, ses, creds, fresh, credPath, envPath, gw.Routes())
 
 	select {
@@ -232,3 +279,26 @@ func readOrCreateSealingKey(path string) ([]byte, error) {
 
 // dashboardOrigin is where make dev serves the dashboard: the API's port on localhost.
 func dashboardOrigin(port int) string { return "http://localhost:" + strconv.Itoa(port) }
+
+// printParameters prints every template parameter's value in this stack, the overridden ones
+// marked (NoEcho values hidden).
+func printParameters(s *devstack.Stack, overridden map[string]string) {
+	names := make([]string, 0, len(s.Template.Parameters))
+	for n := range s.Template.Parameters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Println("template parameters (PARAMS=\"Name=Value ...\" overrides):")
+	for _, n := range names {
+		p := s.Template.Parameters[n]
+		v := p.Default
+		if p.NoEcho {
+			v = "****"
+		}
+		mark := ""
+		if _, ok := overridden[n]; ok {
+			mark = "  (PARAMS)"
+		}
+		fmt.Printf("  %-28s %s%s\n", n, v, mark)
+	}
+}

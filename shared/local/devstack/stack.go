@@ -36,6 +36,9 @@ type StackOptions struct {
 	// SealingKey is the local stand-in for the template's KMS key (32 bytes; see
 	// Stack.SealingKey); nil makes a random one, good for one run.
 	SealingKey []byte
+	// Parameters override template parameters' defaults (make dev's PARAMS), each checked
+	// against its type and constraints (samtemplate.Template.Override).
+	Parameters map[string]string
 }
 
 // SealingKeySize is the size of the local sealing key (AES-256).
@@ -85,6 +88,9 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 	}
 	tpl, err := samtemplate.Load(tplPath)
 	if err != nil {
+		return nil, err
+	}
+	if err := tpl.Override(opts.Parameters); err != nil {
 		return nil, err
 	}
 

@@ -5,6 +5,7 @@
 package localapi
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,6 +21,7 @@ import (
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localgw"
 	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/rie"
 )
 
 // Options tune the local API.
@@ -43,11 +45,36 @@ type Options struct {
 	// Localhost makes StartTestAPI's base URL http://localhost:<port> instead of
 	// http://127.0.0.1:<port>: passkeys need it (browsers refuse an IP address as the RP ID).
 	Localhost bool
+	// Emulator, when set, makes StartTestAPI serve every function from its real bootstrap under
+	// the Runtime Interface Emulator (NewEmulated) instead of in-process handlers.
+	Emulator *rie.Options
 }
 
 // New builds the gateway for every function in the stack's template, and the Deps of every
-// function (the workers' too: cmd/devstack and the tests run them from these).
+// function (the workers' too: cmd/devstack and the tests run them from these). The gateway
+// calls the handlers in-process.
 func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app.Deps, error) {
+	return build(stack, opts, nil)
+}
+
+// NewEmulated is New with every function served by its real bootstrap under the Runtime
+// Interface Emulator (package rie): one pool of instances per function, with the environment
+// FunctionEnv gives it and the template's timeout and memory. The Deps are built as New
+// builds them (for seeding and operator actions in this process). Close the Set when done.
+func NewEmulated(ctx context.Context, root string, stack *devstack.Stack, opts Options, ro rie.Options) (*localgw.Gateway, map[string]*app.Deps, *rie.Set, error) {
+	set, err := rie.Start(ctx, root, stack, func(id string) (map[string]string, error) { return FunctionEnv(stack, id, opts) }, ro)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	gw, deps, err := build(stack, opts, set)
+	if err != nil {
+		set.Close()
+		return nil, nil, nil, err
+	}
+	return gw, deps, set, nil
+}
+
+func build(stack *devstack.Stack, opts Options, set *rie.Set) (*localgw.Gateway, map[string]*app.Deps, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -56,21 +83,9 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 	deps := map[string]*app.Deps{}
 	var routes []localgw.Route
 	for _, f := range stack.Template.Functions {
-		env, err := stack.Resources.FunctionEnv(f.LogicalID)
+		env, err := FunctionEnv(stack, f.LogicalID, opts)
 		if err != nil {
 			return nil, nil, err
-		}
-		env = maps.Clone(env)
-		if opts.BaseURL != "" {
-			env["PUBLIC_BASE_URL"] = opts.BaseURL
-		}
-		if opts.AllowLocalhostURLs {
-			env["ALLOW_LOCALHOST_URLS"] = "true"
-		}
-		maps.Copy(env, opts.Env)
-		// A function the template gives a KMS key (empty locally) gets the stack's local key.
-		if v, ok := env[app.EnvWebhookSecretsKeyID]; ok && v == "" {
-			env[app.EnvLocalSealingKey] = base64.StdEncoding.EncodeToString(stack.SealingKey)
 		}
 		c, err := app.ConfigFromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 		if err != nil {
@@ -96,11 +111,15 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		if len(f.Routes) == 0 {
 			continue // not behind the HTTP API: registry.Workers, run by cmd/devstack
 		}
-		h, err := registry.Lambda(f.LogicalID, d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("template function %s: %w", f.LogicalID, err)
+		if set != nil {
+			handlers[f.LogicalID] = set.Pools[f.LogicalID].HTTPHandler()
+		} else {
+			h, err := registry.Lambda(f.LogicalID, d)
+			if err != nil {
+				return nil, nil, fmt.Errorf("template function %s: %w", f.LogicalID, err)
+			}
+			handlers[f.LogicalID] = localgw.Handler(h)
 		}
-		handlers[f.LogicalID] = localgw.Handler(h)
 		for _, r := range f.Routes {
 			routes = append(routes, localgw.Route{Method: r.Method, Path: r.Path, Function: f.LogicalID, Timeout: f.Timeout})
 		}
@@ -110,6 +129,30 @@ func New(stack *devstack.Stack, opts Options) (*localgw.Gateway, map[string]*app
 		return nil, nil, err
 	}
 	return gw, deps, nil
+}
+
+// FunctionEnv is the environment the local stack gives a function: template.yaml's, with the
+// stack's names, then PUBLIC_BASE_URL, ALLOW_LOCALHOST_URLS and Options.Env, and the stack's
+// local sealing key where the template's KMS key id is empty. The in-process handlers and the
+// real bootstraps under the emulator (package rie) both run with it.
+func FunctionEnv(stack *devstack.Stack, logicalID string, opts Options) (map[string]string, error) {
+	env, err := stack.Resources.FunctionEnv(logicalID)
+	if err != nil {
+		return nil, err
+	}
+	env = maps.Clone(env)
+	if opts.BaseURL != "" {
+		env["PUBLIC_BASE_URL"] = opts.BaseURL
+	}
+	if opts.AllowLocalhostURLs {
+		env["ALLOW_LOCALHOST_URLS"] = "true"
+	}
+	maps.Copy(env, opts.Env)
+	// A function the template gives a KMS key (empty locally) gets the stack's local key.
+	if v, ok := env[app.EnvWebhookSecretsKeyID]; ok && v == "" {
+		env[app.EnvLocalSealingKey] = base64.StdEncoding.EncodeToString(stack.SealingKey)
+	}
+	return env, nil
 }
 
 var _ http.Handler = (*localgw.Gateway)(nil)

@@ -15,13 +15,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/local/contract"
 	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/localgw"
 	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/rie"
+	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
 	"github.com/takapay/payments/shared/operator"
 )
@@ -35,6 +39,11 @@ type TestAPI struct {
 	Creds *Credentials
 	Logs  *LogBuffer
 	Deps  map[string]*app.Deps
+	// Options are the options the API was built with (defaults filled in): FunctionEnv with
+	// them gives a function the environment its in-process handler has.
+	Options Options
+	// Emulated is the emulator's pools when Options.Emulator was set, else nil.
+	Emulated *rie.Set
 
 	// contract checks every response against openapi.yaml (see contract.go).
 	contract *contract.Contract
@@ -77,7 +86,24 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	if !rate && !burst {
 		opts.Env["DOCUMENT_PAY_RATE"], opts.Env["DOCUMENT_PAY_BURST"] = "1000000", "1000000"
 	}
-	gw, deps, err := New(stack, opts)
+	var set *rie.Set
+	var gw *localgw.Gateway
+	var deps map[string]*app.Deps
+	var err error
+	if opts.Emulator != nil {
+		root, rerr := samtemplate.FindRepoRoot()
+		if rerr != nil {
+			tb.Fatal(rerr)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // a cold build on a loaded machine
+		gw, deps, set, err = NewEmulated(ctx, root, stack, opts, *opts.Emulator)
+		cancel()
+		if err == nil {
+			tb.Cleanup(set.Close)
+		}
+	} else {
+		gw, deps, err = New(stack, opts)
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,7 +127,7 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 		tb.Fatal(err)
 	}
 	creds.BaseURL = base
-	return &TestAPI{URL: base, Stack: stack, Store: store, Creds: creds, Logs: logs, Deps: deps, contract: c}
+	return &TestAPI{URL: base, Stack: stack, Store: store, Creds: creds, Logs: logs, Deps: deps, Options: opts, Emulated: set, contract: c}
 }
 
 // Operator returns an operator on the test table that seals webhook secrets the way the

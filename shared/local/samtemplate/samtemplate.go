@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +47,7 @@ type Template struct {
 	// GlobalEnvironment is Globals.Function.Environment.Variables.
 	GlobalEnvironment map[string]Value
 	globalTimeout     time.Duration
+	globalMemoryMB    int
 	// Parameters are the template parameters keyed by name.
 	Parameters map[string]Parameter
 }
@@ -61,6 +64,105 @@ type Parameter struct {
 	HasDefault bool
 	// NoEcho marks a secret parameter.
 	NoEcho bool
+	// The constraints CloudFormation checks a value against ("" / nil when not declared).
+	MinValue, MaxValue, MinLength, MaxLength, AllowedPattern string
+	AllowedValues                                            []string
+}
+
+// Check reports whether v is a value CloudFormation would accept for the parameter: a number
+// for Number, within MinValue/MaxValue; a length within MinLength/MaxLength; one of
+// AllowedValues (each item of a CommaDelimitedList); a whole match of AllowedPattern.
+func (p Parameter) Check(v string) error {
+	items := []string{v}
+	if p.Type == "CommaDelimitedList" {
+		items = strings.Split(v, ",")
+	}
+	for _, it := range items {
+		if p.Type == "Number" {
+			n, err := strconv.ParseFloat(it, 64)
+			if err != nil {
+				return fmt.Errorf("parameter %s: %q is not a number", p.Name, it)
+			}
+			if m, err := strconv.ParseFloat(p.MinValue, 64); err == nil && n < m {
+				return fmt.Errorf("parameter %s: %s is under MinValue %s", p.Name, it, p.MinValue)
+			}
+			if m, err := strconv.ParseFloat(p.MaxValue, 64); err == nil && n > m {
+				return fmt.Errorf("parameter %s: %s is over MaxValue %s", p.Name, it, p.MaxValue)
+			}
+		}
+		if len(p.AllowedValues) > 0 && !slices.Contains(p.AllowedValues, it) {
+			return fmt.Errorf("parameter %s: %q is not one of %s", p.Name, it, strings.Join(p.AllowedValues, ", "))
+		}
+	}
+	if m, err := strconv.Atoi(p.MinLength); err == nil && len(v) < m {
+		return fmt.Errorf("parameter %s: shorter than MinLength %d", p.Name, m)
+	}
+	if m, err := strconv.Atoi(p.MaxLength); err == nil && len(v) > m {
+		return fmt.Errorf("parameter %s: longer than MaxLength %d", p.Name, m)
+	}
+	if p.AllowedPattern != "" {
+		re, err := regexp.Compile(`^(?:` + p.AllowedPattern + `)$`)
+		if err != nil {
+			return fmt.Errorf("parameter %s: AllowedPattern: %w", p.Name, err)
+		}
+		if !re.MatchString(v) {
+			return fmt.Errorf("parameter %s: %q does not match AllowedPattern %s", p.Name, v, p.AllowedPattern)
+		}
+	}
+	return nil
+}
+
+// ParseOverrides reads parameter overrides as `sam deploy --parameter-overrides` takes them:
+// "Name=Value Name2=Value2" (a value may be quoted with "" to hold spaces).
+func ParseOverrides(text string) (map[string]string, error) {
+	out := map[string]string{}
+	rest := strings.TrimSpace(text)
+	for rest != "" {
+		eq := strings.IndexByte(rest, '=')
+		if eq <= 0 || strings.ContainsAny(rest[:eq], " \t") {
+			return nil, fmt.Errorf("parameter overrides: %q is not Name=Value", rest)
+		}
+		name := rest[:eq]
+		rest = rest[eq+1:]
+		var val string
+		if strings.HasPrefix(rest, `"`) {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return nil, fmt.Errorf("parameter overrides: %s: unterminated quote", name)
+			}
+			val, rest = rest[1:end+1], rest[end+2:]
+		} else if sp := strings.IndexAny(rest, " \t"); sp >= 0 {
+			val, rest = rest[:sp], rest[sp:]
+		} else {
+			val, rest = rest, ""
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("parameter overrides: %s given twice", name)
+		}
+		out[name] = val
+		rest = strings.TrimSpace(rest)
+	}
+	return out, nil
+}
+
+// Override replaces parameters' defaults with the given values, each checked (Check); a name
+// the template does not declare is an error.
+func (t *Template) Override(values map[string]string) error {
+	var errs []error
+	for name, v := range values {
+		p, ok := t.Parameters[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("template.yaml has no parameter %s", name))
+			continue
+		}
+		if err := p.Check(v); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		p.Default, p.HasDefault = v, true
+		t.Parameters[name] = p
+	}
+	return errors.Join(errs...)
 }
 
 // Ref is a CloudFormation intrinsic function call such as !Ref Table or !GetAtt Queue.Arn.
@@ -107,6 +209,9 @@ type Function struct {
 	// Timeout is the function's Timeout, else Globals.Function.Timeout, else Lambda's
 	// default of 3 seconds.
 	Timeout time.Duration
+	// MemoryMB is the function's MemorySize, else Globals.Function.MemorySize, else Lambda's
+	// default of 128.
+	MemoryMB int
 }
 
 // Route is one HttpApi event of a function.
@@ -302,6 +407,14 @@ func Parse(data []byte) (*Template, error) {
 	}
 	t.GlobalEnvironment = globalEnv
 	t.globalTimeout = 3 * time.Second
+	t.globalMemoryMB = 128
+	if v := scalar(get(root, "Globals", "Function", "MemorySize")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 128 || n > 10240 {
+			return nil, fmt.Errorf("samtemplate: Globals.Function.MemorySize %q is not 128-10240", v)
+		}
+		t.globalMemoryMB = n
+	}
 	if v := scalar(get(root, "Globals", "Function", "Timeout")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -358,7 +471,15 @@ func (t *Template) parseParameters(n *yaml.Node) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name := n.Content[i].Value
 		def := deref(get(n.Content[i+1], "Default"))
-		p := Parameter{Name: name, Type: scalar(get(n.Content[i+1], "Type")), NoEcho: scalar(get(n.Content[i+1], "NoEcho")) == "true"}
+		p := Parameter{Name: name, Type: scalar(get(n.Content[i+1], "Type")), NoEcho: scalar(get(n.Content[i+1], "NoEcho")) == "true",
+			MinValue: scalar(get(n.Content[i+1], "MinValue")), MaxValue: scalar(get(n.Content[i+1], "MaxValue")),
+			MinLength: scalar(get(n.Content[i+1], "MinLength")), MaxLength: scalar(get(n.Content[i+1], "MaxLength")),
+			AllowedPattern: scalar(get(n.Content[i+1], "AllowedPattern"))}
+		if av := deref(get(n.Content[i+1], "AllowedValues")); av != nil && av.Kind == yaml.SequenceNode {
+			for _, c := range av.Content {
+				p.AllowedValues = append(p.AllowedValues, scalar(c))
+			}
+		}
 		if def != nil {
 			if def.Kind == yaml.SequenceNode { // CommaDelimitedList defaults may be lists
 				parts := make([]string, 0, len(def.Content))
@@ -388,6 +509,14 @@ func (t *Template) parseFunction(id string, props *yaml.Node) error {
 			return fmt.Errorf("function %s: Timeout %q is not a positive integer", id, v)
 		}
 		f.Timeout = time.Duration(n) * time.Second
+	}
+	f.MemoryMB = t.globalMemoryMB
+	if v := scalar(get(props, "MemorySize")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 128 || n > 10240 {
+			return fmt.Errorf("function %s: MemorySize %q is not 128-10240", id, v)
+		}
+		f.MemoryMB = n
 	}
 	own, err := envVariables(props)
 	if err != nil {

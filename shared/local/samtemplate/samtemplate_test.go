@@ -301,3 +301,41 @@ func TestKebabCase(t *testing.T) {
 func Lit(s string) Value { return Value{Literal: s} }
 
 func RefTo(fn, arg string) Value { return Value{Ref: &Ref{Func: fn, Arg: arg}} }
+
+// make dev's PARAMS: parsed as sam deploy --parameter-overrides, each value checked against the
+// parameter's type and constraints in template.yaml.
+func TestParameterOverrides(t *testing.T) {
+	root, err := FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseOverrides(` WorkspaceRateLimit=500  AlarmEmail="ops@example.com.bd" `)
+	if err != nil || len(got) != 2 || got["WorkspaceRateLimit"] != "500" || got["AlarmEmail"] != "ops@example.com.bd" {
+		t.Fatalf("%v %v", got, err)
+	}
+	if err := tpl.Override(got); err != nil {
+		t.Fatal(err)
+	}
+	if p := tpl.Parameters["WorkspaceRateLimit"]; p.Default != "500" {
+		t.Errorf("override not applied: %+v", p)
+	}
+	for _, bad := range []string{"WorkspaceRateLimit=fast", "WorkspaceRateLimit=-1", "LogLevel=TRACE", "NoSuchParameter=1",
+		"AlarmEmail=not-an-email", "LogRetentionDays=2"} {
+		o, err := ParseOverrides(bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tpl.Override(o); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	for _, bad := range []string{"=1", "A", `A="open`, "A=1 A=2"} {
+		if _, err := ParseOverrides(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}

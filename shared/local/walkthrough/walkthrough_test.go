@@ -13,6 +13,7 @@ import (
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
 )
@@ -54,7 +55,15 @@ func script(t *testing.T, readme, base string) string {
 // stack, with the webhook sender and the re-drive running as `make dev` runs them, and checks
 // what they show: the payment verified with match true, the intent paid and verified, the
 // payment link's payment recorded.
-func TestReadmeWalkthrough(t *testing.T) {
+func TestReadmeWalkthrough(t *testing.T) { walkthrough(t, nil) }
+
+// TestReadmeWalkthroughEmulated is the same against the real bootstraps under the Runtime
+// Interface Emulator (package rie), as `make dev` serves by default: the HTTP functions through
+// the gateway, the webhook sender fed SQS batches and the re-drive invoked with the
+// schedule's event.
+func TestReadmeWalkthroughEmulated(t *testing.T) { walkthrough(t, &rie.Options{PoolSize: 2}) }
+
+func walkthrough(t *testing.T, emulator *rie.Options) {
 	devstack.RequireServers(t)
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -69,16 +78,24 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"KEY_CACHE_TTL_MS": "5000"}})
+	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"KEY_CACHE_TTL_MS": "5000"}, Emulator: emulator})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	d := a.Deps["WebhookSenderFunction"]
 	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle, Wait: 1}
+	redriveRun := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Run
+	if a.Emulated != nil {
+		poller.Handler = a.Emulated.Pools["WebhookSenderFunction"].SQSHandler()
+		pool := a.Emulated.Pools["WebhookRedriveFunction"]
+		redriveRun = func(ctx context.Context) (int, error) {
+			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/redrive"))
+			return 0, err
+		}
+	}
 	go poller.Run(ctx)
-	redrive := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"])
 	go func() {
 		for ctx.Err() == nil {
-			_, _ = redrive.Run(ctx)
+			_, _ = redriveRun(ctx)
 			time.Sleep(200 * time.Millisecond)
 		}
 	}()

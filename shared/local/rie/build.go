@@ -1,0 +1,227 @@
+// Package rie runs the functions' real bootstraps the way Lambda runs them: each function's
+// `main`, built for this host with the flags `make build` uses, under the AWS Lambda Runtime
+// Interface Emulator (the Runtime API server that SAM CLI runs inside its containers), with
+// the environment, memory and timeout template.yaml gives that function. Callers invoke it
+// through the emulator's invoke endpoint with the events API Gateway, SQS or the scheduler
+// would send.
+//
+// The emulator is local tooling built from its own module (shared/local/rie/tool/go.mod), so
+// no Lambda links it and its requirements never change the versions the Lambdas build with.
+// No Lambda links this package either.
+package rie
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// EmulatorPackage is the emulator's command, pinned in shared/local/rie/tool/go.mod.
+const EmulatorPackage = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"
+
+// LambdaTags and LambdaLDFlags are `make build`'s flags (LAMBDA_FLAGS); only GOOS and GOARCH
+// differ here: the host's, as `make coldstart` builds.
+const (
+	LambdaTags    = "lambda.norpc"
+	LambdaLDFlags = "-s -w -buildid="
+)
+
+// CacheDir is where the host builds are kept, under the repository root (.build is ignored by
+// git and removed by `make clean`).
+func CacheDir(root string) string { return filepath.Join(root, ".build", "host", "rie") }
+
+var buildMu sync.Mutex // one build at a time in this process (the go tool parallelises inside)
+
+// Emulator builds the emulator (once per go.sum of its module) and returns its path.
+func Emulator(ctx context.Context, root string) (string, error) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	mod := filepath.Join(root, "shared", "local", "rie", "tool")
+	sum, err := os.ReadFile(filepath.Join(mod, "go.sum"))
+	if err != nil {
+		return "", fmt.Errorf("rie: the emulator's module: %w", err)
+	}
+	h := sha256.Sum256(append(sum, []byte(runtime.Version()+runtime.GOOS+runtime.GOARCH)...))
+	out := filepath.Join(CacheDir(root), "aws-lambda-rie-"+hex.EncodeToString(h[:8]))
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
+	cmd := exec.CommandContext(ctx, goTool(), "build", "-trimpath", "-o", tmp, EmulatorPackage)
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("rie: build the emulator: %w\n%s", err, b)
+	}
+	return out, os.Rename(tmp, out)
+}
+
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool { st, err := os.Stat(p); return err == nil && !st.IsDir() }
+
+type listedPackage struct {
+	ImportPath string
+	Dir        string
+	Standard   bool
+	GoFiles    []string
+	EmbedFiles []string
+	Deps       []string
+	Module     *struct {
+		Path, Version string
+		Main          bool
+		Replace       *struct{ Path, Version, Dir string }
+	}
+}
+
+// Bootstraps builds each function directory (e.g. "functions/probes") for this host with the
+// Lambda flags and returns each bootstrap's path, keyed by directory. A build is kept under
+// CacheDir keyed by the content of every package it links (the files of this module's
+// packages, the versions of the others, the Go version), so a second run with nothing changed
+// builds nothing.
+func Bootstraps(ctx context.Context, root string, dirs []string) (map[string]string, error) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	pkgs := make([]string, len(dirs))
+	for i, d := range dirs {
+		pkgs[i] = "./" + filepath.ToSlash(d)
+	}
+	list := func(args ...string) ([]listedPackage, error) {
+		cmd := exec.CommandContext(ctx, goTool(), append([]string{"list", "-tags", LambdaTags,
+			"-json=ImportPath,Dir,Standard,GoFiles,EmbedFiles,Deps,Module"}, args...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("rie: go list: %w\n%s", err, stderr.Bytes())
+		}
+		var ps []listedPackage
+		dec := json.NewDecoder(bytes.NewReader(out))
+		for {
+			var p listedPackage
+			if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+				return ps, nil
+			} else if err != nil {
+				return nil, err
+			}
+			ps = append(ps, p)
+		}
+	}
+	all, err := list(append([]string{"-deps"}, pkgs...)...)
+	if err != nil {
+		return nil, err
+	}
+	sums := map[string]string{}
+	for _, p := range all {
+		if p.Standard {
+			continue
+		}
+		h := sha256.New()
+		switch {
+		case p.Module != nil && p.Module.Main:
+			files := append(append([]string(nil), p.GoFiles...), p.EmbedFiles...)
+			sort.Strings(files)
+			for _, f := range files {
+				b, err := os.ReadFile(filepath.Join(p.Dir, f))
+				if err != nil {
+					return nil, err
+				}
+				fmt.Fprintf(h, "%s %d\n", f, len(b))
+				h.Write(b)
+			}
+		case p.Module != nil:
+			fmt.Fprintf(h, "%s@%s", p.Module.Path, p.Module.Version)
+			if r := p.Module.Replace; r != nil {
+				fmt.Fprintf(h, "=>%s@%s%s", r.Path, r.Version, r.Dir)
+			}
+		default:
+			fmt.Fprintf(h, "dir %s", p.Dir)
+		}
+		sums[p.ImportPath] = hex.EncodeToString(h.Sum(nil))
+	}
+	mains, err := list(pkgs...)
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]string{}
+	var missing []string
+	missingOut := map[string]string{}
+	byDir := map[string]int{}
+	for i, d := range dirs {
+		byDir[filepath.Clean(filepath.Join(root, d))] = i
+	}
+	for _, m := range mains {
+		i, ok := byDir[filepath.Clean(m.Dir)]
+		if !ok {
+			return nil, fmt.Errorf("rie: go list answered %s (%s), not one of %v", m.ImportPath, m.Dir, dirs)
+		}
+		h := sha256.New()
+		fmt.Fprintf(h, "%s %s/%s tags=%s ldflags=%s trimpath\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, LambdaTags, LambdaLDFlags)
+		fmt.Fprintf(h, "%s %s\n", m.ImportPath, sums[m.ImportPath])
+		for _, d := range m.Deps {
+			if s, ok := sums[d]; ok {
+				fmt.Fprintf(h, "%s %s\n", d, s)
+			}
+		}
+		dir := dirs[i]
+		out := filepath.Join(CacheDir(root), filepath.Base(dir)+"-"+hex.EncodeToString(h.Sum(nil))[:16], "bootstrap")
+		paths[dir] = out
+		if !fileExists(out) {
+			missing = append(missing, pkgs[i])
+			missingOut[filepath.Base(dir)] = out
+		}
+	}
+	if len(missing) == 0 {
+		return paths, nil
+	}
+	tmp, err := os.MkdirTemp(CacheDirMk(root), "build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.CommandContext(ctx, goTool(), append([]string{"build", "-tags", LambdaTags, "-trimpath",
+		"-ldflags", LambdaLDFlags, "-o", tmp + string(filepath.Separator)}, missing...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("rie: build %s: %w\n%s", strings.Join(missing, " "), err, b)
+	}
+	for name, out := range missingOut {
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(filepath.Join(tmp, name), out); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// CacheDirMk is CacheDir, created.
+func CacheDirMk(root string) string {
+	d := CacheDir(root)
+	_ = os.MkdirAll(d, 0o755)
+	return d
+}
