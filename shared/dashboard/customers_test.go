@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -19,29 +18,6 @@ import (
 
 // The customers pages over the local gateway (DashboardCustomersFunction on dynalite), as a
 // browser signed in as an owner, a developer or a viewer would use them.
-
-// custBrowser is a browser signed in as a new user with role in workspace ws (a session made
-// by the operator: the pages' sign-in check is the same as after the sign-in form).
-func custBrowser(t *testing.T, s *stack, ws, email string, role auth.Role) *browser {
-	t.Helper()
-	ctx := context.Background()
-	op := s.api.Operator(t)
-	u, err := op.CreateUser(ctx, email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := op.Grant(ctx, u.ID, ws, role); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := op.CreateSession(ctx, u.ID, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := s.browser(t)
-	base, _ := url.Parse(s.api.URL)
-	b.c.Jar.SetCookies(base, []*http.Cookie{{Name: auth.SessionCookie, Value: sess.Token, Path: "/"}})
-	return b
-}
 
 // noFollow posts a form like b.post but returns the first response (a 303 as it is).
 func (b *browser) noFollow(path string, form url.Values) *page {
@@ -99,8 +75,8 @@ func TestCustomersOverTheGateway(t *testing.T) {
 	s := &stack{api: localapi.StartTestAPI(t, localapi.Options{})}
 	ctx := context.Background()
 	ws := s.api.Creds.WorkspaceID
-	dev := custBrowser(t, s, ws, "dev@customers.example.com.bd", auth.RoleDeveloper)
-	viewer := custBrowser(t, s, ws, "viewer@customers.example.com.bd", auth.RoleViewer)
+	dev := s.memberIn(t, ws, "dev@customers.example.com.bd", auth.RoleDeveloper)
+	viewer := s.memberIn(t, ws, "viewer@customers.example.com.bd", auth.RoleViewer)
 
 	// The literal /dashboard/customers/new wins over /dashboard/customers/{documentID}, as
 	// on API Gateway: the form, not a customer called "new".
@@ -366,7 +342,7 @@ func TestCustomersOverTheGateway(t *testing.T) {
 	if _, err := s.api.Operator(t).CreateWorkspace(ctx, other, "Other shop"); err != nil {
 		t.Fatal(err)
 	}
-	stranger := custBrowser(t, s, other, "owner@other.example.com.bd", auth.RoleOwner)
+	stranger := s.memberIn(t, other, "owner@other.example.com.bd", auth.RoleOwner)
 	if p := stranger.get("/dashboard/customers/" + id); p.status != 404 {
 		t.Errorf("another workspace's customer: %d", p.status)
 	}

@@ -176,18 +176,7 @@ func TestDocumentPagesOverTheGateway(t *testing.T) {
 	ws, key := a.Creds.WorkspaceID, a.Creds.SandboxKey
 	op := a.Operator(t)
 	owner := s.sessionBrowser(t, a.Creds.SessionToken)
-	vu, err := op.CreateUser(ctx, "viewer@shop.example.com.bd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := op.Grant(ctx, vu.ID, ws, auth.RoleViewer); err != nil {
-		t.Fatal(err)
-	}
-	vs, err := op.CreateSession(ctx, vu.ID, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	viewer := s.sessionBrowser(t, vs.Token)
+	viewer := s.member(t, "viewer@shop.example.com.bd", auth.RoleViewer)
 
 	// An invoice with two items and a discount: 2 × ৳150 + ৳50 − ৳20 = ৳330.
 	inv := createDoc(t, a, ws, key, "invoices", `{"reference": "INV <1> & co", "name": "Rahim Traders",

@@ -82,25 +82,34 @@ func (s *stack) ddbRequests(t *testing.T, p *page) int {
 	return 0
 }
 
-// member adds a person with a role to the workspace and returns their signed-in browser.
+// member adds a person with a role to the stack's workspace and returns their signed-in browser.
 func (s *stack) member(t *testing.T, email string, role auth.Role) *browser {
 	t.Helper()
-	b := s.browser(t)
-	base, _ := url.Parse(s.api.URL)
-	b.c.Jar.SetCookies(base, []*http.Cookie{{Name: auth.SessionCookie, Value: s.memberSession(t, email, role), Path: "/"}})
-	return b
+	return s.memberIn(t, s.api.Creds.WorkspaceID, email, role)
 }
 
-// memberSession adds a person with a role to the workspace (as an operator would) and
-// returns a session token of theirs (the auth.SessionCookie cookie's value).
+// memberIn adds a person with a role to workspace ws and returns their signed-in browser (a
+// session made by the operator: the pages' sign-in check is the same as after the sign-in form).
+func (s *stack) memberIn(t *testing.T, ws, email string, role auth.Role) *browser {
+	t.Helper()
+	return s.sessionBrowser(t, s.memberToken(t, ws, email, role))
+}
+
+// memberSession adds a person with a role to the stack's workspace and returns a session
+// token of theirs (the auth.SessionCookie cookie's value).
 func (s *stack) memberSession(t *testing.T, email string, role auth.Role) string {
+	t.Helper()
+	return s.memberToken(t, s.api.Creds.WorkspaceID, email, role)
+}
+
+func (s *stack) memberToken(t *testing.T, ws, email string, role auth.Role) string {
 	t.Helper()
 	op := &operator.Operator{Store: s.api.Store}
 	u, err := op.CreateUser(t.Context(), email)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Grant(t.Context(), u.ID, s.api.Creds.WorkspaceID, role); err != nil {
+	if _, err := op.Grant(t.Context(), u.ID, ws, role); err != nil {
 		t.Fatal(err)
 	}
 	sess, err := op.CreateSession(t.Context(), u.ID, time.Hour)
