@@ -3,8 +3,6 @@ package rie_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -70,11 +68,6 @@ func startPools(t *testing.T, size int) (*localapi.TestAPI, *rie.Set, *testOutpu
 // localapi), so the binaries that ship behave as the handlers the other tests exercise.
 func TestSampleEventsThroughRealBootstraps(t *testing.T) {
 	a, set, out := startPools(t, 1)
-	root, _ := samtemplate.FindRepoRoot()
-	files, _ := filepath.Glob(filepath.Join(root, "events", "*.json"))
-	if len(files) == 0 {
-		t.Fatal("no sample events")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
@@ -92,24 +85,12 @@ func TestSampleEventsThroughRealBootstraps(t *testing.T) {
 		}
 		return resp
 	}
-	readEvent := func(name string) events.APIGatewayV2HTTPRequest {
-		t.Helper()
-		raw, err := os.ReadFile(filepath.Join(root, "events", name))
-		if err != nil {
-			t.Fatal(err)
+	var create events.APIGatewayV2HTTPRequest
+	for _, se := range a.SampleEvents(t, localapi.SampleEventIntentID) {
+		if se.Name == "payment-create.json" {
+			create = *se.HTTP
 		}
-		var ev events.APIGatewayV2HTTPRequest
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&ev); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if ev.Headers["authorization"] != "" {
-			ev.Headers["authorization"] = "Bearer " + a.Creds.SandboxKey
-		}
-		return ev
 	}
-	create := readEvent("payment-create.json")
 	create.Body = `{"amount": 150.50, "reference": "order-1001"}`
 	create.Headers["idempotency-key"] = "rie-sample-events-0001"
 	created := invokeHTTP("PaymentCreateFunction", create)
@@ -120,60 +101,29 @@ func TestSampleEventsThroughRealBootstraps(t *testing.T) {
 		t.Fatalf("create: %d %s", created.StatusCode, created.Body)
 	}
 
-	want := map[string]int{"checkout-view.json": 404, "documents-create-invoice.json": 201, "merchant-context.json": 200,
-		"payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
-		"payment-intents-create.json": 201, "payment-intent-cancel.json": 200, "public-documents-view.json": 404,
-		"probes-readyz.json": 200, "probes-not-deployed.json": 404,
-		"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303}
 	covered := map[string]bool{}
-	for _, f := range files {
-		name := filepath.Base(f)
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch name {
+	for _, se := range a.SampleEvents(t, c.InvoiceID) {
+		covered[se.Function.LogicalID] = true
+		switch se.Name {
 		case "webhook-sender.json":
 			// An SQS batch naming an event that was never recorded: the real sender drops it
 			// (never invents an event) and reports no failure, in the partial-batch answer the
 			// template asks for (ReportBatchItemFailures).
-			res, err := set.Pools["WebhookSenderFunction"].Invoke(ctx, "", raw)
+			res, err := set.Pools["WebhookSenderFunction"].Invoke(ctx, "", se.Raw)
 			var resp events.SQSEventResponse
 			if err != nil || json.Unmarshal(res.Payload, &resp) != nil || len(resp.BatchItemFailures) != 0 {
-				t.Errorf("%s: %v %v", name, res, err)
+				t.Errorf("%s: %v %v", se.Name, res, err)
 			}
-			covered["WebhookSenderFunction"] = true
 			continue
 		case "webhook-redrive.json":
 			// The schedule's event: the real re-drive runs and finds nothing to re-send.
-			if _, err := set.Pools["WebhookRedriveFunction"].Invoke(ctx, "", raw); err != nil {
-				t.Errorf("%s: %v", name, err)
+			if _, err := set.Pools["WebhookRedriveFunction"].Invoke(ctx, "", se.Raw); err != nil {
+				t.Errorf("%s: %v", se.Name, err)
 			}
-			covered["WebhookRedriveFunction"] = true
 			continue
 		}
-		ev := readEvent(name)
-		var fn *samtemplate.Function
-		for i, tf := range a.Stack.Template.Functions {
-			if strings.HasPrefix(name, strings.TrimPrefix(tf.Dir, "functions/")) {
-				fn = &a.Stack.Template.Functions[i]
-			}
-		}
-		if fn == nil {
-			t.Fatalf("%s names no template function", name)
-		}
-		covered[fn.LogicalID] = true
-		ev.Body = strings.ReplaceAll(ev.Body, "8e604eee-43e6-8efe-b04b-43bc3130c81f", c.InvoiceID)
-		if _, ok := ev.PathParameters["intentID"]; ok {
-			ev.PathParameters["intentID"] = c.InvoiceID
-			ev.RawPath = strings.ReplaceAll(ev.RawPath, "8e604eee-43e6-8efe-b04b-43bc3130c81f", c.InvoiceID)
-		}
-		if _, ok := ev.PathParameters["workspaceID"]; ok {
-			ev.PathParameters["workspaceID"] = a.Creds.WorkspaceID
-		}
-		resp := invokeHTTP(fn.LogicalID, ev)
-		if resp.StatusCode != want[name] {
-			t.Errorf("%s: %d %s, want %d", name, resp.StatusCode, resp.Body, want[name])
+		if resp := invokeHTTP(se.Function.LogicalID, *se.HTTP); resp.StatusCode != se.Status {
+			t.Errorf("%s: %d %s, want %d", se.Name, resp.StatusCode, resp.Body, se.Status)
 		}
 	}
 	for _, id := range registry.LogicalIDs() {
