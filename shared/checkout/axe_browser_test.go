@@ -107,7 +107,7 @@ func TestBrowserAccessibility(t *testing.T) {
 			if err := do(ctx, chromedp.Navigate(p.url+"?lang="+lang), chromedp.WaitVisible(chromedp.CSS(p.ready))); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`)); err != nil || got != lang {
+			if got, err := browsertest.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`)); err != nil || got != lang {
 				t.Fatalf("%s: <html lang=%q> (%v)", name, got, err)
 			}
 			violations, passes := browsertest.Axe(t, ctx, axeSource)

@@ -19,11 +19,11 @@ import (
 // pageText returns the page's <html lang> and its visible text.
 func pageText(t *testing.T, ctx context.Context) (string, string) {
 	t.Helper()
-	lang, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`))
+	lang, err := browsertest.Run(ctx, chromedp.Evaluate[string](`document.documentElement.lang`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	text, err := browsertest.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func checkText(t *testing.T, ctx context.Context, step, lang string, wants []str
 // element it shows); the URL then carries ?lang=bn.
 func chooseBangla(t *testing.T, ctx context.Context, ready string) {
 	t.Helper()
-	if got, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("lang-other"))); err != nil || got != "বাংলা" {
+	if got, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("lang-other"))); err != nil || got != "বাংলা" {
 		t.Fatalf("the language switch says %q (%v), want বাংলা", got, err)
 	}
 	if err := do(ctx, chromedp.Click(chromedp.ID("lang-other")), chromedp.WaitVisible(chromedp.CSS(`html[lang="bn"] `+ready))); err != nil {
@@ -107,10 +107,10 @@ func TestBrowserBanglaJourneys(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#countdown:not([hidden])"))); err != nil {
 		t.Fatal(err)
 	}
-	if label, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("payer-label"))); err != nil || label != "bKash অ্যাকাউন্ট নম্বর" {
+	if label, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("payer-label"))); err != nil || label != "bKash অ্যাকাউন্ট নম্বর" {
 		t.Errorf("payer label after choosing bKash: %q %v", label, err)
 	}
-	if cd, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("countdown"))); err != nil || !strings.HasPrefix(cd, "· আর ") ||
+	if cd, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("countdown"))); err != nil || !strings.HasPrefix(cd, "· আর ") ||
 		!strings.HasSuffix(cd, " বাকি") || strings.ContainsAny(cd, "0123456789") {
 		t.Errorf("countdown %q %v, want Bangla words and digits", cd, err)
 	}

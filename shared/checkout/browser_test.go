@@ -98,7 +98,7 @@ func TestBrowserJourney(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	text, err := browsertest.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestBrowserJourney(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	if text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body"))); err != nil || !strings.Contains(text, "017•••••678") {
+	if text, err = browsertest.Run(ctx, chromedp.Text(chromedp.CSS("body"))); err != nil || !strings.Contains(text, "017•••••678") {
 		t.Errorf("locked page does not show the masked payer: %q %v", text, err)
 	}
 	screenshot(t, ctx, "checkout-locked.png")
@@ -130,7 +130,7 @@ func TestBrowserJourney(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	landed, err := chromedp.Run(ctx, chromedp.Location())
+	landed, err := browsertest.Run(ctx, chromedp.Location())
 	if err != nil || !strings.HasPrefix(landed, shop.srv.URL+"/thanks?invoice_id="+id) {
 		t.Fatalf("landed on %q (%v), want the redirect_url with invoice_id=%s", landed, err, id)
 	}
@@ -141,7 +141,7 @@ func TestBrowserJourney(t *testing.T) {
 	if err := do(ctx, chromedp.Navigate(payURL), chromedp.WaitVisible(chromedp.ID("status"))); err != nil {
 		t.Fatal(err)
 	}
-	attr, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.ID("status"), "data-status"))
+	attr, err := browsertest.Run(ctx, chromedp.AttributeValue(chromedp.ID("status"), "data-status"))
 	if err != nil || attr.Value != "COMPLETED" {
 		t.Fatalf("final page status %q %v", attr.Value, err)
 	}
@@ -157,7 +157,7 @@ func TestBrowserJourney(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if landed, err = chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.HasPrefix(landed, shop.srv.URL+"/cancelled?invoice_id="+id2) {
+	if landed, err = browsertest.Run(ctx, chromedp.Location()); err != nil || !strings.HasPrefix(landed, shop.srv.URL+"/cancelled?invoice_id="+id2) {
 		t.Fatalf("cancel landed on %q (%v)", landed, err)
 	}
 	if st := verifyStatus(t, a, id2); st != "CANCELLED" {

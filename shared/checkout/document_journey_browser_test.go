@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
 )
@@ -106,7 +107,7 @@ func payInBrowser(t *testing.T, ctx context.Context, a *localapi.TestAPI, done c
 		}
 		t.Fatalf("lock: %v", err)
 	}
-	if text, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("lock"))); err != nil || !strings.Contains(text, "017•••••678") {
+	if text, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("lock"))); err != nil || !strings.Contains(text, "017•••••678") {
 		t.Errorf("locked page does not show the masked payer: %q %v", text, err)
 	}
 	if err := do(ctx, chromedp.Click(chromedp.ID("approve")), done); err != nil {
@@ -118,7 +119,7 @@ func payInBrowser(t *testing.T, ctx context.Context, a *localapi.TestAPI, done c
 // location is the page's URL now.
 func location(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	u, err := chromedp.Run(ctx, chromedp.Location())
+	u, err := browsertest.Run(ctx, chromedp.Location())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestBrowserDocumentJourney(t *testing.T) {
 	); err != nil {
 		t.Fatalf("link page: %v", err)
 	}
-	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	text, err := browsertest.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestBrowserDocumentJourney(t *testing.T) {
 		t.Fatalf("fill the link form: %v", err)
 	}
 	for id, want := range map[string]string{"field-name_on_card": nameOnCard, "field-size": "Large", "quantity": "2"} {
-		if got, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID(id))); err != nil || got != want {
+		if got, err := browsertest.Run(ctx, chromedp.Value(chromedp.ID(id))); err != nil || got != want {
 			t.Fatalf("#%s holds %q (%v), want %q", id, got, err, want)
 		}
 	}
@@ -186,10 +187,10 @@ func TestBrowserDocumentJourney(t *testing.T) {
 	if u := location(t, ctx); !strings.HasPrefix(u, a.URL+"/v1/public/checkout/") {
 		t.Fatalf("the link form landed on %q, want the hosted checkout", u)
 	}
-	if text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body"))); err != nil || !strings.Contains(text, "৳3,000.00") {
+	if text, err = browsertest.Run(ctx, chromedp.Text(chromedp.CSS("body"))); err != nil || !strings.Contains(text, "৳3,000.00") {
 		t.Errorf("checkout of 2 × ৳1,500.00 does not show ৳3,000.00: %q %v", text, err)
 	}
-	linkIntent, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("invoice")))
+	linkIntent, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("invoice")))
 	if err != nil || linkIntent == "" {
 		t.Fatalf("checkout footer invoice id %q %v", linkIntent, err)
 	}
@@ -236,7 +237,7 @@ func TestBrowserDocumentJourney(t *testing.T) {
 	if err := do(ctx, chromedp.Navigate(invPage), chromedp.WaitVisible(chromedp.ID("continue")), chromedp.WaitVisible(chromedp.ID("items"))); err != nil {
 		t.Fatalf("invoice page: %v", err)
 	}
-	if text, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body"))); err != nil {
+	if text, err = browsertest.Run(ctx, chromedp.Text(chromedp.CSS("body"))); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"INV-BROWSER-1", "Saree", "৳2,500.00", "Amount due"} {
@@ -253,7 +254,7 @@ func TestBrowserDocumentJourney(t *testing.T) {
 	if !strings.HasPrefix(checkoutURL, a.URL+"/v1/public/checkout/") {
 		t.Fatalf("the invoice form landed on %q, want the hosted checkout", checkoutURL)
 	}
-	invIntent, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("invoice")))
+	invIntent, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("invoice")))
 	if err != nil || invIntent == "" || invIntent == linkIntent {
 		t.Fatalf("checkout footer invoice id %q %v", invIntent, err)
 	}
@@ -261,10 +262,10 @@ func TestBrowserDocumentJourney(t *testing.T) {
 	if u := location(t, ctx); u != checkoutURL {
 		t.Errorf("after approve the payer is on %q, want the checkout page %q", u, checkoutURL)
 	}
-	if title, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("status-title"))); err != nil || title == "" {
+	if title, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("status-title"))); err != nil || title == "" {
 		t.Errorf("completed page title %q %v", title, err)
 	}
-	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#return, #approve, #route-bkash").length`)); err != nil || n != 0 {
+	if n, err := browsertest.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#return, #approve, #route-bkash").length`)); err != nil || n != 0 {
 		t.Errorf("the completed page still offers %d return/approve/route controls (%v)", n, err)
 	}
 	if hits := shop.landed(); len(hits) != 1 {
@@ -278,13 +279,13 @@ func TestBrowserDocumentJourney(t *testing.T) {
 		t.Fatalf("paid invoice page: %v", err)
 	}
 	screenshot(t, ctx, "document-invoice-paid.png")
-	if title, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("status-title"))); err != nil || !strings.Contains(title, "has been paid") {
+	if title, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("status-title"))); err != nil || !strings.Contains(title, "has been paid") {
 		t.Fatalf("paid invoice page title %q %v, want it to say it has been paid", title, err)
 	}
-	if state, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.ID("document"), "data-state")); err != nil || state.Value != "paid" {
+	if state, err := browsertest.Run(ctx, chromedp.AttributeValue(chromedp.ID("document"), "data-state")); err != nil || state.Value != "paid" {
 		t.Errorf("paid invoice page data-state %q %v", state.Value, err)
 	}
-	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#continue, form").length`)); err != nil || n != 0 {
+	if n, err := browsertest.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#continue, form").length`)); err != nil || n != 0 {
 		t.Errorf("the paid invoice page still has %d forms or #continue buttons (%v)", n, err)
 	}
 }

@@ -6,10 +6,9 @@
 package dashboard_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/takapay/payments/shared/local/browsertest"
-	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // keyCacheTTL is the journey's KEY_CACHE_TTL_MS: the revocation delay the API states,
@@ -38,58 +36,16 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	}
 	s := startStack(t, map[string]string{"KEY_CACHE_TTL_MS": "1000"})
 	base := s.api.URL
-	ctx := browsertest.New(t, "en")
-	axe := browsertest.AxeSource(t)
-	root, _ := samtemplate.FindRepoRoot()
-	_ = os.MkdirAll(filepath.Join(root, ".artifacts", "dashboard"), 0o755)
-
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := browsertest.Do(ctx, steps...); err != nil {
-			browsertest.Screenshot(t, ctx, "dashboard/failed.png")
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%v\npage: %.1500s", err, body)
-		}
-	}
-	location := func() string {
-		t.Helper()
-		loc, err := chromedp.Run(ctx, chromedp.Location())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return loc
-	}
-	bodyText := func() string {
-		t.Helper()
-		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return text
-	}
-	// check runs axe on the page shown and photographs it.
-	check := func(name string) {
-		t.Helper()
-		if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
-			t.Errorf("%s: %d axe violations: %v", name, len(v), v)
-		}
-		browsertest.Screenshots(t, ctx, "dashboard/"+name)
-	}
+	p := browsertest.NewPage(t, "en", "dashboard/")
+	run, check := p.Do, p.Check
+	bodyText := func() string { t.Helper(); return p.Text("body") }
 	// both checks a GET page in each language, and leaves the browser on it in English.
-	both := func(name, path string) {
-		t.Helper()
-		for _, l := range []string{"bn", "en"} {
-			u := path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "lang=" + l
-			run(chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.ID("main")))
-			check(name + "-" + l)
-		}
-	}
+	both := func(name, path string) { t.Helper(); p.Both(name, base+path) }
 	// stateBoth posts a form in each language (fill writes the form) and checks the answer.
 	stateBoth := func(name, path string, fill func() []chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		for _, l := range []string{"bn", "en"} {
-			u := path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "lang=" + l
-			run(chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.ID("main")))
+			run(chromedp.Navigate(base+browsertest.WithLang(path, l)), chromedp.WaitVisible(chromedp.ID("main")))
 			run(fill()...)
 			run(chromedp.WaitVisible(chromedp.ID("main")))
 			check(name + "-" + l)
@@ -137,7 +93,7 @@ func TestBrowserDashboardJourney(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-name"), "journey server"), chromedp.Click(chromedp.ID("env-sandbox")),
 		chromedp.Click(chromedp.ID("create-key-submit")), chromedp.WaitVisible(chromedp.ID("issued-secret")))
 	check("key-created-en")
-	secret, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("issued-secret")))
+	secret, err := browsertest.Run(p.Ctx, chromedp.Text(chromedp.ID("issued-secret")))
 	if err != nil || !strings.HasPrefix(secret, "sk_sandbox_") {
 		t.Fatalf("secret %q: %v", secret, err)
 	}
@@ -184,10 +140,12 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	both("activity", "/dashboard/activity")
 
 	// A passkey, with Chromium's virtual authenticator.
-	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+	wa, cancel := context.WithTimeout(p.Ctx, browsertest.StepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(wa, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+	if _, err := chromedp.Call(wa, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
 		Options: &webauthn.VirtualAuthenticatorOptions{
 			Protocol: webauthn.AuthenticatorProtocolCtap2, Ctap2version: webauthn.Ctap2versionCtap21,
 			Transport: webauthn.AuthenticatorTransportInternal, HasResidentKey: true,
@@ -231,7 +189,7 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	}
 	both("overview-developer", "/dashboard")
 	both("keys-developer", "/dashboard/keys")
-	if has, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.getElementById("create-key-form")`)); has {
+	if has, _ := browsertest.Run(p.Ctx, chromedp.Evaluate[bool](`!!document.getElementById("create-key-form")`)); has {
 		t.Error("the developer's keys page offers to create a key")
 	}
 	both("denied", "/dashboard/activity")
@@ -267,5 +225,4 @@ func TestBrowserDashboardJourney(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("f-password"), "journey sandbox passphrase"), chromedp.Click(chromedp.ID("sign-in-submit")),
 			chromedp.WaitVisible(chromedp.ID("error-message"))}
 	})
-	_ = location
 }

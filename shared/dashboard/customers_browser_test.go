@@ -7,8 +7,6 @@ package dashboard_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +15,6 @@ import (
 
 	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/local/localapi"
-	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // TestBrowserCustomers walks the customers pages in Chromium, signed in as make dev's seeded
@@ -32,48 +29,13 @@ func TestBrowserCustomers(t *testing.T) {
 	s := &stack{api: localapi.StartTestAPI(t, localapi.Options{})}
 	base := s.api.URL
 	ws, key := s.api.Creds.WorkspaceID, s.api.Creds.SandboxKey
-	ctx := browsertest.New(t, "en")
-	axe := browsertest.AxeSource(t)
-	root, _ := samtemplate.FindRepoRoot()
-	_ = os.MkdirAll(filepath.Join(root, ".artifacts", "dashboard"), 0o755)
-
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := browsertest.Do(ctx, steps...); err != nil {
-			browsertest.Screenshot(t, ctx, "dashboard/customers-failed.png")
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%v\npage: %.1500s", err, body)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	check := func(name string) {
-		t.Helper()
-		if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
-			t.Errorf("%s: %d axe violations: %v", name, len(v), v)
-		}
-		browsertest.Screenshots(t, ctx, "dashboard/customers-"+name)
-	}
-	withLang := func(path, l string) string {
-		return path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "lang=" + l
-	}
-	both := func(name, path string) {
-		t.Helper()
-		for _, l := range []string{"bn", "en"} {
-			run(chromedp.Navigate(base+withLang(path, l)), chromedp.WaitVisible(chromedp.ID("main")))
-			check(name + "-" + l)
-		}
-	}
+	p := browsertest.NewPage(t, "en", "dashboard/customers-")
+	run, check, text := p.Do, p.Check, p.Text
+	both := func(name, path string) { t.Helper(); p.Both(name, base+path) }
 	stateBoth := func(name, path string, fill func() []chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		for _, l := range []string{"bn", "en"} {
-			run(chromedp.Navigate(base+withLang(path, l)), chromedp.WaitVisible(chromedp.ID("main")))
+			run(chromedp.Navigate(base+browsertest.WithLang(path, l)), chromedp.WaitVisible(chromedp.ID("main")))
 			run(fill()...)
 			run(chromedp.WaitVisible(chromedp.ID("main")))
 			check(name + "-" + l)
@@ -106,7 +68,7 @@ func TestBrowserCustomers(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-email"), "rahim@shop.example.com.bd"), chromedp.SendKeys(chromedp.ID("f-phone"), "01712345678"),
 		chromedp.SendKeys(chromedp.ID("f-tags"), "wholesale, dhaka"), chromedp.SendKeys(chromedp.ID("f-notes"), "Pays on Thursdays"),
 		chromedp.Click(chromedp.ID("save-customer")), chromedp.WaitVisible(chromedp.ID("customer-fields")))
-	loc, err := chromedp.Run(ctx, chromedp.Location())
+	loc, err := browsertest.Run(p.Ctx, chromedp.Location())
 	if err != nil {
 		t.Fatal(err)
 	}

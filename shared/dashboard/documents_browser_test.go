@@ -6,7 +6,6 @@
 package dashboard_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -32,31 +31,9 @@ func TestBrowserDocumentPages(t *testing.T) {
 	link := createDoc(t, a, ws, key, "payment-links", `{"reference": "T-SHIRT", "description": "Eid t-shirt", "amount_minor": 50000,
 		"max_quantity": 3, "max_uses": 100, "fields": [{"id": "size", "label": "Size", "type": "select", "required": true, "options": ["S", "M", "L"]}]}`)
 
-	ctx := browsertest.New(t, "en")
-	axe := browsertest.AxeSource(t)
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := browsertest.Do(ctx, steps...); err != nil {
-			browsertest.Screenshot(t, ctx, "dashboard/docs-failed.png")
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%v\npage: %.1500s", err, body)
-		}
-	}
-	check := func(name string) {
-		t.Helper()
-		if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
-			t.Errorf("%s: %d axe violations: %v", name, len(v), v)
-		}
-		browsertest.Screenshots(t, ctx, "dashboard/docs-"+name)
-	}
-	both := func(name, path string) {
-		t.Helper()
-		for _, l := range []string{"bn", "en"} {
-			u := path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "lang=" + l
-			run(chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.ID("main")))
-			check(name + "-" + l)
-		}
-	}
+	p := browsertest.NewPage(t, "en", "dashboard/docs-")
+	run, check := p.Do, p.Check
+	both := func(name, path string) { t.Helper(); p.Both(name, base+path) }
 
 	run(chromedp.Navigate(base+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), a.Creds.DashboardEmail), chromedp.SendKeys(chromedp.ID("f-password"), a.Creds.DashboardPassword),

@@ -1,8 +1,6 @@
 package dashboard_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +10,6 @@ import (
 	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
-	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // The overview with payments and the export pages in Chromium: the seeded owner signs in,
@@ -30,32 +27,9 @@ func TestBrowserOverviewAndExport(t *testing.T) {
 	for _, p := range overviewPayments(a.Creds.WorkspaceID, now) {
 		seedPayment(t, a, p)
 	}
-	ctx := browsertest.New(t, "en")
-	axe := browsertest.AxeSource(t)
-	root, _ := samtemplate.FindRepoRoot()
-	_ = os.MkdirAll(filepath.Join(root, ".artifacts", "dashboard"), 0o755)
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := browsertest.Do(ctx, steps...); err != nil {
-			browsertest.Screenshot(t, ctx, "dashboard/overview-export-failed.png")
-			t.Fatal(err)
-		}
-	}
-	check := func(name string) {
-		t.Helper()
-		if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
-			t.Errorf("%s: %d axe violations: %v", name, len(v), v)
-		}
-		browsertest.Screenshots(t, ctx, "dashboard/"+name)
-	}
-	text := func(id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	p := browsertest.NewPage(t, "en", "dashboard/")
+	run, check := p.Do, p.Check
+	text := func(id string) string { t.Helper(); return p.Text("#" + id) }
 
 	run(chromedp.Navigate(a.URL+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), a.Creds.DashboardEmail), chromedp.SendKeys(chromedp.ID("f-password"), a.Creds.DashboardPassword),
@@ -81,7 +55,7 @@ func TestBrowserOverviewAndExport(t *testing.T) {
 		t.Errorf("live #stats-today: %q", s)
 	}
 	run(chromedp.Click(chromedp.ID("nav-export")), chromedp.WaitVisible(chromedp.ID("export-form")))
-	loc, err := chromedp.Run(ctx, chromedp.Location())
+	loc, err := browsertest.Run(p.Ctx, chromedp.Location())
 	if err != nil || !strings.Contains(loc, "env=live") {
 		t.Errorf("export from live: %s %v", loc, err)
 	}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,7 +16,6 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/local/registry"
-	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -44,29 +41,10 @@ func TestBrowserPaymentsPages(t *testing.T) {
 		}
 		ids = append(ids, jsonField(t, res.Body, "id"))
 	}
-	ctx := browsertest.New(t, "en")
-	axe := browsertest.AxeSource(t)
-	root, _ := samtemplate.FindRepoRoot()
-	_ = os.MkdirAll(filepath.Join(root, ".artifacts", "dashboard"), 0o755)
+	p := browsertest.NewPage(t, "en", "dashboard/")
 	base := api.URL
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := browsertest.Do(ctx, steps...); err != nil {
-			browsertest.Screenshot(t, ctx, "dashboard/payments-failed.png")
-			t.Fatal(err)
-		}
-	}
-	both := func(name, path string) {
-		t.Helper()
-		for _, l := range []string{"bn", "en"} {
-			u := path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "lang=" + l
-			run(chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.ID("main")))
-			if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
-				t.Errorf("%s-%s: %d axe violations: %v", name, l, len(v), v)
-			}
-			browsertest.Screenshots(t, ctx, "dashboard/"+name+"-"+l)
-		}
-	}
+	run := p.Do
+	both := func(name, path string) { t.Helper(); p.Both(name, base+path) }
 	c := api.Creds
 	run(chromedp.Navigate(base+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), c.DashboardEmail), chromedp.SendKeys(chromedp.ID("f-password"), c.DashboardPassword),
@@ -86,8 +64,8 @@ func TestBrowserPaymentsPages(t *testing.T) {
 	if r := api.Do(t, "POST", path+"/notices/approve", "", ""); r.Status != 200 {
 		t.Fatalf("approve: %d", r.Status)
 	}
-	p, _ := api.Store.GetPayment(context.Background(), hook)
-	registry.WebhookSender(api.Deps["WebhookSenderFunction"]).Deliver(context.Background(), webhook.Message{InvoiceID: hook, EventID: p.Outbox.EventID})
+	pay, _ := api.Store.GetPayment(context.Background(), hook)
+	registry.WebhookSender(api.Deps["WebhookSenderFunction"]).Deliver(context.Background(), webhook.Message{InvoiceID: hook, EventID: pay.Outbox.EventID})
 
 	both("payments-list", "/dashboard/payments")
 	both("payments-invalid", "/dashboard/payments?from=2026-02-31&status=PAID")
@@ -96,7 +74,7 @@ func TestBrowserPaymentsPages(t *testing.T) {
 	both("payment-pending", "/dashboard/payments/"+ids[1])
 	run(chromedp.Navigate(base+"/dashboard/payments/"+ids[1]), chromedp.WaitVisible(chromedp.ID("cancel-payment")),
 		chromedp.Click(chromedp.ID("cancel-payment")), chromedp.WaitVisible(chromedp.ID("notice")))
-	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("payment-status")))
+	text, err := browsertest.Run(p.Ctx, chromedp.Text(chromedp.ID("payment-status")))
 	if err != nil || !strings.Contains(text, "Cancelled") {
 		t.Errorf("after cancel the status reads %q (%v)", text, err)
 	}

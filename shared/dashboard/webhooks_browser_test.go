@@ -5,10 +5,9 @@
 package dashboard_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +16,6 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/browsertest"
-	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // The webhooks page in Chromium, in both languages, phone and desktop, checked with axe-core
@@ -31,33 +29,9 @@ func TestBrowserWebhooksPage(t *testing.T) {
 	base := s.api.URL
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(hook.Close)
-	ctx := browsertest.New(t, "en")
-	axe := browsertest.AxeSource(t)
-	root, _ := samtemplate.FindRepoRoot()
-	_ = os.MkdirAll(filepath.Join(root, ".artifacts", "dashboard"), 0o755)
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := browsertest.Do(ctx, steps...); err != nil {
-			browsertest.Screenshot(t, ctx, "dashboard/webhooks-failed.png")
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%v\npage: %.1500s", err, body)
-		}
-	}
-	check := func(name string) {
-		t.Helper()
-		if v, _ := browsertest.Axe(t, ctx, axe); len(v) > 0 {
-			t.Errorf("%s: %d axe violations: %v", name, len(v), v)
-		}
-		browsertest.Screenshots(t, ctx, "dashboard/"+name)
-	}
-	text := func(id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	p := browsertest.NewPage(t, "en", "dashboard/")
+	run, check := p.Do, p.Check
+	text := func(id string) string { t.Helper(); return p.Text("#" + id) }
 
 	run(chromedp.Navigate(base+"/dashboard/sign-in?lang=en"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), s.api.Creds.DashboardEmail),
@@ -86,7 +60,9 @@ func TestBrowserWebhooksPage(t *testing.T) {
 
 	// The viewer's page: everything shown, nothing to send.
 	token := s.memberSession(t, "viewer@journey.example.com.bd", auth.RoleViewer)
-	if _, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: auth.SessionCookie, Value: token, URL: base + "/"}); err != nil {
+	cc, cancel := context.WithTimeout(p.Ctx, browsertest.StepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(cc, network.SetCookie, network.SetCookieParams{Name: auth.SessionCookie, Value: token, URL: base + "/"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range []string{"bn", "en"} {

@@ -177,11 +177,11 @@ func TestBrowserPasskeys(t *testing.T) {
 		t.Helper()
 		if err := browsertest.Do(ctx, chromedp.WaitVisible(chromedp.ID("result"))); err != nil {
 			browsertest.Screenshot(t, ctx, "passkey-failed.png")
-			failure, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("pk") || {getAttribute: () => "no form"}).getAttribute("data-passkey-failure") || ""`))
+			failure, _ := browsertest.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("pk") || {getAttribute: () => "no form"}).getAttribute("data-passkey-failure") || ""`))
 			t.Logf("browser failure: %q", failure)
 			t.Fatal(err)
 		}
-		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("result")))
+		text, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("result")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestBrowserPasskeys(t *testing.T) {
 	if got := resultText(); got != "registered Work laptop" {
 		t.Fatalf("register: %q (%v)", got, site.lastErr())
 	}
-	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-passkey-unsupported]") === null`)); err != nil || !hidden {
+	if hidden, err := browsertest.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("[data-passkey-unsupported]") === null`)); err != nil || !hidden {
 		t.Fatalf("result page: %v %v", hidden, err)
 	}
 	list, err := e.svc.List(e.ctx, site.userID)
@@ -227,7 +227,7 @@ func TestBrowserPasskeys(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("pk-error"))); err != nil {
 		t.Fatal(err)
 	}
-	if failure, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("pk").getAttribute("data-passkey-failure")`)); err != nil || failure != "InvalidStateError" {
+	if failure, err := browsertest.Run(ctx, chromedp.Evaluate[string](`document.getElementById("pk").getAttribute("data-passkey-failure")`)); err != nil || failure != "InvalidStateError" {
 		t.Fatalf("registering an excluded authenticator: %q, %v", failure, err)
 	}
 
@@ -338,7 +338,7 @@ func TestBrowserPasskeys(t *testing.T) {
 	if err := browsertest.Do(ctx, chromedp.Navigate(origin+"/login"), chromedp.WaitVisible(chromedp.ID("unsupported"))); err != nil {
 		t.Fatal(err)
 	}
-	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("pk").hidden`)); err != nil || !hidden {
+	if hidden, err := browsertest.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("pk").hidden`)); err != nil || !hidden {
 		t.Fatalf("passkey form without WebAuthn: hidden %v, %v", hidden, err)
 	}
 
