@@ -1,3 +1,7 @@
+//go:build !race
+
+// Excluded from -race builds like the other browser tests (chromedp races on its own).
+
 package dashboard_test
 
 import (
