@@ -236,19 +236,15 @@ func (s *Service) CustomersPage(ctx context.Context, wr *web.Request) (*web.Resp
 			}
 			d.errorSummary(f)
 			s.custSearch(d, f)
-			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="customers-caption"><table id="customers-table"><caption class="hint" id="customers-caption">`)
+			d.tableStart("customers-caption", "customers-table")
+			d.Raw(`<caption class="hint" id="customers-caption">`)
 			if q["q"] != "" {
 				d.text("dash.customers.caption_q", "q", q["q"])
 			} else {
 				d.text("dash.customers.caption")
 			}
-			d.Raw("</caption><thead><tr>")
-			for _, h := range []string{"reference", "name", "email", "phone", "created"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.customers.col." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>")
+			d.Raw("</caption>")
+			d.thead("dash.customers.col.", "reference", "name", "email", "phone", "created")
 			if len(list.Items) == 0 {
 				d.Raw(`<tr><td colspan="5">`)
 				if q["q"] != "" || q["cursor"] != "" {
@@ -391,13 +387,9 @@ func (s *Service) CustomerPage(ctx context.Context, wr *web.Request) (*web.Respo
 			}
 			d.Raw(`<h2 id="customer-invoices-title">`)
 			d.text("dash.customers.invoices")
-			d.Raw(`</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="customer-invoices-title"><table id="customer-invoices"><thead><tr>`)
-			for _, h := range []string{"reference", "status", "total", "paid", "created"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.customers.inv." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>")
+			d.Raw("</h2>")
+			d.tableStart("customer-invoices-title", "customer-invoices")
+			d.thead("dash.customers.inv.", "reference", "status", "total", "paid", "created")
 			if len(invoices) == 0 {
 				d.Raw(`<tr><td colspan="5">`)
 				d.text("dash.customers.inv.none")
@@ -705,19 +697,6 @@ func custTextarea(d *doc, f *form, name, hintKey string) {
 	d.Raw(">\n")
 	d.Text(f.value(name))
 	d.Raw("</textarea>")
-	if hintKey != "" {
-		d.Raw(`<p class="hint"`)
-		d.Attr("id", id+"-hint")
-		d.Raw(">")
-		d.text(hintKey)
-		d.Raw("</p>")
-	}
-	if e := f.err(name); e != "" {
-		d.Raw(`<p class="field-error"`)
-		d.Attr("id", id+"-error")
-		d.Raw(">")
-		d.Text(e)
-		d.Raw("</p>")
-	}
+	d.fieldAfter(f, id, name, hintKey)
 	d.Raw("</div>\n")
 }

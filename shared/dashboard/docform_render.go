@@ -203,25 +203,6 @@ func (d *doc) fieldMeta(df *docForm, name string, hint bool) {
 	}
 }
 
-// fieldAfter writes a field's hint and error.
-func (d *doc) fieldAfter(df *docForm, name, hintKey string) {
-	id := "f-" + name
-	if hintKey != "" {
-		d.Raw(`<p class="hint"`)
-		d.Attr("id", id+"-hint")
-		d.Raw(">")
-		d.text(hintKey)
-		d.Raw("</p>")
-	}
-	if e := df.f.err(name); e != "" {
-		d.Raw(`<p class="field-error"`)
-		d.Attr("id", id+"-error")
-		d.Raw(">")
-		d.Text(e)
-		d.Raw("</p>")
-	}
-}
-
 func (d *doc) label(name string, args ...string) {
 	d.Raw(`<label class="field-label"`)
 	d.Attr("for", "f-"+name)
@@ -267,7 +248,7 @@ func (d *doc) docInput(df *docForm, name, typ string, required bool) {
 	}
 	d.fieldMeta(df, name, hint != "")
 	d.Raw(">")
-	d.fieldAfter(df, name, hint)
+	d.fieldAfter(df.f, "f-"+name, name, hint)
 	d.Raw("</div>\n")
 }
 
@@ -283,7 +264,7 @@ func (d *doc) docTextarea(df *docForm, name string, rows int) {
 	d.Raw(">")
 	d.Text(df.value(name))
 	d.Raw("</textarea>")
-	d.fieldAfter(df, name, hint)
+	d.fieldAfter(df.f, "f-"+name, name, hint)
 	d.Raw("</div>\n")
 }
 
@@ -325,7 +306,7 @@ func (d *doc) customerField(df *docForm) {
 		d.Raw("</option>")
 	}
 	d.Raw("</select>")
-	d.fieldAfter(df, "customer_id", "dash.docform.hint.customer_id")
+	d.fieldAfter(df.f, "f-customer_id", "customer_id", "dash.docform.hint.customer_id")
 	d.Raw("</div>\n")
 }
 
@@ -391,7 +372,7 @@ func (d *doc) fieldsSection(df *docForm) {
 			d.Raw("</option>")
 		}
 		d.Raw("</select>")
-		d.fieldAfter(df, typ, "")
+		d.fieldAfter(df.f, "f-"+typ, typ, "")
 		d.Raw("</div>\n")
 		req := fieldName(i, "required")
 		d.Raw(`<div class="row"><label class="check"><input type="checkbox"`)
@@ -404,7 +385,7 @@ func (d *doc) fieldsSection(df *docForm) {
 		d.Raw(">")
 		d.text("dash.docform.label.field_required", "n", rowNumber(d.l, req))
 		d.Raw("</label>")
-		d.fieldAfter(df, req, "")
+		d.fieldAfter(df.f, "f-"+req, req, "")
 		d.Raw("</div>\n")
 		d.docTextarea(df, fieldName(i, "options"), 3)
 		d.Raw("</fieldset>\n")

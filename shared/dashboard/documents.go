@@ -147,15 +147,11 @@ func (s *Service) documentsList(k docKind) web.HandlerFunc {
 				d.link(k.path+"/new", "new-document", "dash.docs."+k.msg+".new")
 				d.Raw("</p>\n")
 			}
-			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="documents-caption"><table id="documents-table"><caption class="hint" id="documents-caption">`)
+			d.tableStart("documents-caption", "documents-table")
+			d.Raw(`<caption class="hint" id="documents-caption">`)
 			d.text("dash.docs."+k.msg+".caption", "environment", d.t("dash.env."+string(r.env())))
-			d.Raw("</caption><thead><tr>")
-			for _, h := range []string{"reference", "state", k.msg + ".total", "paid", "outstanding", "created"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.docs.col." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>")
+			d.Raw("</caption>")
+			d.thead("dash.docs.col.", "reference", "state", k.msg+".total", "paid", "outstanding", "created")
 			if len(res.Items) == 0 {
 				d.Raw(`<tr><td colspan="6">`)
 				d.text("dash.docs." + k.msg + ".none")
@@ -544,15 +540,11 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		d.Raw("</dl>\n")
 
 		if len(body.Items) > 0 {
-			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="items-caption"><table id="document-items"><caption id="items-caption">`)
+			d.tableStart("items-caption", "document-items")
+			d.Raw(`<caption id="items-caption">`)
 			d.text("dash.docs.items")
-			d.Raw("</caption><thead><tr>")
-			for _, h := range []string{"title", "quantity", "unit", "line"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.docs.item." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>")
+			d.Raw("</caption>")
+			d.thead("dash.docs.item.", "title", "quantity", "unit", "line")
 			for _, it := range body.Items {
 				d.Raw(`<tr><th scope="row">`)
 				d.Text(it.Title)
@@ -568,15 +560,11 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		}
 
 		if len(body.Fields) > 0 {
-			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="fields-caption"><table id="document-fields"><caption id="fields-caption">`)
+			d.tableStart("fields-caption", "document-fields")
+			d.Raw(`<caption id="fields-caption">`)
 			d.text("dash.docs.fields")
-			d.Raw("</caption><thead><tr>")
-			for _, h := range []string{"label", "id", "type", "required", "options"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.docs.cf." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>")
+			d.Raw("</caption>")
+			d.thead("dash.docs.cf.", "label", "id", "type", "required", "options")
 			for _, f := range body.Fields {
 				d.Raw(`<tr><th scope="row">`)
 				d.Text(f.Label)
@@ -603,13 +591,8 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		d.Raw("</h2>\n<p class=\"hint\">")
 		d.text("dash.docs.payments_hint", "count", d.l.Number(document.PaymentsWindow))
 		d.Raw("</p>\n")
-		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="payments-title"><table id="document-payments"><thead><tr>`)
-		for _, h := range []string{"payment", "state", "amount", "when"} {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.docs.pay." + h)
-			d.Raw("</th>")
-		}
-		d.Raw("</tr></thead><tbody>")
+		d.tableStart("payments-title", "document-payments")
+		d.thead("dash.docs.pay.", "payment", "state", "amount", "when")
 		if len(rec.Payments) == 0 {
 			d.Raw(`<tr><td colspan="4">`)
 			d.text("dash.docs.no_payments")
@@ -640,13 +623,8 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		d.Raw("</h2>\n<p class=\"hint\">")
 		d.text("dash.docs.deliveries_hint")
 		d.Raw("</p>\n")
-		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="deliveries-title"><table id="document-deliveries"><thead><tr>`)
-		for _, h := range []string{"event", "kind", "status", "when"} {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.docs.del." + h)
-			d.Raw("</th>")
-		}
-		d.Raw("</tr></thead><tbody>")
+		d.tableStart("deliveries-title", "document-deliveries")
+		d.thead("dash.docs.del.", "event", "kind", "status", "when")
 		if len(deliveries) == 0 {
 			d.Raw(`<tr><td colspan="4">`)
 			d.text("dash.docs.no_deliveries")
@@ -669,13 +647,8 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		d.Raw(`<h2 id="history-title">`)
 		d.text("dash.docs.history")
 		d.Raw("</h2>\n")
-		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="history-title"><table id="document-history"><thead><tr>`)
-		for _, h := range []string{"version", "action", "state", "when"} {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.docs.hist." + h)
-			d.Raw("</th>")
-		}
-		d.Raw("</tr></thead><tbody>")
+		d.tableStart("history-title", "document-history")
+		d.thead("dash.docs.hist.", "version", "action", "state", "when")
 		for i := len(rec.History) - 1; i >= 0; i-- {
 			h := rec.History[i]
 			d.Raw(`<tr><th scope="row">`)

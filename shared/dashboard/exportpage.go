@@ -164,12 +164,6 @@ func (d *doc) dateInput(f *form, name, id, labelKey string) {
 	}
 	d.Attr("aria-describedby", described)
 	d.Raw(">")
-	if e := f.err(name); e != "" {
-		d.Raw(`<p class="field-error"`)
-		d.Attr("id", id+"-error")
-		d.Raw(">")
-		d.Text(e)
-		d.Raw("</p>")
-	}
+	d.fieldAfter(f, id, name, "")
 	d.Raw("</div>\n")
 }

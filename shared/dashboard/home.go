@@ -189,13 +189,8 @@ func (d *doc) overviewPayments(o *overview) {
 		d.text("dash.overview.no_payments")
 		d.Raw("</p>\n")
 	} else {
-		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="latest-title"><table id="latest-payments"><thead><tr>`)
-		for _, h := range []string{"created", "payment", "status", "amount", "reference"} {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.overview.col." + h)
-			d.Raw("</th>")
-		}
-		d.Raw("</tr></thead><tbody>")
+		d.tableStart("latest-title", "latest-payments")
+		d.thead("dash.overview.col.", "created", "payment", "status", "amount", "reference")
 		for _, p := range o.latest {
 			d.Raw("<tr><td>")
 			d.date(p.CreatedAt)
@@ -221,13 +216,8 @@ func (d *doc) overviewPayments(o *overview) {
 		d.Raw("</p>\n")
 		return
 	}
-	d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="failing-title"><table id="failing-deliveries"><thead><tr>`)
-	for _, h := range []string{"payment", "event", "attempts", "response", "last_attempt", "state"} {
-		d.Raw(`<th scope="col">`)
-		d.text("dash.overview.col." + h)
-		d.Raw("</th>")
-	}
-	d.Raw("</tr></thead><tbody>")
+	d.tableStart("failing-title", "failing-deliveries")
+	d.thead("dash.overview.col.", "payment", "event", "attempts", "response", "last_attempt", "state")
 	for _, p := range o.failing {
 		o := p.Outbox // non-nil: failingDelivery
 		d.Raw("<tr><td>")

@@ -177,15 +177,11 @@ func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListRe
 			d.text("dash.pay.empty")
 			d.Raw("</p>\n")
 		} else {
-			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="payments-caption"><table id="payments-table"><caption id="payments-caption">`)
+			d.tableStart("payments-caption", "payments-table")
+			d.Raw(`<caption id="payments-caption">`)
 			d.text("dash.pay.caption")
-			d.Raw("</caption><thead><tr>")
-			for _, h := range []string{"created", "reference", "amount", "status", "source"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.pay.col." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>\n")
+			d.Raw("</caption>")
+			d.thead("dash.pay.col.", "created", "reference", "amount", "status", "source")
 			for _, it := range list.Items {
 				d.Raw("<tr><td>")
 				d.date(it.CreatedAt)
@@ -245,13 +241,7 @@ func (d *doc) selectField(f *form, name, labelKey string, options [][2]string) {
 		d.Raw("</option>")
 	}
 	d.Raw("</select>")
-	if e := f.err(name); e != "" {
-		d.Raw(`<p class="field-error"`)
-		d.Attr("id", id+"-error")
-		d.Raw(">")
-		d.Text(e)
-		d.Raw("</p>")
-	}
+	d.fieldAfter(f, id, name, "")
 	d.Raw("</div>\n")
 }
 
@@ -387,15 +377,11 @@ func (s *Payments) detailPage(r *req, it *intent.Intent) *web.Response {
 			d.Raw("</p>\n")
 		}
 		if len(dl.AttemptLog) > 0 {
-			d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="attempts-caption"><table id="attempts-table"><caption id="attempts-caption">`)
+			d.tableStart("attempts-caption", "attempts-table")
+			d.Raw(`<caption id="attempts-caption">`)
 			d.text("dash.pay.attempts.caption")
-			d.Raw("</caption><thead><tr>")
-			for _, h := range []string{"at", "code", "duration", "error"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.pay.attempts." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>\n")
+			d.Raw("</caption>")
+			d.thead("dash.pay.attempts.", "at", "code", "duration", "error")
 			for i := len(dl.AttemptLog) - 1; i >= 0; i-- { // newest first
 				a := dl.AttemptLog[i]
 				d.Raw("<tr><td>")

@@ -260,6 +260,13 @@ func (d *doc) input(f *form, name, typ, labelKey, autocomplete, hintKey string, 
 		d.Attr("aria-describedby", strings.Join(described, " "))
 	}
 	d.Raw(">")
+	d.fieldAfter(f, id, name, hintKey)
+	d.Raw("</div>\n")
+}
+
+// fieldAfter writes a field's hint (hintKey, "" for none) and its error, with the ids its
+// aria-describedby names: <id>-hint and <id>-error.
+func (d *doc) fieldAfter(f *form, id, name, hintKey string) {
 	if hintKey != "" {
 		d.Raw(`<p class="hint"`)
 		d.Attr("id", id+"-hint")
@@ -274,7 +281,28 @@ func (d *doc) input(f *form, name, typ, labelKey, autocomplete, hintKey string, 
 		d.Text(e)
 		d.Raw("</p>")
 	}
-	d.Raw("</div>\n")
+}
+
+// tableStart opens a table in a scrollable region named by the element labelID (its caption,
+// which the caller writes next, or a heading before it).
+func (d *doc) tableStart(labelID, tableID string) {
+	d.Raw(`<div class="table-wrap" tabindex="0" role="region"`)
+	d.Attr("aria-labelledby", labelID)
+	d.Raw("><table")
+	d.Attr("id", tableID)
+	d.Raw(">")
+}
+
+// thead writes a table's header row, one column header per key (prefix+key in the
+// catalogue), and opens its body.
+func (d *doc) thead(prefix string, keys ...string) {
+	d.Raw("<thead><tr>")
+	for _, k := range keys {
+		d.Raw(`<th scope="col">`)
+		d.text(prefix + k)
+		d.Raw("</th>")
+	}
+	d.Raw("</tr></thead><tbody>\n")
 }
 
 func (d *doc) submit(key, id string) {

@@ -44,7 +44,8 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 		case "invited", "role-changed", "removed", "transferred", "invite-revoked":
 			d.notice("dash.notice." + notice)
 		}
-		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="members-caption"><table id="members-table"><caption class="hint" id="members-caption">`)
+		d.tableStart("members-caption", "members-table")
+		d.Raw(`<caption class="hint" id="members-caption">`)
 		d.text("dash.team.members")
 		d.Raw(`</caption><thead><tr><th scope="col">`)
 		d.text("dash.field.email")
@@ -356,13 +357,8 @@ func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Respo
 			d.text("dash.activity.retention")
 			d.Raw(`</p><div class="table-wrap" tabindex="0" role="region" aria-labelledby="activity-caption"><table id="activity-table"><caption class="hint" id="activity-caption">`)
 			d.text("dash.activity.caption")
-			d.Raw("</caption><thead><tr>")
-			for _, h := range []string{"when", "who", "what", "target", "client"} {
-				d.Raw(`<th scope="col">`)
-				d.text("dash.activity.col." + h)
-				d.Raw("</th>")
-			}
-			d.Raw("</tr></thead><tbody>")
+			d.Raw("</caption>")
+			d.thead("dash.activity.col.", "when", "who", "what", "target", "client")
 			if len(events) == 0 {
 				d.Raw(`<tr><td colspan="5">`)
 				d.text("dash.activity.none")

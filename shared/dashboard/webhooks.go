@@ -217,15 +217,11 @@ func (s *Service) webhooksPage(ctx context.Context, r *req, status int, f *form,
 		d.Raw(`<section aria-labelledby="deliveries-title"><h2 id="deliveries-title">`)
 		d.text("dash.webhooks.recent")
 		d.Raw("</h2>\n")
-		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="recent-caption"><table id="recent-deliveries"><caption class="hint" id="recent-caption">`)
+		d.tableStart("recent-caption", "recent-deliveries")
+		d.Raw(`<caption class="hint" id="recent-caption">`)
 		d.text("dash.webhooks.recent_caption")
-		d.Raw("</caption><thead><tr>")
-		for _, h := range []string{"payment", "event", "status", "attempts", "http", "time"} {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.webhooks.col." + h)
-			d.Raw("</th>")
-		}
-		d.Raw("</tr></thead><tbody>")
+		d.Raw("</caption>")
+		d.thead("dash.webhooks.col.", "payment", "event", "status", "attempts", "http", "time")
 		if len(deliveries) == 0 {
 			d.Raw(`<tr><td colspan="6">`)
 			d.text("dash.webhooks.none")

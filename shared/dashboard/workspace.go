@@ -193,7 +193,8 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 			d.Raw("</h2>\n")
 			d.secretBox("issued-secret", issued.Secret)
 		}
-		d.Raw(`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="keys-caption"><table id="keys-table"><caption class="hint" id="keys-caption">`)
+		d.tableStart("keys-caption", "keys-table")
+		d.Raw(`<caption class="hint" id="keys-caption">`)
 		d.text("dash.keys.caption")
 		d.Raw("</caption><thead><tr>")
 		for _, h := range []string{"name", "environment", "scopes", "prefix", "created", "last_used", "state"} {
