@@ -189,9 +189,11 @@ func run() error {
 	poller.Handler = registry.WebhookConsumer(senderDeps).Handle
 	redriveRun := registry.WebhookRedrive(deps["WebhookRedriveFunction"]).Run
 	if set != nil {
-		// The real bootstraps: the sender's opens webhook secrets with LOCAL_SEALING_KEY, which
-		// localapi.FunctionEnv gives it in place of the template's KMS key.
-		poller.Handler = set.Pools["WebhookSenderFunction"].SQSHandler()
+		// The sender stays in-process: its deployed binary opens webhook secrets with KMS only
+		// (handler.SealerFor is kmsseal.NewKMS; LOCAL_SEALING_KEY in its environment is not
+		// read) and make dev has no KMS, so its bootstrap would leave every signed delivery
+		// pending; the in-process sender (package registry) opens them with the stack's
+		// sealing key. The tests run its bootstrap under the emulator (the walk-through).
 		pool := set.Pools["WebhookRedriveFunction"]
 		redriveRun = func(ctx context.Context) (int, error) {
 			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/webhook-redrive"))
