@@ -168,33 +168,51 @@ func run() error {
 	}
 
 	// What Lambda's SQS event source and the schedule do in AWS: poll the webhook queue into the
-	// sender, and re-drive pending events every minute.
+	// sender in batches as its SQS event declares them, and run the re-drive on its schedule.
+	senderFn, _ := stack.Template.Function("WebhookSenderFunction")
+	poller, err := sqspoll.FromTemplate(senderFn)
+	if err != nil {
+		return err
+	}
+	redriveFn, _ := stack.Template.Function("WebhookRedriveFunction")
+	every, err := redriveFn.ScheduleInterval()
+	if err != nil {
+		return err
+	}
+	if every == 0 {
+		return errors.New("template.yaml: WebhookRedriveFunction has no schedule")
+	}
 	senderDeps := deps["WebhookSenderFunction"]
-	consumer := registry.WebhookConsumer(senderDeps)
-	poller := &sqspoll.Poller{SQS: senderDeps.SQS, QueueURL: senderDeps.Config.WebhookQueueURL, Handler: consumer.Handle, Wait: 1}
-	redrive := registry.WebhookRedrive(deps["WebhookRedriveFunction"])
-	redriveRun := redrive.Run
+	// The event source's own client (the stack's, not bounded by the function's attempt
+	// timeout): it long-polls 20 s, as Lambda's pollers do.
+	poller.SQS, poller.QueueURL, poller.Wait = stack.Queue, senderDeps.Config.WebhookQueueURL, 20
+	poller.Handler = registry.WebhookConsumer(senderDeps).Handle
+	redriveRun := registry.WebhookRedrive(deps["WebhookRedriveFunction"]).Run
 	if set != nil {
-		// The sender stays in-process: its deployed binary opens webhook secrets with KMS only,
-		// and make dev has no KMS (the in-process sender uses the stack's sealing key). The
-		// tests run its bootstrap under the emulator (package rie, the walk-through).
+		// The sender stays in-process: its deployed binary opens webhook secrets with KMS only
+		// (handler.SealerFor is kmsseal.NewKMS; LOCAL_SEALING_KEY in its environment is not
+		// read) and make dev has no KMS, so its bootstrap would leave every signed delivery
+		// pending; the in-process sender (package registry) opens them with the stack's
+		// sealing key. The tests run its bootstrap under the emulator (the walk-through).
 		pool := set.Pools["WebhookRedriveFunction"]
 		redriveRun = func(ctx context.Context) (int, error) {
 			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/webhook-redrive"))
 			return 0, err
 		}
 	}
+	logger.Info("event sources", slog.String("webhook_sender", fmt.Sprintf("SQS batch size %d, window %s, partial batch failures %t",
+		poller.BatchSize, poller.Window, !poller.IgnoreBatchItemFailures)), slog.String("webhook_redrive", fmt.Sprintf("%s (every %s)", redriveFn.Schedule, every)))
 	go poller.Run(ctx)
 	go func() {
-		t := time.NewTicker(time.Minute)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				// A run has the function's 60 s (template Timeout), as on Lambda.
-				rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+				// A run has the function's Timeout (template), as on Lambda.
+				rctx, cancel := context.WithTimeout(ctx, redriveFn.Timeout)
 				n, err := redriveRun(rctx)
 				cancel()
 				if err != nil || n > 0 {

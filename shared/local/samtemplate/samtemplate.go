@@ -3,7 +3,8 @@
 // the SQS queues from the same file that is deployed.
 //
 // Only the parts of the template the local tooling needs are modelled:
-// AWS::Serverless::Function (HttpApi events and environment variables),
+// AWS::Serverless::Function (HttpApi, SQS and Schedule/ScheduleV2 events, environment
+// variables, timeout and memory),
 // AWS::DynamoDB::Table, AWS::SQS::Queue, the logical ids of AWS::KMS::Key
 // resources, Parameters and Globals.Function.Environment. CloudFormation intrinsic functions (!Ref,
 // !GetAtt, !Sub, ... and their long Fn:: forms) are tolerated everywhere and
@@ -212,6 +213,77 @@ type Function struct {
 	// MemoryMB is the function's MemorySize, else Globals.Function.MemorySize, else Lambda's
 	// default of 128.
 	MemoryMB int
+	// SQS is the function's SQS event (its event source mapping), or nil.
+	SQS *SQSEvent
+	// Schedule is the expression of the function's Schedule or ScheduleV2 event, e.g.
+	// "rate(1 minute)", or "" (see ScheduleInterval).
+	Schedule string
+}
+
+// SQSEvent is a function's SQS event: how Lambda's event source mapping batches the queue's
+// messages into invocations.
+type SQSEvent struct {
+	// Queue is the Queue property, e.g. !GetAtt WebhookQueue.Arn.
+	Queue Value
+	// BatchSize is the most messages in one invocation (SAM's default: 10).
+	BatchSize int
+	// Window is MaximumBatchingWindowInSeconds: how long the event source gathers messages
+	// before it invokes with a batch that is not full (default 0).
+	Window time.Duration
+	// ReportBatchItemFailures is set when FunctionResponseTypes holds ReportBatchItemFailures:
+	// the function's batchItemFailures answer names the messages to keep; without it Lambda
+	// ignores the answer and deletes the whole batch unless the invocation failed.
+	ReportBatchItemFailures bool
+}
+
+// ScheduleInterval returns the period of the function's schedule (see RateInterval); 0 and no
+// error when the function has no schedule.
+func (f Function) ScheduleInterval() (time.Duration, error) {
+	if f.Schedule == "" {
+		return 0, nil
+	}
+	d, err := RateInterval(f.Schedule)
+	if err != nil {
+		return 0, fmt.Errorf("function %s: %w", f.LogicalID, err)
+	}
+	return d, nil
+}
+
+var rateExpr = regexp.MustCompile(`^rate\(\s*(\d+)\s+([a-z]+)\s*\)$`)
+
+// RateInterval turns an EventBridge rate expression, "rate(N unit)" with unit minute(s),
+// hour(s) or day(s) (singular exactly when N is 1, as EventBridge requires), into its period.
+// cron() and at() expressions, and rates in any other unit, are errors: the local stack
+// only runs fixed-rate schedules.
+func RateInterval(expr string) (time.Duration, error) {
+	expr = strings.TrimSpace(expr)
+	m := rateExpr.FindStringSubmatch(expr)
+	if m == nil {
+		if strings.HasPrefix(expr, "cron(") || strings.HasPrefix(expr, "at(") {
+			return 0, fmt.Errorf("schedule %q: only rate() expressions are supported locally, not cron() or at()", expr)
+		}
+		return 0, fmt.Errorf("schedule %q is not a rate(N unit) expression", expr)
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("schedule %q: the rate must be a positive integer", expr)
+	}
+	unit := m[2]
+	var per time.Duration
+	switch strings.TrimSuffix(unit, "s") {
+	case "minute":
+		per = time.Minute
+	case "hour":
+		per = time.Hour
+	case "day":
+		per = 24 * time.Hour
+	default:
+		return 0, fmt.Errorf("schedule %q: unit %q is not minute(s), hour(s) or day(s)", expr, unit)
+	}
+	if plural := strings.HasSuffix(unit, "s"); plural != (n > 1) {
+		return 0, fmt.Errorf("schedule %q: EventBridge wants the unit singular for 1 and plural otherwise", expr)
+	}
+	return time.Duration(n) * per, nil
 }
 
 // Route is one HttpApi event of a function.
@@ -530,13 +602,38 @@ func (t *Template) parseFunction(id string, props *yaml.Node) error {
 		for i := 0; i+1 < len(events.Content); i += 2 {
 			name := events.Content[i].Value
 			ev := events.Content[i+1]
-			if scalar(get(ev, "Type")) != "HttpApi" {
+			line := events.Content[i].Line
+			switch scalar(get(ev, "Type")) {
+			case "SQS":
+				if f.SQS != nil {
+					return fmt.Errorf("SQS event %s (line %d): a second SQS event (the local stack models one)", name, line)
+				}
+				if f.SQS, err = sqsEvent(name, line, get(ev, "Properties")); err != nil {
+					return err
+				}
+				continue
+			case "Schedule", "ScheduleV2":
+				// A Schedule event (an EventBridge rule) names it Schedule, a ScheduleV2 event
+				// (EventBridge Scheduler) ScheduleExpression.
+				prop := "ScheduleExpression"
+				if scalar(get(ev, "Type")) == "Schedule" {
+					prop = "Schedule"
+				}
+				if f.Schedule != "" {
+					return fmt.Errorf("schedule event %s (line %d): a second schedule (the local stack models one)", name, line)
+				}
+				if f.Schedule = scalar(get(ev, "Properties", prop)); f.Schedule == "" {
+					return fmt.Errorf("schedule event %s (line %d) has no literal %s", name, line, prop)
+				}
+				continue
+			case "HttpApi":
+			default:
 				continue
 			}
 			path := scalar(get(ev, "Properties", "Path"))
 			method := scalar(get(ev, "Properties", "Method"))
 			if path == "" || method == "" {
-				return fmt.Errorf("HttpApi event %s (line %d) must set both Path and Method", name, events.Content[i].Line)
+				return fmt.Errorf("HttpApi event %s (line %d) must set both Path and Method", name, line)
 			}
 			f.Routes = append(f.Routes, Route{Method: strings.ToUpper(method), Path: path})
 		}
@@ -549,6 +646,45 @@ func (t *Template) parseFunction(id string, props *yaml.Node) error {
 	})
 	t.Functions = append(t.Functions, f)
 	return nil
+}
+
+// sqsEvent reads an SQS event's Properties with SAM's defaults.
+func sqsEvent(name string, line int, props *yaml.Node) (*SQSEvent, error) {
+	e := &SQSEvent{Queue: value(get(props, "Queue")), BatchSize: 10}
+	if e.Queue == (Value{}) {
+		return nil, fmt.Errorf("SQS event %s (line %d) has no Queue", name, line)
+	}
+	num := func(prop string, lo, hi int) (int, bool, error) {
+		n := deref(get(props, prop))
+		if n == nil {
+			return 0, false, nil
+		}
+		v, err := strconv.Atoi(n.Value)
+		if n.Kind != yaml.ScalarNode || intrinsicName(n.Tag) != "" || err != nil || v < lo || v > hi {
+			return 0, false, fmt.Errorf("SQS event %s (line %d): %s must be a literal integer %d-%d", name, n.Line, prop, lo, hi)
+		}
+		return v, true, nil
+	}
+	if v, ok, err := num("BatchSize", 1, 10000); err != nil {
+		return nil, err
+	} else if ok {
+		e.BatchSize = v
+	}
+	v, _, err := num("MaximumBatchingWindowInSeconds", 0, 300)
+	if err != nil {
+		return nil, err
+	}
+	e.Window = time.Duration(v) * time.Second
+	if e.BatchSize > 10 && e.Window == 0 {
+		// Lambda refuses the mapping: above 10 messages a batching window is required.
+		return nil, fmt.Errorf("SQS event %s (line %d): BatchSize %d needs MaximumBatchingWindowInSeconds of at least 1", name, line, e.BatchSize)
+	}
+	for _, rt := range seq(get(props, "FunctionResponseTypes")) {
+		if scalar(rt) == "ReportBatchItemFailures" {
+			e.ReportBatchItemFailures = true
+		}
+	}
+	return e, nil
 }
 
 func (t *Template) parseTable(id string, props *yaml.Node) error {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func loadRepoTemplate(t *testing.T) *Template {
@@ -337,5 +338,132 @@ func TestParameterOverrides(t *testing.T) {
 		if _, err := ParseOverrides(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// The webhook sender's event source mapping and the re-drive's schedule, as template.yaml
+// declares them.
+func TestRepoTemplateTriggers(t *testing.T) {
+	tpl := loadRepoTemplate(t)
+	sender, _ := tpl.Function("WebhookSenderFunction")
+	want := &SQSEvent{Queue: RefTo("GetAtt", "WebhookQueue.Arn"), BatchSize: 10, Window: time.Second, ReportBatchItemFailures: true}
+	if !reflect.DeepEqual(sender.SQS, want) {
+		t.Errorf("WebhookSenderFunction.SQS = %+v, want %+v", sender.SQS, want)
+	}
+	if sender.Schedule != "" {
+		t.Errorf("WebhookSenderFunction.Schedule = %q", sender.Schedule)
+	}
+	redrive, _ := tpl.Function("WebhookRedriveFunction")
+	if redrive.Schedule != "rate(1 minute)" || redrive.SQS != nil {
+		t.Errorf("WebhookRedriveFunction: Schedule %q, SQS %+v", redrive.Schedule, redrive.SQS)
+	}
+	if d, err := redrive.ScheduleInterval(); err != nil || d != time.Minute {
+		t.Errorf("WebhookRedriveFunction.ScheduleInterval() = %v, %v; want 1m", d, err)
+	}
+	for _, f := range tpl.Functions {
+		if f.LogicalID != "WebhookSenderFunction" && f.SQS != nil || f.LogicalID != "WebhookRedriveFunction" && f.Schedule != "" {
+			t.Errorf("%s: unexpected trigger: SQS %+v, Schedule %q", f.LogicalID, f.SQS, f.Schedule)
+		}
+	}
+}
+
+func TestTriggerDefaults(t *testing.T) {
+	tpl, err := Parse([]byte(`
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+  AFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        Q:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Q.Arn
+        Hourly:
+          Type: Schedule
+          Properties:
+            Schedule: rate(2 hours)
+  BFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Events:
+        Q:
+          Type: SQS
+          Properties: {Queue: !GetAtt Q.Arn, BatchSize: 100, MaximumBatchingWindowInSeconds: 5, FunctionResponseTypes: []}
+  CFunction:
+    Type: AWS::Serverless::Function
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := tpl.Function("AFunction")
+	if want := (&SQSEvent{Queue: RefTo("GetAtt", "Q.Arn"), BatchSize: 10}); !reflect.DeepEqual(a.SQS, want) {
+		t.Errorf("AFunction.SQS = %+v, want SAM's defaults %+v", a.SQS, want)
+	}
+	if d, err := a.ScheduleInterval(); a.Schedule != "rate(2 hours)" || d != 2*time.Hour || err != nil {
+		t.Errorf("AFunction schedule %q = %v, %v", a.Schedule, d, err)
+	}
+	b, _ := tpl.Function("BFunction")
+	if want := (&SQSEvent{Queue: RefTo("GetAtt", "Q.Arn"), BatchSize: 100, Window: 5 * time.Second}); !reflect.DeepEqual(b.SQS, want) {
+		t.Errorf("BFunction.SQS = %+v, want %+v", b.SQS, want)
+	}
+	c, _ := tpl.Function("CFunction")
+	if d, err := c.ScheduleInterval(); c.SQS != nil || c.Schedule != "" || d != 0 || err != nil {
+		t.Errorf("CFunction: SQS %+v, Schedule %q, interval %v, %v", c.SQS, c.Schedule, d, err)
+	}
+}
+
+func TestTriggerErrors(t *testing.T) {
+	fn := func(events string) string {
+		return "Resources:\n  AFunction:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events:\n" + events
+	}
+	cases := map[string]struct{ yaml, want string }{
+		"no queue":            {fn("        Q: {Type: SQS, Properties: {BatchSize: 5}}\n"), "SQS event Q (line 6) has no Queue"},
+		"batch size zero":     {fn("        Q: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, BatchSize: 0}}\n"), "BatchSize must be a literal integer 1-10000"},
+		"batch size ref":      {fn("        Q: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, BatchSize: !Ref Size}}\n"), "BatchSize must be a literal integer"},
+		"window too long":     {fn("        Q: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, MaximumBatchingWindowInSeconds: 301}}\n"), "MaximumBatchingWindowInSeconds must be a literal integer 0-300"},
+		"big batch no window": {fn("        Q: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, BatchSize: 11}}\n"), "needs MaximumBatchingWindowInSeconds"},
+		"two SQS events":      {fn("        Q: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn}}\n        R: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn}}\n"), "a second SQS event"},
+		"no expression":       {fn("        S: {Type: ScheduleV2, Properties: {Schedule: rate(1 minute)}}\n"), "has no literal ScheduleExpression"},
+		"two schedules":       {fn("        S: {Type: ScheduleV2, Properties: {ScheduleExpression: rate(1 minute)}}\n        T: {Type: Schedule, Properties: {Schedule: rate(1 minute)}}\n"), "a second schedule"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRateInterval(t *testing.T) {
+	for expr, want := range map[string]time.Duration{
+		"rate(1 minute)": time.Minute, "rate(5 minutes)": 5 * time.Minute, "rate(1 hour)": time.Hour,
+		"rate(12 hours)": 12 * time.Hour, "rate(1 day)": 24 * time.Hour, " rate( 3 days ) ": 72 * time.Hour,
+	} {
+		if got, err := RateInterval(expr); got != want || err != nil {
+			t.Errorf("RateInterval(%q) = %v, %v; want %v", expr, got, err, want)
+		}
+	}
+	for expr, want := range map[string]string{
+		"cron(0 12 * * ? *)":      "only rate() expressions are supported locally, not cron() or at()",
+		"at(2026-11-27T12:00:00)": "not cron() or at()",
+		"rate(30 seconds)":        `unit "seconds" is not minute(s), hour(s) or day(s)`,
+		"rate(5 minute)":          "singular for 1 and plural otherwise",
+		"rate(1 minutes)":         "singular for 1 and plural otherwise",
+		"rate(0 minutes)":         "positive integer",
+		"rate(1.5 hours)":         "not a rate(N unit) expression",
+		"every minute":            "not a rate(N unit) expression",
+		"":                        "not a rate(N unit) expression",
+	} {
+		if got, err := RateInterval(expr); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("RateInterval(%q) = %v, %v; want an error containing %q", expr, got, err, want)
+		}
+	}
+	f := Function{LogicalID: "XFunction", Schedule: "cron(0 * * * ? *)"}
+	if _, err := f.ScheduleInterval(); err == nil || !strings.Contains(err.Error(), "function XFunction: ") {
+		t.Errorf("ScheduleInterval = %v, want the function named", err)
 	}
 }

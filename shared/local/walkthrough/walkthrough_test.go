@@ -82,7 +82,12 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	d := a.Deps["WebhookSenderFunction"]
-	poller := &sqspoll.Poller{SQS: a.Stack.Queue, QueueURL: d.Config.WebhookQueueURL, Handler: registry.WebhookConsumer(d).Handle, Wait: 1}
+	senderFn, _ := a.Stack.Template.Function("WebhookSenderFunction")
+	poller, err := sqspoll.FromTemplate(senderFn) // batch size, window, partial failures as make dev
+	if err != nil {
+		t.Fatal(err)
+	}
+	poller.SQS, poller.QueueURL, poller.Handler, poller.Wait = a.Stack.Queue, d.Config.WebhookQueueURL, registry.WebhookConsumer(d).Handle, 1
 	redriveRun := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Run
 	if a.Emulated != nil {
 		poller.Handler = a.Emulated.Pools["WebhookSenderFunction"].SQSHandler()
@@ -93,6 +98,8 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 		}
 	}
 	go poller.Run(ctx)
+	// The re-drive every 200 ms: faster than the template's schedule on purpose, so that the
+	// walk-through does not wait a minute for it.
 	go func() {
 		for ctx.Err() == nil {
 			_, _ = redriveRun(ctx)
