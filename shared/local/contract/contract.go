@@ -190,6 +190,32 @@ func errorCode(body []byte, code string) []string {
 	return nil
 }
 
+// Request checks a whole request a client sent (method, URL with its query, headers, body)
+// against the contract: a published operation, its parameters, its security and its request
+// body. It returns what is wrong, nothing when the request conforms.
+func (c *Contract) Request(method, rawURL string, header http.Header, body []byte) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	op, allowed, err := openapi.Lookup(method, u.Path)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	if op == nil {
+		return []string{fmt.Sprintf("%s %s is not a published operation (published methods: %v)", method, u.Path, allowed)}
+	}
+	req, err := http.NewRequest(method, "http://contract.invalid"+u.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	req.Header = header.Clone()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, errs := c.validator.ValidateHttpRequest(req)
+	return describe(errs)
+}
+
 // RequestBody checks a request body sent with contentType to method and path against the
 // operation's request body schema for that content type.
 func (c *Contract) RequestBody(method, path, contentType string, body []byte) []string {
