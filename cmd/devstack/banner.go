@@ -36,7 +36,7 @@ Try it:
   curl -s %s/v1/payment/create -H "Authorization: Bearer $KEY" \
        -H 'Content-Type: application/json' -H "Idempotency-Key: order-$(date +%%s)-0001" \
        -d '{"amount": 150.50, "reference": "order-1001", "redirect_url": "http://localhost:8080/thanks"}'
-  curl -s %s/v1/payment/verify -H "Authorization: Bearer $KEY" -d '{"invoice_id": "<invoice_id>"}'
+  curl -s %s/v1/payment/verify -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"invoice_id": "<invoice_id>"}'
   curl -s "%s/v1/workspaces/%s/documents/customers?environment=sandbox" -H "Authorization: Bearer $KEY"
   # dashboard session (owner): reads need the cookie; writes also need Origin: %s
   curl -s -b "takapay_session=$(jq -r .session_token .dev/credentials.json)" "%s/v1/workspaces/%s/documents/invoices?environment=sandbox"

@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/takapay/payments/shared/apierr"
 )
 
 // Request is one incoming request with its body decoded and its correlation id assigned.
@@ -105,4 +107,24 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// JSONBody is a handler whose operation takes a JSON request body (the contract lists only
+// application/json): a body sent with another Content-Type (text/plain, a form) is refused
+// with 400 MALFORMED_REQUEST before the handler reads it. A body without a Content-Type is
+// read as JSON, as before.
+func JSONBody(h HandlerFunc) HandlerFunc {
+	return func(ctx context.Context, r *Request) (*Response, error) {
+		if len(r.Body) > 0 && r.HasHeader("Content-Type") && !IsJSONMediaType(r.Header("Content-Type")) {
+			return nil, apierr.New(apierr.MalformedRequest, "Content-Type must be application/json, not %q", r.Header("Content-Type"))
+		}
+		return h(ctx, r)
+	}
+}
+
+// IsJSONMediaType reports whether a Content-Type value is application/json (any parameters,
+// any case).
+func IsJSONMediaType(v string) bool {
+	mt, _, _ := strings.Cut(v, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }

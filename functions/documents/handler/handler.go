@@ -20,21 +20,21 @@ func Build(d *app.Deps) app.API {
 	)
 	return app.API{Routes: web.Routes{
 		"GET /v1/workspaces/{workspaceID}/documents/customers":                s.List(customers),
-		"POST /v1/workspaces/{workspaceID}/documents/customers":               s.Create(customers),
+		"POST /v1/workspaces/{workspaceID}/documents/customers":               web.JSONBody(s.Create(customers)),
 		"GET /v1/workspaces/{workspaceID}/documents/customers/{documentID}":   s.Get(customers),
-		"PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID}": s.Edit(customers),
+		"PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID}": web.JSONBody(s.Edit(customers)),
 
 		"GET /v1/workspaces/{workspaceID}/documents/invoices":                      s.List(invoices),
-		"POST /v1/workspaces/{workspaceID}/documents/invoices":                     s.Create(invoices),
+		"POST /v1/workspaces/{workspaceID}/documents/invoices":                     web.JSONBody(s.Create(invoices)),
 		"GET /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":         s.Get(invoices),
-		"PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":       s.Edit(invoices),
+		"PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":       web.JSONBody(s.Edit(invoices)),
 		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/issue":  s.Transition(invoices, "issue"),
 		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/cancel": s.Transition(invoices, "cancel"),
 
 		"GET /v1/workspaces/{workspaceID}/documents/payment-links":                       s.List(links),
-		"POST /v1/workspaces/{workspaceID}/documents/payment-links":                      s.Create(links),
+		"POST /v1/workspaces/{workspaceID}/documents/payment-links":                      web.JSONBody(s.Create(links)),
 		"GET /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":          s.Get(links),
-		"PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":        s.Edit(links),
+		"PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":        web.JSONBody(s.Edit(links)),
 		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/publish": s.Transition(links, "publish"),
 		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/archive": s.Transition(links, "archive"),
 	}}

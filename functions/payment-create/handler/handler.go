@@ -14,6 +14,6 @@ var Function = app.HTTPFunction{LogicalID: "PaymentCreateFunction", Name: "payme
 func Build(d *app.Deps) app.API {
 	c := &payment.Creator{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey}
 	return app.API{Routes: web.Routes{
-		"POST /v1/payment/create": c.Handle,
+		"POST /v1/payment/create": web.JSONBody(c.Handle),
 	}}
 }

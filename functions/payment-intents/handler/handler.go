@@ -17,11 +17,11 @@ func Build(d *app.Deps) app.API {
 	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey, Now: d.Now}
 	return app.API{Routes: web.Routes{
 		"GET /v1/payment-intents":                                     s.List,
-		"POST /v1/payment-intents":                                    s.Create,
+		"POST /v1/payment-intents":                                    web.JSONBody(s.Create),
 		"GET /v1/payment-intents/{intentID}":                          s.Get,
-		"POST /v1/payment-intents/{intentID}/verify-transaction":      s.VerifyTransaction,
+		"POST /v1/payment-intents/{intentID}/verify-transaction":      web.JSONBody(s.VerifyTransaction),
 		"GET /v1/workspaces/{workspaceID}/payment-intents":            s.List,
-		"POST /v1/workspaces/{workspaceID}/payment-intents":           s.Create,
+		"POST /v1/workspaces/{workspaceID}/payment-intents":           web.JSONBody(s.Create),
 		"GET /v1/workspaces/{workspaceID}/payment-intents/{intentID}": s.Get,
 	}}
 }

@@ -14,6 +14,6 @@ var Function = app.HTTPFunction{LogicalID: "PaymentVerifyFunction", Name: "payme
 func Build(d *app.Deps) app.API {
 	v := &payment.Verifier{Auth: d.Auth, Store: d.Store}
 	return app.API{Routes: web.Routes{
-		"POST /v1/payment/verify": v.Handle,
+		"POST /v1/payment/verify": web.JSONBody(v.Handle),
 	}}
 }

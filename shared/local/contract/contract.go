@@ -141,7 +141,11 @@ func (c *Contract) fallback(method, path string, allowed []string, status int, h
 	if status != want {
 		problems = append(problems, fmt.Sprintf("%s %s: no published operation; the fallback answers %d %s, not %d", method, path, want, code, status))
 	}
-	problems = append(problems, c.errorResponse(method, path, status, header, body)...)
+	name := "Error"
+	if status == http.StatusMethodNotAllowed {
+		name = "MethodNotAllowed"
+	}
+	problems = append(problems, c.errorResponse(name, method, path, status, header, body)...)
 	problems = append(problems, errorCode(body, code)...)
 	if len(allowed) > 0 {
 		sort.Strings(allowed)
@@ -154,16 +158,16 @@ func (c *Contract) fallback(method, path string, allowed []string, status int, h
 	return problems
 }
 
-// errorResponse checks a response against components.responses.Error: its JSON body and its
-// headers.
-func (c *Contract) errorResponse(method, path string, status int, header http.Header, body []byte) []string {
-	r := c.model.Components.Responses.GetOrZero("Error")
+// errorResponse checks a response against components.responses.<name> (Error,
+// MethodNotAllowed): its JSON body and its headers.
+func (c *Contract) errorResponse(name, method, path string, status int, header http.Header, body []byte) []string {
+	r := c.model.Components.Responses.GetOrZero(name)
 	if r == nil {
-		return []string{"openapi.yaml has no components.responses.Error"}
+		return []string{"openapi.yaml has no components.responses." + name}
 	}
 	mt, ok := helpers.FindMediaType(r.Content, header.Get("Content-Type"))
 	if !ok {
-		return []string{fmt.Sprintf("Content-Type %q is not one of components.responses.Error's", header.Get("Content-Type"))}
+		return []string{fmt.Sprintf("Content-Type %q is not one of components.responses.%s's", header.Get("Content-Type"), name)}
 	}
 	var problems []string
 	if _, errs := c.schemas.ValidateSchemaBytesWithVersion(mt.Schema.Schema(), body, c.version); len(errs) > 0 {
