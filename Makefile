@@ -44,7 +44,7 @@ provision: ## The SAM CLI path: provision ENDPOINT (DynamoDB Local, e.g. http://
 	$(GO) run ./cmd/samlocal -dynamo-endpoint "$(ENDPOINT)" $(if $(SQS_ENDPOINT),-sqs-endpoint "$(SQS_ENDPOINT)") $(if $(CONTAINER_HOST),-container-host "$(CONTAINER_HOST)")
 
 .PHONY: walkthrough
-walkthrough: deps ## Run README.md's curl walk-throughs (bash, curl, jq) against a fresh local stack; part of make test too
+walkthrough: deps ## Run the curl walk-throughs of README.md and docs/getting-started-curl.md (bash, curl, jq) against a fresh local stack; part of make test too
 	$(GO) test -count=1 -run '^TestReadmeWalkthrough' -v ./shared/local/walkthrough/
 
 .PHONY: fuzz

@@ -44,15 +44,17 @@ var (
 	}
 )
 
-// curlCommand is one curl of a README sh block.
+// curlCommand is one curl of a documentation file's sh block.
 type curlCommand struct {
-	line   int // README line of the curl
+	file   string // the file, relative to the repository root
+	line   int    // its line of the curl
 	method string
 	url    string
 	body   *string // -d's argument
 }
 
-// TestReadmeRequestExamples validates every request body README.md's curl examples send (the
+// TestReadmeRequestExamples validates every request body the curl examples of README.md and
+// of every markdown file of docs/ send (the
 // -d arguments, shell variables given plausible values) against the request body schema of
 // the operation their method and path name, and checks each curl's method and path is a
 // deployed operation. The bodies are validated as application/json: curl -d sends the form
@@ -63,21 +65,41 @@ func TestReadmeRequestExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	files := []string{"README.md"}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(docs) == 0 {
+		t.Fatal("docs/ has no markdown file")
+	}
+	for _, d := range docs {
+		files = append(files, "docs/"+filepath.Base(d))
 	}
 	c, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds, dataFlags := readmeCurls(t, string(readme))
+	var cmds []curlCommand
+	dataFlags := 0
+	for _, f := range files {
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fileCmds, flags := readmeCurls(t, f, string(text))
+		cmds = append(cmds, fileCmds...)
+		dataFlags += flags
+	}
+	if len(cmds) == 0 {
+		t.Fatal("README.md and docs/ have no curl examples in sh blocks")
+	}
 	withBody := 0
 	ops := map[string]bool{}
 	for _, cmd := range cmds {
 		u, err := url.Parse(cmd.url)
 		if err != nil || u.Host != "127.0.0.1:3000" {
-			t.Errorf("README.md:%d: curl to %q, not a path of the local API", cmd.line, cmd.url)
+			t.Errorf("%s:%d: curl to %q, not a path of the local API", cmd.file, cmd.line, cmd.url)
 			continue
 		}
 		op, _, err := openapi.Lookup(cmd.method, u.Path)
@@ -85,7 +107,7 @@ func TestReadmeRequestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		if op == nil || !op.Deployed {
-			t.Errorf("README.md:%d: %s %s is not a deployed operation of openapi.yaml", cmd.line, cmd.method, u.Path)
+			t.Errorf("%s:%d: %s %s is not a deployed operation of openapi.yaml", cmd.file, cmd.line, cmd.method, u.Path)
 			continue
 		}
 		if cmd.body == nil {
@@ -94,14 +116,14 @@ func TestReadmeRequestExamples(t *testing.T) {
 		withBody++
 		ops[op.OperationID] = true
 		if !json.Valid([]byte(*cmd.body)) {
-			t.Errorf("README.md:%d: the body of %s %s is not JSON: %s", cmd.line, cmd.method, u.Path, *cmd.body)
+			t.Errorf("%s:%d: the body of %s %s is not JSON: %s", cmd.file, cmd.line, cmd.method, u.Path, *cmd.body)
 			continue
 		}
 		if problems := c.RequestBody(cmd.method, u.Path, "application/json", []byte(*cmd.body)); len(problems) > 0 {
-			t.Errorf("README.md:%d: the body of %s %s (%s) does not satisfy openapi.yaml:\n\t%s\n\tbody: %s",
-				cmd.line, cmd.method, u.Path, op.OperationID, strings.Join(problems, "\n\t"), *cmd.body)
+			t.Errorf("%s:%d: the body of %s %s (%s) does not satisfy openapi.yaml:\n\t%s\n\tbody: %s",
+				cmd.file, cmd.line, cmd.method, u.Path, op.OperationID, strings.Join(problems, "\n\t"), *cmd.body)
 		} else {
-			t.Logf("README.md:%d: %s %s (%s): body valid", cmd.line, cmd.method, op.Path, op.OperationID)
+			t.Logf("%s:%d: %s %s (%s): body valid", cmd.file, cmd.line, cmd.method, op.Path, op.OperationID)
 		}
 	}
 	// Every -d of the sh blocks belongs to a curl that was read; the walk-throughs' writes
@@ -112,7 +134,7 @@ func TestReadmeRequestExamples(t *testing.T) {
 	for _, id := range []string{"createPayment", "lockCheckout", "verifyPayment", "createinvoices", "postPaymentIntents",
 		"postPaymentIntentsIntentidVerifyTransaction", "createpaymentlinks", "postPublicDocumentsToken"} {
 		if !ops[id] {
-			t.Errorf("no README curl example sends a body to %s any more", id)
+			t.Errorf("no curl example of README.md or docs/ sends a body to %s any more", id)
 		}
 	}
 	var covered []string
@@ -144,9 +166,9 @@ func TestRequestBodyRejects(t *testing.T) {
 
 var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 
-// readmeCurls returns the curl commands of README.md's sh blocks, and how many -d '...' flags the
-// blocks hold.
-func readmeCurls(t *testing.T, readme string) ([]curlCommand, int) {
+// readmeCurls returns the curl commands of the sh blocks of a markdown file (README.md or one of
+// docs/), and how many -d '...' flags the blocks hold.
+func readmeCurls(t *testing.T, file, readme string) ([]curlCommand, int) {
 	t.Helper()
 	var cmds []curlCommand
 	flags := 0
@@ -158,20 +180,17 @@ func readmeCurls(t *testing.T, readme string) ([]curlCommand, int) {
 			line := firstLine + strings.Count(block[:at], "\n")
 			words, err := shellWords(block[at:])
 			if err != nil {
-				t.Errorf("README.md:%d: %v", line, err)
+				t.Errorf("%s:%d: %v", file, line, err)
 				continue
 			}
 			cmd, err := parseCurl(words[1:])
 			if err != nil {
-				t.Errorf("README.md:%d: %v", line, err)
+				t.Errorf("%s:%d: %v", file, line, err)
 				continue
 			}
-			cmd.line = line
+			cmd.file, cmd.line = file, line
 			cmds = append(cmds, cmd)
 		}
-	}
-	if len(cmds) == 0 {
-		t.Fatal("README.md has no curl examples in sh blocks")
 	}
 	return cmds, flags
 }

@@ -15,7 +15,7 @@ import (
 
 // A revoked API key keeps working on a warm instance for up to KEY_CACHE_TTL_MS (the key
 // cache), and only then is 401; an instance that never read it refuses it at once. A revoked
-// session is refused on the very next request (sessions are not cached). README says exactly
+// session is refused on the very next request (sessions are not cached). docs/operations.md says exactly
 // that: no sentence about keys claims the next request, and the delay is named.
 func TestRevocationDelays(t *testing.T) {
 	t.Parallel()
@@ -69,35 +69,38 @@ func TestRevocationDelays(t *testing.T) {
 	}
 	apitest.Envelope(t, list(), 401, "INVALID_API_KEY")
 
-	// README.
+	// docs/operations.md: the API keys section and the Configuration table.
 	root, err := samtemplate.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	data, err := os.ReadFile(filepath.Join(root, "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(data)
 	start := strings.Index(readme, "\n## API keys and the operator CLI\n")
-	end := strings.Index(readme, "\n## Configuration\n")
-	if start < 0 || end < start {
-		t.Fatal("README has no section \"API keys and the operator CLI\" followed by \"Configuration\"")
+	if start < 0 {
+		t.Fatal("docs/operations.md has no section \"API keys and the operator CLI\"")
+	}
+	end := len(readme)
+	if i := strings.Index(readme[start+1:], "\n## "); i >= 0 {
+		end = start + 1 + i
 	}
 	section := strings.Join(strings.Fields(readme[start:end]), " ")
 	for sentence := range strings.SplitSeq(section, ". ") {
 		lower := strings.ToLower(sentence)
 		if strings.Contains(lower, "next request") && strings.Contains(lower, "key") && !strings.Contains(lower, "session") {
-			t.Errorf("README says a key change takes effect on the next request; keys are cached for KEY_CACHE_TTL_MS: %q", sentence)
+			t.Errorf("docs/operations.md says a key change takes effect on the next request; keys are cached for KEY_CACHE_TTL_MS: %q", sentence)
 		}
 	}
 	if !strings.Contains(section, "KEY_CACHE_TTL_MS") {
-		t.Error("README's API keys section does not name the revocation delay, KEY_CACHE_TTL_MS")
+		t.Error("docs/operations.md's API keys section does not name the revocation delay, KEY_CACHE_TTL_MS")
 	}
 	if !strings.Contains(section, "revoked session") || !strings.Contains(section, "next request") {
-		t.Error("README's API keys section does not say a revoked session is refused on the next request")
+		t.Error("docs/operations.md's API keys section does not say a revoked session is refused on the next request")
 	}
 	if !strings.Contains(readme, "\n| `KEY_CACHE_TTL_MS` |") {
-		t.Error("README's Configuration table has no KEY_CACHE_TTL_MS row")
+		t.Error("docs/operations.md's Configuration table has no KEY_CACHE_TTL_MS row")
 	}
 }

@@ -20,7 +20,7 @@ import (
 //     operation of openapi.yaml with a response whose schema (following $ref, items, allOf,
 //     oneOf, anyOf) has a payment_url property;
 //   - the code: the function's handler wires d.Config.CheckoutTokenKey;
-//   - README.md's Configuration row for CHECKOUT_TOKEN_KEY names exactly those functions.
+//   - docs/operations.md's Configuration row for CHECKOUT_TOKEN_KEY names exactly those functions.
 func TestCheckoutTokenKeyOnlyWhereTokensAreMinted(t *testing.T) {
 	tpl, root := loadTemplate(t)
 	var held []string
@@ -80,8 +80,8 @@ func TestCheckoutTokenKeyOnlyWhereTokensAreMinted(t *testing.T) {
 		t.Errorf("CHECKOUT_TOKEN_KEY is given to %v; the handlers that use Config.CheckoutTokenKey are %v", held, wired)
 	}
 
-	// README's Configuration row.
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	// docs/operations.md's Configuration row.
+	readme, err := os.ReadFile(filepath.Join(root, "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +92,12 @@ func TestCheckoutTokenKeyOnlyWhereTokensAreMinted(t *testing.T) {
 		}
 	}
 	if row == "" {
-		t.Fatal("README.md has no Configuration row for CHECKOUT_TOKEN_KEY")
+		t.Fatal("docs/operations.md has no Configuration row for CHECKOUT_TOKEN_KEY")
 	}
 	words := strings.FieldsFunc(row, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	for _, f := range tpl.Functions {
 		if named := slices.Contains(words, f.LogicalID); named != slices.Contains(held, f.LogicalID) {
-			t.Errorf("README's CHECKOUT_TOKEN_KEY row names %s: %v; the template gives it the key: %v",
+			t.Errorf("docs/operations.md's CHECKOUT_TOKEN_KEY row names %s: %v; the template gives it the key: %v",
 				f.LogicalID, named, !named)
 		}
 	}

@@ -1,4 +1,4 @@
-// Package walkthrough runs README.md's curl walk-throughs against a fresh local stack (`make
-// walkthrough`, and `make test`), so the README cannot drift from the code. Local tooling: no
-// Lambda links it.
+// Package walkthrough runs the curl walk-throughs of README.md and docs/getting-started-curl.md
+// against a fresh local stack (`make walkthrough`, and `make test`), so the documentation cannot
+// drift from the code. Local tooling: no Lambda links it.
 package walkthrough

@@ -18,18 +18,31 @@ import (
 	"github.com/takapay/payments/shared/local/sqspoll"
 )
 
-// sections are README.md's walk-throughs, in order: each builds on the shell of the ones before.
-var sections = []string{"## Walk-through (curl)", "## Intents: pay an invoice (curl)", "## Public documents: a payer pays a payment link (curl)"}
+// section is one walk-through: a file of the repository and a heading in it.
+type section struct{ file, heading string }
 
-// script returns the sh blocks of the sections, the `make dev` line left out and the base
-// URL pointed at the test's stack.
-func script(t *testing.T, readme, base string) string {
+// sections are the walk-throughs, in order: README.md's, then docs/getting-started-curl.md's;
+// each builds on the shell of the ones before.
+var sections = []section{
+	{"README.md", "## Walk-through (curl)"},
+	{"docs/getting-started-curl.md", "## Intents: pay an invoice (curl)"},
+	{"docs/getting-started-curl.md", "## Public documents: a payer pays a payment link (curl)"},
+}
+
+// script returns the sh blocks of the sections, read from the files under root, the `make
+// dev` line left out and the base URL pointed at the test's stack.
+func script(t *testing.T, root, base string) string {
 	t.Helper()
 	var out []string
-	for _, heading := range sections {
+	for _, s := range sections {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(s.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme, heading := string(data), s.heading
 		i := strings.Index(readme, "\n"+heading+"\n")
 		if i < 0 {
-			t.Fatalf("README.md has no section %q", heading)
+			t.Fatalf("%s has no section %q", s.file, heading)
 		}
 		rest := readme[i+len(heading)+2:]
 		if j := strings.Index(rest, "\n## "); j >= 0 {
@@ -37,7 +50,7 @@ func script(t *testing.T, readme, base string) string {
 		}
 		blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(rest, -1)
 		if len(blocks) == 0 {
-			t.Fatalf("section %q has no sh block", heading)
+			t.Fatalf("%s: section %q has no sh block", s.file, heading)
 		}
 		for _, b := range blocks {
 			out = append(out, b[1])
@@ -51,7 +64,7 @@ func script(t *testing.T, readme, base string) string {
 	return strings.ReplaceAll(text, "B=http://127.0.0.1:3000", "B="+base)
 }
 
-// TestReadmeWalkthrough runs the README's walk-throughs with bash, curl and jq against a fresh
+// TestReadmeWalkthrough runs the walk-throughs of README.md and docs/getting-started-curl.md with bash, curl and jq against a fresh
 // stack, with the webhook sender and the re-drive running as `make dev` runs them, and checks
 // what they show: the payment verified with match true, the intent paid and verified, the
 // payment link's payment recorded.
@@ -71,10 +84,6 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 		}
 	}
 	root, err := samtemplate.FindRepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +120,7 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 	if err := localapi.WriteCredentials(filepath.Join(dir, ".dev", "credentials.json"), a.Creds); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script(t, string(readme), a.URL))
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script(t, root, a.URL))
 	cmd.Dir = dir
 	done := make(chan struct{})
 	var out []byte
