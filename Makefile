@@ -23,8 +23,18 @@ node_modules/.installed: package.json package-lock.json
 deps: node_modules/.installed ## Install the local AWS servers (npm ci) and Go modules
 	$(GO) mod download
 
+# Redocly CLI without its telemetry or update check (local tooling; no Lambda links it).
+REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true node_modules/.bin/redocly
+
+.PHONY: docs
+docs: .build/docs/index.html ## Build the API reference from shared/openapi/openapi.yaml (Redocly CLI) into .build/docs/index.html; make dev serves it at /docs
+
+.build/docs/index.html: shared/openapi/openapi.yaml node_modules/.installed
+	@mkdir -p $(@D)
+	$(REDOCLY) build-docs shared/openapi/openapi.yaml -o $@
+
 .PHONY: dev
-dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess)
+dev: deps docs ## Start the whole local stack: dynalite, fauxqs, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess)
 	$(GO) build -o .build/devstack ./cmd/devstack
 	exec .build/devstack
 

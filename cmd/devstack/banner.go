@@ -18,6 +18,7 @@ func banner(base, dashboard string, s *devstack.Stack, ses *devstack.Server, c *
 Takapay local stack is up (sandbox; no real money moves)
 
   API          %s   (routes from template.yaml, handlers = the Lambda handlers)
+  API docs     %s/docs   (the reference, built from shared/openapi/openapi.yaml by make docs)
   Dashboard    %s/dashboard/sign-in   as %s (dashboard_password in the credentials)
   DynamoDB     %s   dynalite, table %s, data in .dev/dynalite
   SQS          %s   fauxqs, queue %s
@@ -26,7 +27,7 @@ Takapay local stack is up (sandbox; no real money moves)
   Shell env    source %s   then e.g. go run ./cmd/paymentsctl key list --workspace %s
 
 Routes:
-`, base, dashboard, c.DashboardEmail, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), ses.Endpoint, credPath, seeded, envPath, c.WorkspaceID)
+`, base, base, dashboard, c.DashboardEmail, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), ses.Endpoint, credPath, seeded, envPath, c.WorkspaceID)
 	for _, r := range routes {
 		fmt.Printf("  %-6s %-24s -> %s\n", r.Method, r.Path, r.Function)
 	}

@@ -222,7 +222,8 @@ func run() error {
 		}
 	}()
 
-	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+	// The API reference (make docs) at /docs, everything else to the gateway.
+	srv := &http.Server{Handler: withDocs(gw, filepath.Join(root, docsPath)), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	printParameters(stack, params)

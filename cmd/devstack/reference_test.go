@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/takapay/payments/shared/local/samtemplate"
+)
+
+// TestAPIReferenceBuilds builds the API reference as `make docs` does (Redocly CLI's
+// build-docs of shared/openapi/openapi.yaml, from node_modules) into a temporary directory and
+// checks the page carries the contract: its title and an operationId. Without node or the
+// installed CLI it skips, except in CI (CI set), where it fails.
+func TestAPIReferenceBuilds(t *testing.T) {
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		missing("node is missing (install Node.js 20+): %v", err)
+	}
+	cli := filepath.Join(root, "node_modules", ".bin", "redocly")
+	if _, err := os.Stat(cli); err != nil {
+		missing("Redocly CLI is not installed (make deps runs npm ci): %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "index.html")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cli, "build-docs", filepath.Join(root, "shared", "openapi", "openapi.yaml"), "-o", out)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
+	start := time.Now()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("redocly build-docs: %v\n%s", err, b)
+	}
+	t.Logf("redocly build-docs took %s", time.Since(start).Round(time.Millisecond))
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Takapay payments API", "createPayment", "verifyPayment"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the API reference lacks %q", want)
+		}
+	}
+}
