@@ -17,7 +17,7 @@ const DefaultKeyCacheSize = 1024
 // warm instance authenticates a merchant's steady traffic without a read per request: payment
 // create is then one PutItem and verify one GetItem. Only found keys are cached — an unknown
 // key is looked up every time, so a key issued a moment ago works at once — and never longer
-// than TTL, which is the revocation delay (README documents it). Expiry (a rotation's grace)
+// than TTL, which is the revocation delay (docs/operations.md documents it). Expiry (a rotation's grace)
 // is still checked on every use by the authenticator, from the record.
 type KeyCache struct {
 	Store KeyStore

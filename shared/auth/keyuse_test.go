@@ -173,7 +173,7 @@ func TestLastUsedMemoryBound(t *testing.T) {
 
 // Revocation within the key cache's stated delay: a revoked key keeps working on an instance
 // that cached it for at most the TTL, and is refused once the TTL has passed (clock injected,
-// no sleeps) — README "Revocation delay".
+// no sleeps) — docs/operations.md "Revocation delay".
 func TestRevokedKeyRefusedAfterCacheTTL(t *testing.T) {
 	ctx := context.Background()
 	rec, store, r := keyFixture(t)
@@ -198,7 +198,7 @@ func TestRevokedKeyRefusedAfterCacheTTL(t *testing.T) {
 		t.Fatalf("status %d", e.Status())
 	}
 	if auth.DefaultKeyCacheTTL != 5*time.Second {
-		t.Errorf("README states a 5 s revocation delay; DefaultKeyCacheTTL is %v", auth.DefaultKeyCacheTTL)
+		t.Errorf("docs/operations.md states a 5 s revocation delay; DefaultKeyCacheTTL is %v", auth.DefaultKeyCacheTTL)
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 	"github.com/takapay/payments/shared/web"
 )
 
-// Bounds of the create request (see README, "Payment create").
+// Bounds of the create request (see the contract, shared/openapi/openapi.yaml, createPayment).
 const (
 	MaxReferenceLen   = 128
 	MaxNameLen        = 160

@@ -2,7 +2,7 @@
 // pages (list and search, a customer with its invoices, create, edit). Its own function for
 // least privilege: besides the sign-in check's reads (session, user, memberships, workspace
 // names), it reads and writes customer documents only, never an invoice, a payment link, a
-// payment or a key (README "Dashboard").
+// payment or a key (docs/dashboard.md).
 package handler
 
 import (

@@ -97,7 +97,7 @@ func TestTemplateOperations(t *testing.T) {
 	}
 	tpl, _ := loadTemplate(t)
 	if len(tpl.Functions) != 18 {
-		t.Errorf("template has %d functions; this test and README \"Operations\" count 18", len(tpl.Functions))
+		t.Errorf("template has %d functions; this test and docs/operations.md \"Operations\" count 18", len(tpl.Functions))
 	}
 	resourceType := func(id string) string { return render(node(&doc, "Resources", id, "Type")) }
 	logGroupOK := func(where, ref string) {

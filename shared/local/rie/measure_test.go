@@ -22,7 +22,7 @@ func p50(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// TestMeasure prints README's "Measured" figures for the emulator (TAKAPAY_RIE_MEASURE=1):
+// TestMeasure prints docs/measured.md's figures for the emulator (TAKAPAY_RIE_MEASURE=1):
 // each function's cold invocation (a new instance: exec, the runtime's init, one request)
 // next to the floor binary's, and the p50 of create and verify through the runtime hop
 // against the same handler called in-process. Figures only: it asserts nothing timed.
