@@ -5,15 +5,24 @@ import { VERSION } from "./version.js";
 import { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent } from "./webhooks.js";
 
 type Schemas = components["schemas"];
-export type PaymentCreateResponse = Schemas["PaymentCreateResponse"];
-export type PaymentVerifyResponse = Schemas["PaymentVerifyResponse"];
-export type PaymentIntent = Schemas["PaymentIntent"];
-export type PaymentIntentList = Schemas["PaymentIntentList"];
-export type PaymentIntentVerification = Schemas["PaymentIntentVerification"];
+
+/** The JSON body of operation P M's answer S, straight from the generated contract types. */
+type Json<P extends keyof paths, M extends keyof paths[P], S extends number> =
+  paths[P][M] extends { responses: { [K in S]: { content: { "application/json": infer T } } } } ? T : never;
+type Docs = "/v1/workspaces/{workspaceID}/documents/invoices";
+type Doc = "/v1/workspaces/{workspaceID}/documents/invoices/{documentID}";
+
+export type PaymentCreateResponse = Json<"/v1/payment/create", "post", 201>;
+export type PaymentVerifyResponse = Json<"/v1/payment/verify", "post", 200>;
+export type PaymentIntent = Json<"/v1/payment-intents/{intentID}", "get", 200>;
+export type PaymentIntentList = Json<"/v1/payment-intents", "get", 200>;
+export type PaymentIntentVerification = Json<"/v1/payment-intents/{intentID}/verify-transaction", "post", 200>;
 export type DocumentBody = Schemas["DocumentBody"];
 export type DocumentPatch = Omit<Partial<Schemas["DocumentBody"]>, "expected_version">;
-export type DocumentRecord = Schemas["DocumentRecord"];
-export type DocumentList = Schemas["ListResult"];
+export type DocumentRecord = Json<Docs, "post", 201>;
+export type DocumentList = Json<Docs, "get", 200>;
+/** A document's get: the list-result shape (items holds the one record; a customer's activity has its invoices), plus record, that record. */
+export type DocumentView = Json<Doc, "get", 200> & { record: DocumentRecord };
 export type Environment = "sandbox" | "live";
 export type Mismatch = NonNullable<PaymentVerifyResponse["mismatches"]>[number];
 export type PaymentIntentListQuery = NonNullable<paths["/v1/payment-intents"]["get"]["parameters"]["query"]>;
@@ -226,8 +235,11 @@ export class Documents<K extends Kind> {
     return (await call<DocumentRecord>(this.c.t, { ...opts, method: "POST", path: this.path(), query: this.env, body: JSON.stringify(body), idempotencyKey: key(opts) })).data;
   }
 
-  async get(id: string, opts?: CallOptions & { historyCursor?: string }): Promise<DocumentRecord> {
-    return (await call<DocumentRecord>(this.c.t, { ...opts, method: "GET", path: this.path(id), query: { ...this.env, history_cursor: opts?.historyCursor } })).data;
+  async get(id: string, opts?: CallOptions & { historyCursor?: string }): Promise<DocumentView> {
+    const r = await call<Json<Doc, "get", 200>>(this.c.t, { ...opts, method: "GET", path: this.path(id), query: { ...this.env, history_cursor: opts?.historyCursor } });
+    const record = r.data.items[0];
+    if (!record) throw new TypeError(`the get of ${this.kind} ${id} answered no record`);
+    return { ...r.data, record };
   }
 
   async list(query: DocumentListQuery = {}, opts?: CallOptions): Promise<DocumentList> {

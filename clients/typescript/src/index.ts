@@ -2,7 +2,7 @@ export { Takapay, Payments, PaymentIntents, Documents, Invoices, PaymentLinks } 
 export type {
   TakapayOptions, CreateOptions, PaymentCreateParams, LinkedIntentParams, Expected, VerifyResult, Mismatch,
   PaymentCreateResponse, PaymentVerifyResponse, PaymentIntent, PaymentIntentList, PaymentIntentVerification,
-  PaymentIntentListQuery, DocumentBody, DocumentPatch, DocumentRecord, DocumentList, DocumentListQuery, Environment,
+  PaymentIntentListQuery, DocumentBody, DocumentPatch, DocumentRecord, DocumentList, DocumentView, DocumentListQuery, Environment,
 } from "./client.js";
 export { toAmountText, toAmountMinor, toPaisa, jsonWithAmount, AmountError, MAX_PAISA, type Amount } from "./amount.js";
 export { TakapayError, WebhookVerificationError, type ApiErrorCode, type ClientErrorCode, type WebhookErrorCode } from "./errors.js";
