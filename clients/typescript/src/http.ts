@@ -22,7 +22,7 @@ export interface TransportOptions extends BackoffOptions {
   maxAttempts: number;
   timeoutMs: number;
   fetch: typeof globalThis.fetch;
-  sleep: (ms: number) => Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface CallOptions {
@@ -50,8 +50,21 @@ export interface Response<T> {
   attempts: number;
 }
 
-const sleepDefault = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-export { sleepDefault };
+/** Waits ms, or rejects with the signal's reason as soon as it aborts. */
+export function sleepDefault(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
 
 /**
  * One API call with the client's retries: HTTP 503 and 429 (Retry-After honoured) and
@@ -87,7 +100,7 @@ export async function call<T>(t: TransportOptions, req: Request): Promise<Respon
       if (req.signal?.aborted) throw err;
       const timedOut = err instanceof DOMException && (err.name === "TimeoutError" || err.name === "AbortError");
       if (attempt < maxAttempts) {
-        await t.sleep(backoffDelay(attempt, t));
+        await t.sleep(backoffDelay(attempt, t), req.signal);
         continue;
       }
       throw new TakapayError({
@@ -108,7 +121,7 @@ export async function call<T>(t: TransportOptions, req: Request): Promise<Respon
     }
     const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
     if (isRetryableStatus(res.status) && attempt < maxAttempts) {
-      await t.sleep(retryAfter ?? backoffDelay(attempt, t));
+      await t.sleep(retryAfter ?? backoffDelay(attempt, t), req.signal);
       continue;
     }
     throw errorFrom(res, text, attempt, retryAfter);

@@ -172,3 +172,13 @@ test("server-side only: refuses to start in a browser", () => {
 test("VERSION is package.json's", () => {
   assert.equal(VERSION, JSON.parse(readFileSync(new URL("../package.json", import.meta.url))).version);
 });
+
+test("the caller's signal stops the retries, even during a Retry-After wait", async () => {
+  reset(() => [429, { "Retry-After": "30" }, envelope("RATE_LIMITED", true)]);
+  const ac = new AbortController();
+  const t0 = Date.now();
+  setTimeout(() => ac.abort(new Error("shutting down")), 100);
+  await assert.rejects(client({ maxAttempts: 5 }).paymentIntents.list({}, { signal: ac.signal }), /shutting down/);
+  assert.ok(Date.now() - t0 < 5000);
+  assert.equal(seen.length, 1);
+});

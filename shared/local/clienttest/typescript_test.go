@@ -28,6 +28,9 @@ func TestTypescriptClientJourney(t *testing.T) {
 			t.Skipf("%s not installed", name)
 		}
 	}
+	if out, err := exec.Command("node", "-p", "process.versions.node.split('.')[0] >= 20").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		t.Fatalf("@takapay/client needs Node.js 20 or later: %s %v", out, err)
+	}
 	npm := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("npm", args...)
