@@ -2257,6 +2257,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description METHOD_NOT_ALLOWED: the path is published, but not with this method. Every published path answers it for every method its path item does not list (OpenAPI has no way to attach a response to a method an operation does not have, so it is described here and in info.description once, and the contract tests call every path with every method). Allow names the path's methods. Not retryable. */
+        MethodNotAllowed: {
+            headers: {
+                /** @description The path's methods, comma-separated (for example "GET, POST"). */
+                Allow: string;
+                "X-Correlation-Id": components["headers"]["CorrelationId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description RATE_LIMITED: the credential's workspace has spent its budget for this environment (default 100 requests a second, bursts of 200, shared by every operation; dashboard sessions have a budget of their own), or this client address failed authentication too often. Retry after Retry-After seconds. Requests that fail authentication never spend a workspace's budget. */
         RateLimited: {
             headers: {
