@@ -37,7 +37,7 @@ final class Amount
                 ));
             }
             $whole = ltrim($m[1], '0');
-            if (strlen($whole) > 9) { // more than 999,999,999 taka: beyond the maximum (and int overflow)
+            if (strlen($whole) > 12) { // far beyond the maximum (and an int overflow)
                 $paisa = PHP_INT_MAX;
             } else {
                 $paisa = (int) ($whole === '' ? '0' : $whole) * 100 + (int) str_pad($m[2] ?? '', 2, '0');

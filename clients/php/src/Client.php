@@ -157,9 +157,8 @@ final class Client
             'Accept: application/json',
             'Expect:',
         ];
-        if ($body !== null) {
-            $headers[] = 'Content-Type: application/json';
-        }
+        // No body, no Content-Type (curl would add a form type to an empty POST).
+        $headers[] = $body !== null ? 'Content-Type: application/json' : 'Content-Type:';
         if ($key !== null) {
             $headers[] = 'Idempotency-Key: ' . $key;
         }
