@@ -232,6 +232,8 @@ foreach ([[500, 'INTERNAL_ERROR', true], [422, 'VALIDATION_FAILED', false], [404
     $e = throws(ApiException::class, static fn () => $client->payments->create(['amount' => '1.00']), "$status is thrown");
     if ($e instanceof ApiException) {
         same($code, $e->errorCode, "$status code");
+        same($code, $e->code, "$status ->code");
+        same($code, $e->getCode(), "$status getCode()");
         same($status, $e->httpStatus, "$status status");
         same($retryable, $e->retryable, "$status retryable, as the envelope says");
         same('abcdefabcdefabcdefabcdef', $e->correlationId, "$status correlation id");

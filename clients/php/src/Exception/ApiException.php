@@ -7,10 +7,14 @@ namespace Takapay\Exception;
 /**
  * An error answer of the API (the error envelope), or — as ConnectionException — no answer at all.
  *
- * $code is the envelope's code (e.g. VALIDATION_FAILED); getCode() is the HTTP status.
+ * $e->code and $e->getCode() are the envelope's code, a string (e.g. VALIDATION_FAILED), as
+ * PDOException's are; $e->httpStatus is the HTTP status.
  */
 class ApiException extends \RuntimeException implements TakapayException
 {
+    /** @var string the envelope's code (public here; Exception's is protected) */
+    public $code;
+
     /**
      * @param string      $errorCode     the envelope's code, e.g. NOT_FOUND
      * @param bool        $retryable     the envelope's retryable
@@ -30,7 +34,8 @@ class ApiException extends \RuntimeException implements TakapayException
         public readonly ?string $responseBody = null,
         ?\Throwable $previous = null,
     ) {
-        parent::__construct($message, $httpStatus, $previous);
+        parent::__construct($message, 0, $previous);
+        $this->code = $errorCode;
     }
 
     /** The envelope's code (alias of the public property errorCode). */
