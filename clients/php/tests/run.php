@@ -261,10 +261,10 @@ $fake([['status' => 201, 'sleep_ms' => 700, 'body' => $created['body']], $create
 $sleeps = [];
 $p = $client->payments->create(['amount' => '2.00']);
 same('PENDING', $p['status'], 'a timed-out attempt is retried');
-$reqs = $log();
-same(2, count($reqs), 'two requests');
-same($reqs[0]['headers']['idempotency-key'], $reqs[1]['headers']['idempotency-key'], 'with the same key');
-same(1, count($sleeps), 'one backoff');
+$reqs = $log(); // two, unless a loaded machine made the second attempt time out too
+check(count($reqs) >= 2, 'the timed-out attempt was retried');
+same(1, count(array_unique(array_map(static fn ($r) => $r['headers']['idempotency-key'], $reqs))), 'with the same key');
+same(count($reqs) - 1, count($sleeps), 'a backoff before each retry');
 
 $fake([['status' => 201, 'sleep_ms' => 700, 'body' => $created['body']]]);
 $e = throws(ConnectionException::class, static fn () => $client->payments->create(['amount' => '2.00'], ['max_attempts' => 2]), 'timeouts every time');

@@ -23,7 +23,10 @@ func phpBinary(t *testing.T) string {
 		if err == nil && string(out) == "yes" {
 			return p
 		}
-		t.Fatalf("php at %s is not 8.1+ with curl and json: %s %v", p, out, err)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("php at %s is not 8.1+ with curl and json: %s %v", p, out, err)
+		}
+		t.Skipf("php at %s is not 8.1+ with curl and json (apt-get install php-cli php-curl): %s", p, out)
 	}
 	if os.Getenv("CI") != "" {
 		t.Fatal("no php on this CI machine: .ci/run must install Debian's php-cli and php-curl")
