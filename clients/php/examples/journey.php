@@ -180,3 +180,20 @@ $issued = $takapay->documents->invoices->issue($invoice['id'], $edited['version'
 $read = $takapay->documents->invoices->get($invoice['id']);
 expect($issued['status'] === 'issued' && $read['status'] === 'issued' && $read['version'] === $edited['version'] + 1, 'invoice issue/get: ' . json_encode($read));
 echo "ok 7 intent {$intent['id']} CANCELLED; customer {$customer['id']}; invoice {$invoice['id']} issued amount_minor={$read['amount_minor']} version={$read['version']}\n";
+
+// 8. The rest of the surface: an intent priced from the issued invoice (verified without
+// expected), a payment link published and archived, a search of customers.
+$linked = $takapay->paymentIntents->create(['document_id' => $invoice['id']]);
+expect($linked['amount_minor'] === 126050 && $linked['source']['kind'] === 'invoices' && $linked['reference'] === "PHP-INV-$run",
+    'linked intent: ' . json_encode($linked));
+$lv = $takapay->paymentIntents->verify($linked['id']);
+expect($lv->status === 'PENDING' && $lv->match === null && $lv->raw['intent_id'] === $linked['id'], 'verify-transaction: ' . json_encode($lv->raw));
+$link = $takapay->documents->paymentLinks->create(['reference' => "PHP-LINK-$run", 'description' => 'Club T-shirt', 'amount_minor' => 65000, 'max_quantity' => 3]);
+$active = $takapay->documents->paymentLinks->publish($link['id']);
+$archived = $takapay->documents->paymentLinks->archive($link['id'], $active['version']);
+expect($link['status'] === 'draft' && $active['status'] === 'active' && $archived['status'] === 'archived', 'payment link lifecycle');
+$found = $takapay->documents->customers->list(['q' => "php-cust-$run", 'limit' => 10]);
+expect(count($found['items']) === 1 && $found['items'][0]['id'] === $customer['id'], 'customers q: ' . json_encode(array_column($found['items'], 'id')));
+$all = iterator_to_array($takapay->paymentIntents->all(['reference' => "PHP-INV-$run", 'limit' => 1]), false);
+expect(count($all) === 1 && $all[0]['id'] === $linked['id'], 'intents of the invoice, paged');
+echo "ok 8 linked intent {$linked['id']} amount_minor={$linked['amount_minor']} {$lv->status}; payment link {$link['id']} draft→active→archived; customer found by q\n";
