@@ -19,8 +19,12 @@ node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+clients/typescript/node_modules/.installed: clients/typescript/package.json clients/typescript/package-lock.json
+	cd clients/typescript && $(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 .PHONY: deps
-deps: node_modules/.installed ## Install the local AWS servers (npm ci) and Go modules
+deps: node_modules/.installed clients/typescript/node_modules/.installed ## Install the local AWS servers and the TypeScript client's tools (npm ci), and Go modules
 	$(GO) mod download
 
 .PHONY: dev
@@ -32,6 +36,7 @@ dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 fro
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	cd clients/typescript && $(NPM) test
 	$(GO) test -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/
 
 .PHONY: bench
