@@ -147,7 +147,9 @@ type callConfig struct {
 // WithIdempotencyKey sends key as the Idempotency-Key of a create or edit (16 to 128 of
 // A-Z a-z 0-9 _ . : -) instead of a generated one. Sending the same call again with the same
 // key and body replays its first answer.
-func WithIdempotencyKey(key string) CallOption { return func(cc *callConfig) { cc.idempotencyKey = key } }
+func WithIdempotencyKey(key string) CallOption {
+	return func(cc *callConfig) { cc.idempotencyKey = key }
+}
 
 // WithAttempts records in *n how many attempts the call made.
 func WithAttempts(n *int) CallOption { return func(cc *callConfig) { cc.attempts = n } }
