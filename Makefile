@@ -26,6 +26,7 @@ clients/typescript/node_modules/.installed: clients/typescript/package.json clie
 .PHONY: deps
 deps: node_modules/.installed clients/typescript/node_modules/.installed ## Install the local AWS servers and the TypeScript client's tools (npm ci), and Go modules
 	$(GO) mod download
+	cd clients/go && $(GO) mod download
 
 .PHONY: dev
 dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess)
@@ -36,6 +37,7 @@ dev: deps ## Start the whole local stack: dynalite, fauxqs, the API on :3000 fro
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	cd clients/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd clients/typescript && $(NPM) test
 	$(GO) test -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/
 

@@ -2137,6 +2137,9 @@ type WorkspaceID = openapi_types.UUID
 // ErrorResponse defines model for Error.
 type ErrorResponse = Error
 
+// MethodNotAllowed defines model for MethodNotAllowed.
+type MethodNotAllowed = Error
+
 // NotDeployed defines model for NotDeployed.
 type NotDeployed = Error
 
