@@ -19,9 +19,14 @@ node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+clients/typescript/node_modules/.installed: clients/typescript/package.json clients/typescript/package-lock.json
+	cd clients/typescript && $(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 .PHONY: deps
-deps: node_modules/.installed ## Install the local AWS servers (npm ci) and Go modules
+deps: node_modules/.installed clients/typescript/node_modules/.installed ## Install the local AWS servers and the TypeScript client's tools (npm ci), and Go modules
 	$(GO) mod download
+	cd clients/go && $(GO) mod download
 
 # Redocly CLI without its telemetry or update check (local tooling; no Lambda links it).
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true node_modules/.bin/redocly
@@ -42,6 +47,8 @@ dev: deps docs ## Start the whole local stack: dynalite, fauxqs, the API on :300
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	cd clients/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd clients/typescript && $(NPM) test
 	$(GO) test -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/
 
 .PHONY: bench

@@ -1,0 +1,123 @@
+package takapay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+func parseID(what, s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.UUID{}, fmt.Errorf("takapay: %s %q is not a UUID", what, s)
+	}
+	return id, nil
+}
+
+// CreateIntent creates a standalone payment intent priced by the client (POST
+// /v1/payment-intents) with an Idempotency-Key, the same on every retry.
+func (c *Client) CreateIntent(ctx context.Context, in CreatePaymentInput, opts ...CallOption) (*PaymentIntent, error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	return c.createIntent(ctx, body, opts)
+}
+
+// CreateLinkedIntent creates a payment intent priced by the server from an invoice or payment link.
+func (c *Client) CreateLinkedIntent(ctx context.Context, in PaymentIntentLinkedCreateRequest, opts ...CallOption) (*PaymentIntent, error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	return c.createIntent(ctx, body, opts)
+}
+
+func (c *Client) createIntent(ctx context.Context, body []byte, opts []CallOption) (*PaymentIntent, error) {
+	cc, err := c.callConfig(opts, true)
+	if err != nil {
+		return nil, err
+	}
+	req, err := NewPostPaymentIntentsRequestWithBody(c.baseURL, &PostPaymentIntentsParams{IdempotencyKey: cc.idempotencyKey}, "application/json", bytes.NewReader(body))
+	var out PaymentIntent
+	if err := c.do(ctx, req, err, cc, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetIntent is one payment intent (GET /v1/payment-intents/{id}).
+func (c *Client) GetIntent(ctx context.Context, intentID string, opts ...CallOption) (*PaymentIntent, error) {
+	id, err := parseID("intent id", intentID)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := c.callConfig(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	req, err := NewGetPaymentIntentsIntentidRequest(c.baseURL, id)
+	var out PaymentIntent
+	if err := c.do(ctx, req, err, cc, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListIntents is a page of the key's payment intents, newest first (GET /v1/payment-intents);
+// params may be nil. Page on with params.Cursor = NextCursor until it is nil.
+func (c *Client) ListIntents(ctx context.Context, params *GetPaymentIntentsParams, opts ...CallOption) (*PaymentIntentList, error) {
+	if params == nil {
+		params = &GetPaymentIntentsParams{}
+	}
+	cc, err := c.callConfig(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	req, err := NewGetPaymentIntentsRequest(c.baseURL, params)
+	var out PaymentIntentList
+	if err := c.do(ctx, req, err, cc, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CancelIntent cancels a PENDING payment intent (POST /v1/payment-intents/{id}/cancel).
+func (c *Client) CancelIntent(ctx context.Context, intentID string, opts ...CallOption) (*PaymentIntent, error) {
+	id, err := parseID("intent id", intentID)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := c.callConfig(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	req, err := NewPostPaymentIntentsIntentidCancelRequest(c.baseURL, id)
+	var out PaymentIntent
+	if err := c.do(ctx, req, err, cc, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// VerifyIntent verifies a payment intent's payment (POST
+// /v1/payment-intents/{id}/verify-transaction), compared with expected when it is not nil.
+func (c *Client) VerifyIntent(ctx context.Context, intentID string, expected *Expected, opts ...CallOption) (*PaymentIntentVerification, error) {
+	id, err := parseID("intent id", intentID)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := c.callConfig(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	req, err := NewPostPaymentIntentsIntentidVerifyTransactionRequest(c.baseURL, id, PaymentIntentVerifyRequest{Expected: expected.wire()})
+	var out PaymentIntentVerification
+	if err := c.do(ctx, req, err, cc, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
