@@ -464,41 +464,29 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		d.Raw(`<h2>`)
 		d.text("dash.docs.details")
 		d.Raw("</h2>\n<dl class=\"facts\" id=\"document-body\">")
-		field := func(key string, v *string) {
-			if v == nil || *v == "" {
-				return
-			}
+		fact := func(key, text string) {
 			d.Raw("<dt>")
 			d.text("dash.docs.field." + key)
 			d.Raw("</dt><dd")
 			d.Attr("id", "field-"+key)
 			d.Raw(">")
-			d.Text(*v)
+			d.Text(text)
 			d.Raw("</dd>")
+		}
+		field := func(key string, v *string) {
+			if v != nil && *v != "" {
+				fact(key, *v)
+			}
 		}
 		amount := func(key string, v *int64) {
-			if v == nil {
-				return
+			if v != nil {
+				fact(key, d.l.Amount(money.Paisa(*v)))
 			}
-			d.Raw("<dt>")
-			d.text("dash.docs.field." + key)
-			d.Raw("</dt><dd")
-			d.Attr("id", "field-"+key)
-			d.Raw(">")
-			d.optAmount(v)
-			d.Raw("</dd>")
 		}
 		number := func(key string, v *int64) {
-			if v == nil {
-				return
+			if v != nil {
+				fact(key, d.l.Number(*v))
 			}
-			d.Raw("<dt>")
-			d.text("dash.docs.field." + key)
-			d.Raw("</dt><dd")
-			d.Attr("id", "field-"+key)
-			d.Raw(">")
-			d.Text(d.l.Number(*v))
-			d.Raw("</dd>")
 		}
 		ref := body.Reference
 		field("reference", &ref)
