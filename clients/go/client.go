@@ -187,6 +187,16 @@ func (c *Client) callConfig(opts []CallOption, idempotent bool) (*callConfig, er
 	return cc, nil
 }
 
+// call sends req (a generated constructor's request and error) with cc's retries and decodes
+// the answer into a new T.
+func call[T any](ctx context.Context, c *Client, req *http.Request, buildErr error, cc *callConfig) (*T, error) {
+	var out T
+	if err := c.do(ctx, req, buildErr, cc, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // do sends req (built by a generated New…Request) until it is answered with something other
 // than 429 or 503 or the attempts run out, and decodes a 2xx answer's JSON into out. Every
 // attempt carries the same Idempotency-Key (cc's, when set) and body.

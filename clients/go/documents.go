@@ -73,6 +73,15 @@ func (d *Documents) prepare(ctx context.Context, opts []CallOption, idempotent b
 	return &docCall{ws, d.c.environment, cc}, nil
 }
 
+// runDoc is call for a document operation: run, then the answer decoded into a new T.
+func runDoc[T any](ctx context.Context, d *Documents, dc *docCall, req *http.Request, err error) (*T, error) {
+	var out T
+	if err := d.run(ctx, dc, req, err, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 func (d *Documents) run(ctx context.Context, dc *docCall, req *http.Request, err error, out any) error {
 	return d.c.do(ctx, req, err, dc.cc, out)
 }
@@ -93,11 +102,7 @@ func (d *Documents) Create(ctx context.Context, body DocumentBody, opts ...CallO
 	default:
 		req, err = NewCreatepaymentlinksRequest(u, dc.ws, &CreatepaymentlinksParams{Environment: CreatepaymentlinksParamsEnvironment(env), IdempotencyKey: key}, body)
 	}
-	var out DocumentRecord
-	if err := d.run(ctx, dc, req, err, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return runDoc[DocumentRecord](ctx, d, dc, req, err)
 }
 
 // Get is one document with its latest history (the only item of GetResult).
@@ -138,11 +143,7 @@ func (d *Documents) GetResult(ctx context.Context, documentID, historyCursor str
 	default:
 		req, err = NewGetpaymentlinksRequest(u, dc.ws, id, &GetpaymentlinksParams{Environment: GetpaymentlinksParamsEnvironment(env), HistoryCursor: hc})
 	}
-	var out ListResult
-	if err := d.run(ctx, dc, req, err, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return runDoc[ListResult](ctx, d, dc, req, err)
 }
 
 // ListOptions pages and searches a document list; zero members are left out.
@@ -184,11 +185,7 @@ func (d *Documents) List(ctx context.Context, lo ListOptions, opts ...CallOption
 	default:
 		req, err = NewListpaymentlinksRequest(u, dc.ws, &ListpaymentlinksParams{Environment: ListpaymentlinksParamsEnvironment(env), Cursor: cursor, Q: q, Limit: limit})
 	}
-	var out ListResult
-	if err := d.run(ctx, dc, req, err, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return runDoc[ListResult](ctx, d, dc, req, err)
 }
 
 // Edit patches a document (members to change; expected_version in the patch guards against a
@@ -212,11 +209,7 @@ func (d *Documents) Edit(ctx context.Context, documentID string, patch DocumentP
 	default:
 		req, err = NewEditpaymentlinksRequest(u, dc.ws, id, &EditpaymentlinksParams{Environment: EditpaymentlinksParamsEnvironment(env), IdempotencyKey: key}, patch)
 	}
-	var out DocumentRecord
-	if err := d.run(ctx, dc, req, err, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return runDoc[DocumentRecord](ctx, d, dc, req, err)
 }
 
 // Issue moves a draft invoice to issued; Cancel a draft or issued invoice to cancelled;
@@ -267,9 +260,5 @@ func (d *Documents) transition(ctx context.Context, action, documentID string, e
 	default:
 		req, err = NewArchivepaymentlinksRequest(u, dc.ws, id, &ArchivepaymentlinksParams{Environment: ArchivepaymentlinksParamsEnvironment(env)}, body)
 	}
-	var out DocumentRecord
-	if err := d.run(ctx, dc, req, err, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return runDoc[DocumentRecord](ctx, d, dc, req, err)
 }

@@ -42,11 +42,7 @@ func (c *Client) createIntent(ctx context.Context, body []byte, opts []CallOptio
 		return nil, err
 	}
 	req, err := NewPostPaymentIntentsRequestWithBody(c.baseURL, &PostPaymentIntentsParams{IdempotencyKey: cc.idempotencyKey}, "application/json", bytes.NewReader(body))
-	var out PaymentIntent
-	if err := c.do(ctx, req, err, cc, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[PaymentIntent](ctx, c, req, err, cc)
 }
 
 // GetIntent is one payment intent (GET /v1/payment-intents/{id}).
@@ -60,11 +56,7 @@ func (c *Client) GetIntent(ctx context.Context, intentID string, opts ...CallOpt
 		return nil, err
 	}
 	req, err := NewGetPaymentIntentsIntentidRequest(c.baseURL, id)
-	var out PaymentIntent
-	if err := c.do(ctx, req, err, cc, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[PaymentIntent](ctx, c, req, err, cc)
 }
 
 // ListIntents is a page of the key's payment intents, newest first (GET /v1/payment-intents);
@@ -78,11 +70,7 @@ func (c *Client) ListIntents(ctx context.Context, params *GetPaymentIntentsParam
 		return nil, err
 	}
 	req, err := NewGetPaymentIntentsRequest(c.baseURL, params)
-	var out PaymentIntentList
-	if err := c.do(ctx, req, err, cc, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[PaymentIntentList](ctx, c, req, err, cc)
 }
 
 // CancelIntent cancels a PENDING payment intent (POST /v1/payment-intents/{id}/cancel).
@@ -96,11 +84,7 @@ func (c *Client) CancelIntent(ctx context.Context, intentID string, opts ...Call
 		return nil, err
 	}
 	req, err := NewPostPaymentIntentsIntentidCancelRequest(c.baseURL, id)
-	var out PaymentIntent
-	if err := c.do(ctx, req, err, cc, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[PaymentIntent](ctx, c, req, err, cc)
 }
 
 // VerifyIntent verifies a payment intent's payment (POST
@@ -115,9 +99,5 @@ func (c *Client) VerifyIntent(ctx context.Context, intentID string, expected *Ex
 		return nil, err
 	}
 	req, err := NewPostPaymentIntentsIntentidVerifyTransactionRequest(c.baseURL, id, PaymentIntentVerifyRequest{Expected: expected.wire()})
-	var out PaymentIntentVerification
-	if err := c.do(ctx, req, err, cc, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[PaymentIntentVerification](ctx, c, req, err, cc)
 }

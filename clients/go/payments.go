@@ -53,11 +53,7 @@ func (c *Client) CreatePayment(ctx context.Context, in CreatePaymentInput, opts 
 		return nil, err
 	}
 	req, err := NewCreatePaymentRequestWithBody(c.baseURL, &CreatePaymentParams{IdempotencyKey: &cc.idempotencyKey}, "application/json", bytes.NewReader(body))
-	var out PaymentCreateResponse
-	if err := c.do(ctx, req, err, cc, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[PaymentCreateResponse](ctx, c, req, err, cc)
 }
 
 // Expected is what the order says a payment must be; the server compares it exactly.
@@ -119,9 +115,5 @@ func (c *Client) MerchantContext(ctx context.Context, opts ...CallOption) (*Merc
 		return nil, err
 	}
 	req, err := NewGetMerchantContextRequest(c.baseURL)
-	var out MerchantContext
-	if err := c.do(ctx, req, err, cc, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[MerchantContext](ctx, c, req, err, cc)
 }
