@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/localgw"
@@ -31,6 +32,7 @@ import (
 	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
+	"github.com/takapay/payments/shared/operator"
 )
 
 func main() {
@@ -157,6 +159,15 @@ func run() error {
 	creds, fresh, err := localapi.Seed(startCtx, deps["PaymentCreateFunction"].Store, prev)
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
+	}
+	// The sandbox's webhook signing secret, sealed with the stack's key as the sender opens it,
+	// so that a local integration verifies its webhooks from the first payment.
+	sealer, err := kmsseal.New(deps["WebhookSenderFunction"].AWS, "", sealingKey)
+	if err != nil {
+		return err
+	}
+	if err := localapi.SeedWebhookSecret(startCtx, &operator.Operator{Store: deps["PaymentCreateFunction"].Store, Sealer: sealer}, creds); err != nil {
+		return err
 	}
 	creds.BaseURL = base
 	if err := localapi.WriteCredentials(credPath, creds); err != nil {

@@ -3,6 +3,7 @@ package localapi
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/operator"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Credentials is what `make dev` writes to .dev/credentials.json.
@@ -30,6 +32,9 @@ type Credentials struct {
 	// DashboardEmail and DashboardPassword sign the owner in at /dashboard/sign-in.
 	DashboardEmail    string `json:"dashboard_email"`
 	DashboardPassword string `json:"dashboard_password"`
+	// SandboxWebhookSecret (whsec_…) signs the sandbox's webhooks; `make dev` seeds it
+	// (SeedWebhookSecret), so a local integration verifies what it receives.
+	SandboxWebhookSecret string `json:"sandbox_webhook_secret,omitempty"`
 }
 
 // Scopes of the seeded keys.
@@ -94,6 +99,33 @@ func Seed(ctx context.Context, store *dynamo.Store, prev *Credentials) (*Credent
 	}
 	c.DashboardUserID, c.SessionToken = u.ID, sess.Token
 	return c, true, nil
+}
+
+// SeedWebhookSecret makes sure the seeded workspace's sandbox signs its webhooks with the
+// secret c names: kept while it still signs; otherwise issued, or, when the sandbox already
+// has a secret c does not know (one issued with paymentsctl, say), a new one made current
+// with the old ones signing 24 h more, as a rotation does. op needs its Sealer.
+func SeedWebhookSecret(ctx context.Context, op *operator.Operator, c *Credentials) error {
+	if key, err := webhook.ParseSecret(c.SandboxWebhookSecret); err == nil {
+		active, err := (&webhook.Keyring{Store: op.Store, Sealer: op.Sealer, TTL: -1}).Secrets(ctx, c.WorkspaceID, auth.Sandbox, time.Now())
+		if err != nil {
+			return fmt.Errorf("seed: the webhook secrets: %w", err)
+		}
+		for _, k := range active {
+			if subtle.ConstantTimeCompare(k, key) == 1 {
+				return nil
+			}
+		}
+	}
+	sec, err := op.IssueWebhookSecret(ctx, c.WorkspaceID, auth.Sandbox)
+	if errors.Is(err, operator.ErrWebhookSecretExists) {
+		sec, err = op.RotateWebhookSecret(ctx, c.WorkspaceID, auth.Sandbox, 24*time.Hour)
+	}
+	if err != nil {
+		return fmt.Errorf("seed: the sandbox webhook secret: %w", err)
+	}
+	c.SandboxWebhookSecret = sec.Secret
+	return nil
 }
 
 func stillValid(ctx context.Context, store *dynamo.Store, c *Credentials) bool {

@@ -161,6 +161,40 @@ func (a *TestAPI) DrainWebhooks(tb testing.TB) {
 	}
 }
 
+// RunWebhookWorkers runs what Lambda runs beside the API in AWS, as `make dev` runs it, until
+// ctx is done: the webhook sender on its queue, in the batches its SQS event declares (through
+// its bootstrap when the API is emulated), and the re-drive every redriveEvery (the template's
+// schedule is a minute; tests go faster so that nothing waits for it).
+func (a *TestAPI) RunWebhookWorkers(ctx context.Context, tb testing.TB, redriveEvery time.Duration) {
+	tb.Helper()
+	d := a.Deps["WebhookSenderFunction"]
+	senderFn, _ := a.Stack.Template.Function("WebhookSenderFunction")
+	poller, err := sqspoll.FromTemplate(senderFn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	poller.SQS, poller.QueueURL, poller.Handler, poller.Wait = a.Stack.Queue, d.Config.WebhookQueueURL, registry.WebhookConsumer(d).Handle, 1
+	redrive := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Run
+	if a.Emulated != nil {
+		poller.Handler = a.Emulated.Pools["WebhookSenderFunction"].SQSHandler()
+		pool := a.Emulated.Pools["WebhookRedriveFunction"]
+		redrive = func(ctx context.Context) (int, error) {
+			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/redrive"))
+			return 0, err
+		}
+	}
+	go poller.Run(ctx)
+	go func() {
+		for ctx.Err() == nil {
+			_, _ = redrive(ctx)
+			select {
+			case <-ctx.Done():
+			case <-time.After(redriveEvery):
+			}
+		}
+	}()
+}
+
 // Result is a response read whole.
 type Result struct {
 	Status int

@@ -12,10 +12,8 @@ import (
 
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
-	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/local/samtemplate"
-	"github.com/takapay/payments/shared/local/sqspoll"
 )
 
 // section is one walk-through: a file of the repository and a heading in it.
@@ -39,21 +37,18 @@ func script(t *testing.T, root, base string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		readme, heading := string(data), s.heading
-		i := strings.Index(readme, "\n"+heading+"\n")
-		if i < 0 {
-			t.Fatalf("%s has no section %q", s.file, heading)
+		rest, ok := Section(string(data), s.heading)
+		if !ok {
+			t.Fatalf("%s has no section %q", s.file, s.heading)
 		}
-		rest := readme[i+len(heading)+2:]
-		if j := strings.Index(rest, "\n## "); j >= 0 {
-			rest = rest[:j]
+		n := len(out)
+		for _, b := range Blocks(rest) {
+			if b.Lang == "sh" {
+				out = append(out, b.Text)
+			}
 		}
-		blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(rest, -1)
-		if len(blocks) == 0 {
-			t.Fatalf("%s: section %q has no sh block", s.file, heading)
-		}
-		for _, b := range blocks {
-			out = append(out, b[1])
+		if len(out) == n {
+			t.Fatalf("%s: section %q has no sh block", s.file, s.heading)
 		}
 	}
 	text := strings.Join(out, "\n")
@@ -90,31 +85,9 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"KEY_CACHE_TTL_MS": "5000"}, Emulator: emulator})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	d := a.Deps["WebhookSenderFunction"]
-	senderFn, _ := a.Stack.Template.Function("WebhookSenderFunction")
-	poller, err := sqspoll.FromTemplate(senderFn) // batch size, window, partial failures as make dev
-	if err != nil {
-		t.Fatal(err)
-	}
-	poller.SQS, poller.QueueURL, poller.Handler, poller.Wait = a.Stack.Queue, d.Config.WebhookQueueURL, registry.WebhookConsumer(d).Handle, 1
-	redriveRun := registry.WebhookRedrive(a.Deps["WebhookRedriveFunction"]).Run
-	if a.Emulated != nil {
-		poller.Handler = a.Emulated.Pools["WebhookSenderFunction"].SQSHandler()
-		pool := a.Emulated.Pools["WebhookRedriveFunction"]
-		redriveRun = func(ctx context.Context) (int, error) {
-			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/redrive"))
-			return 0, err
-		}
-	}
-	go poller.Run(ctx)
 	// The re-drive every 200 ms: faster than the template's schedule on purpose, so that the
 	// walk-through does not wait a minute for it.
-	go func() {
-		for ctx.Err() == nil {
-			_, _ = redriveRun(ctx)
-			time.Sleep(200 * time.Millisecond)
-		}
-	}()
+	a.RunWebhookWorkers(ctx, t, 200*time.Millisecond)
 
 	dir := t.TempDir()
 	if err := localapi.WriteCredentials(filepath.Join(dir, ".dev", "credentials.json"), a.Creds); err != nil {
