@@ -99,7 +99,7 @@ func runPage(t *testing.T, p page) (string, *clienttest.Harness) {
 	cmd.Dir = dir
 	tmp := t.TempDir()
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp) // the page's mktemp -d
-	cmd.Stdout, cmd.Stderr = logFile, logFile                // a file: a server the page leaves running holds no pipe open
+	cmd.Stdout, cmd.Stderr = logFile, logFile     // a file: a server the page leaves running holds no pipe open
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -184,4 +184,4 @@ func TestGettingStartedGo(t *testing.T) {
 
 // pageTimeout bounds a page's run: building its program and a payment's round trip take
 // seconds; a page waiting for what never comes fails instead of hanging.
-var pageTimeout = 40 * time.Second
+var pageTimeout = 3 * time.Minute
