@@ -36,7 +36,7 @@ docs: .build/docs/index.html ## Build the API reference from shared/openapi/open
 
 .build/docs/index.html: shared/openapi/openapi.yaml node_modules/.installed
 	@mkdir -p $(@D)
-	$(REDOCLY) build-docs shared/openapi/openapi.yaml -o $@
+	$(REDOCLY) build-docs shared/openapi/openapi.yaml --inlineBundle --openapi.routingBasePath=/docs -o $@
 
 .PHONY: dev
 dev: deps docs ## Start the whole local stack: dynalite, fauxqs, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess)
@@ -49,7 +49,7 @@ test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) test -race -count=1 -timeout 20m ./...
 	cd clients/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd clients/typescript && $(NPM) test
-	$(GO) test -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/
+	$(GO) test -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/ ./cmd/devstack/
 
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
@@ -61,8 +61,9 @@ provision: ## The SAM CLI path: provision ENDPOINT (DynamoDB Local, e.g. http://
 	$(GO) run ./cmd/samlocal -dynamo-endpoint "$(ENDPOINT)" $(if $(SQS_ENDPOINT),-sqs-endpoint "$(SQS_ENDPOINT)") $(if $(CONTAINER_HOST),-container-host "$(CONTAINER_HOST)")
 
 .PHONY: walkthrough
-walkthrough: deps ## Run the curl walk-throughs of README.md and docs/getting-started-curl.md (bash, curl, jq) against a fresh local stack; part of make test too
+walkthrough: deps ## Run the walk-throughs of README.md and docs/getting-started-*.md (curl, Go, Node, PHP) as written against a fresh local stack; part of make test too
 	$(GO) test -count=1 -run '^TestReadmeWalkthrough' -v ./shared/local/walkthrough/
+	$(GO) test -count=1 -run '^TestGettingStarted' -v ./shared/local/clienttest/
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)

@@ -33,7 +33,11 @@ var (
 		"TOKEN":    exampleToken,
 		"PAGE":     "http://127.0.0.1:3000/v1/public/checkout/" + exampleToken,
 		"LINK_URL": "http://127.0.0.1:3000/v1/workspaces/" + exampleUUID + "/documents/payment-links/" + exampleUUID + "?environment=sandbox",
+		"SHOP_URL": "http://" + shopHost,
 	}
+	// shopHost is the getting-started pages' shop (the merchant's server, not the API): curls
+	// to it are not checked against the contract.
+	shopHost = "127.0.0.1:8080"
 	// "${H[@]}": the walk-through's header array.
 	shellArrays = map[string][]string{
 		"H": {"-H", "Authorization: Bearer sk_sandbox_x", "-H", "Content-Type: application/json"},
@@ -41,6 +45,9 @@ var (
 	// $(...) substitutions inside curl commands, by their text.
 	shellSubstitutions = map[string]string{
 		`echo "$LINK" | jq -r .id`: exampleUUID,
+		"date +%s":                 "1764300000",
+		// The checkout's return_url: the payer's browser going back to the shop.
+		`curl -s $PAGE | jq -r .return_url`: "http://" + shopHost + "/orders/ORDER-1001/return?invoice_id=" + exampleUUID,
 	}
 )
 
@@ -98,6 +105,12 @@ func TestReadmeRequestExamples(t *testing.T) {
 	ops := map[string]bool{}
 	for _, cmd := range cmds {
 		u, err := url.Parse(cmd.url)
+		if err == nil && u.Host == shopHost {
+			if cmd.body != nil {
+				dataFlags--
+			}
+			continue
+		}
 		if err != nil || u.Host != "127.0.0.1:3000" {
 			t.Errorf("%s:%d: curl to %q, not a path of the local API", cmd.file, cmd.line, cmd.url)
 			continue
@@ -358,13 +371,15 @@ func expand(s string) (string, int, error) {
 	return v, len(m[0]), nil
 }
 
-// parseCurl reads curl's arguments: the URL, -X, -d (and -H, -s, which it skips).
+// parseCurl reads curl's arguments: the URL, -X, -d (and skips -H, -s, output and retry options).
 func parseCurl(args []string) (curlCommand, error) {
 	var cmd curlCommand
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "-s" || a == "-i" || a == "-v" || a == "-sS":
+		case a == "-s" || a == "-i" || a == "-v" || a == "-sS" || a == "--retry-connrefused":
+		case a == "-o" || a == "-w" || a == "--retry" || a == "--retry-delay": // output and retry options
+			i++
 		case a == "-X" || a == "-H" || a == "-d" || a == "--data" || a == "--data-raw":
 			if i+1 >= len(args) {
 				return cmd, fmt.Errorf("curl %s without its argument", a)
