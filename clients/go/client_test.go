@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 const created = `{"invoice_id":"0f0c6a1e-8a8e-4d52-9a51-6a3f4d0f1a11","payment_url":"https://pay.example/x","status":"PENDING"}`
@@ -279,5 +281,81 @@ func TestGeneratedInSync(t *testing.T) {
 	}
 	if string(got) != string(want) {
 		t.Fatal("takapay.gen.go is not what the contract generates now: run `go generate` in clients/go and commit it")
+	}
+}
+
+// AllIntents pages with each page's next_cursor until it is null, yields every item once in
+// order (an empty filtered page does not end it), and stops on an error or a break.
+func TestAllIntentsPagesToTheEnd(t *testing.T) {
+	intent := func(id string) string {
+		return `{"id":"` + id + `","object":"payment_intent","status":"COMPLETED","amount_minor":100,"currency":"BDT","reference":"r"}`
+	}
+	const (
+		c1 = "11111111-1111-4111-8111-111111111111"
+		c2 = "22222222-2222-4222-8222-222222222222"
+	)
+	var mu sync.Mutex
+	var cursors []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cur := r.URL.Query().Get("cursor")
+		mu.Lock()
+		cursors = append(cursors, cur)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch cur {
+		case "":
+			io.WriteString(w, `{"items":[`+intent("a0000000-0000-4000-8000-000000000001")+`,`+intent("a0000000-0000-4000-8000-000000000002")+`],"next_cursor":"`+c1+`"}`)
+		case c1: // every intent of this page filtered out
+			io.WriteString(w, `{"items":[],"next_cursor":"`+c2+`"}`)
+		case c2:
+			io.WriteString(w, `{"items":[`+intent("a0000000-0000-4000-8000-000000000003")+`],"next_cursor":null}`)
+		default:
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `{"error":{"code":"VALIDATION_FAILED","message":"query.cursor","retryable":false,"correlation_id":"0123456789abcdef01234567"}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New("sk_sandbox_test", Options{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for in, err := range c.AllIntents(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, in.Id.String()[len(in.Id.String())-1:])
+	}
+	sent := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := cursors
+		cursors = nil
+		return out
+	}
+	if cs := sent(); strings.Join(got, ",") != "1,2,3" || strings.Join(cs, ",") != ","+c1+","+c2 {
+		t.Errorf("yielded %v after cursors %q", got, cs)
+	}
+
+	// A break stops the paging: one request.
+	for range c.AllIntents(context.Background(), nil) {
+		break
+	}
+	if cs := sent(); len(cs) != 1 {
+		t.Errorf("a break after the first item still sent %d requests", len(cs))
+	}
+
+	// An error is yielded once, typed, and ends the loop.
+	bad := "ffffffff-ffff-4fff-8fff-ffffffffffff"
+	cur, _ := uuid.Parse(bad)
+	var errs int
+	for in, err := range c.AllIntents(context.Background(), &GetPaymentIntentsParams{Cursor: &cur}) {
+		if in != nil || AsAPIError(err) == nil || AsAPIError(err).Status != 422 {
+			t.Errorf("yielded %v, %v", in, err)
+		}
+		errs++
+	}
+	if errs != 1 {
+		t.Errorf("%d errors yielded, want 1", errs)
 	}
 }

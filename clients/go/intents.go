@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 
 	"github.com/google/uuid"
 )
@@ -71,6 +72,40 @@ func (c *Client) ListIntents(ctx context.Context, params *GetPaymentIntentsParam
 	}
 	req, err := NewGetPaymentIntentsRequest(c.baseURL, params)
 	return call[PaymentIntentList](ctx, c, req, err, cc)
+}
+
+// AllIntents yields every intent the list holds, newest first, requesting page after page
+// (params.Cursor set to each page's NextCursor) until the last: a filtered page may be empty
+// and still not the last. params may be nil and is not modified. On an error it yields
+// (nil, err) once and stops; breaking out of the loop stops the paging.
+//
+//	for in, err := range c.AllIntents(ctx, &takapay.GetPaymentIntentsParams{Status: &completed}) {
+//		if err != nil { return err }
+//		…
+//	}
+func (c *Client) AllIntents(ctx context.Context, params *GetPaymentIntentsParams, opts ...CallOption) iter.Seq2[*PaymentIntent, error] {
+	return func(yield func(*PaymentIntent, error) bool) {
+		p := GetPaymentIntentsParams{}
+		if params != nil {
+			p = *params
+		}
+		for {
+			page, err := c.ListIntents(ctx, &p, opts...)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range page.Items {
+				if !yield(&page.Items[i], nil) {
+					return
+				}
+			}
+			if page.NextCursor == nil {
+				return
+			}
+			p.Cursor = page.NextCursor
+		}
+	}
 }
 
 // CancelIntent cancels a PENDING payment intent (POST /v1/payment-intents/{id}/cancel).
