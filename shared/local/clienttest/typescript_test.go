@@ -15,34 +15,7 @@ import (
 // stack: built with tsc first (npm ci when its node_modules is missing), then
 // examples/journey.mjs, which imports the built package.
 func TestTypescriptClientJourney(t *testing.T) {
-	root, err := samtemplate.FindRepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "clients", "typescript")
-	for _, name := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(name); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("no %s on this CI machine: .ci/run must install Node 20+", name)
-			}
-			t.Skipf("%s not installed", name)
-		}
-	}
-	if out, err := exec.Command("node", "-p", "process.versions.node.split('.')[0] >= 20").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
-		t.Fatalf("@takapay/client needs Node.js 20 or later: %s %v", out, err)
-	}
-	npm := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("npm", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		npm("ci", "--no-audit", "--no-fund")
-	}
-	npm("run", "build")
+	dir, _ := typescriptClient(t)
 
 	h := clienttest.Start(t)
 	out := h.Run(t, dir, "node", "examples/journey.mjs")
@@ -67,4 +40,40 @@ func TestTypescriptClientJourney(t *testing.T) {
 	if len(keys) != 1 || len(bodies) != 1 {
 		t.Errorf("the retried create: %d keys and %d bodies, want one of each", len(keys), len(bodies))
 	}
+}
+
+// typescriptClient builds clients/typescript with tsc (npm ci first when its node_modules is
+// missing) and returns its folder and npm there, which fails the test unless npm exits 0. It
+// skips without node and npm (fails on CI) and fails on a Node older than 20.
+func typescriptClient(t *testing.T) (dir string, npm func(args ...string)) {
+	t.Helper()
+	root, err := samtemplate.FindRepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(root, "clients", "typescript")
+	for _, name := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(name); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("no %s on this CI machine: .ci/run must install Node 20+", name)
+			}
+			t.Skipf("%s not installed", name)
+		}
+	}
+	if out, err := exec.Command("node", "-p", "process.versions.node.split('.')[0] >= 20").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		t.Fatalf("@takapay/client needs Node.js 20 or later: %s %v", out, err)
+	}
+	npm = func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("npm", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		npm("ci", "--no-audit", "--no-fund")
+	}
+	npm("run", "build")
+	return dir, npm
 }
