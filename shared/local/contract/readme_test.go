@@ -33,6 +33,7 @@ var (
 		"TOKEN":    exampleToken,
 		"PAGE":     "http://127.0.0.1:3000/v1/public/checkout/" + exampleToken,
 		"LINK_URL": "http://127.0.0.1:3000/v1/workspaces/" + exampleUUID + "/documents/payment-links/" + exampleUUID + "?environment=sandbox",
+		"SHOP_URL": shopURL,
 	}
 	// "${H[@]}": the walk-through's header array.
 	shellArrays = map[string][]string{
@@ -40,8 +41,13 @@ var (
 	}
 	// $(...) substitutions inside curl commands, by their text.
 	shellSubstitutions = map[string]string{
-		`echo "$LINK" | jq -r .id`: exampleUUID,
+		`echo "$LINK" | jq -r .id`:          exampleUUID,
+		`curl -s $PAGE | jq -r .return_url`: shopURL + "/orders/ORDER-1001/return?invoice_id=" + exampleUUID,
+		`date +%s`:                          "1700000000",
 	}
+	// shopURL is where a getting-started page's shop listens ($SHOP_URL). A curl to it (the
+	// payer, a forged webhook) is not a request to the API: it is not checked here.
+	shopURL = "http://127.0.0.1:8080"
 )
 
 // curlCommand is one curl of a documentation file's sh block.
@@ -181,6 +187,12 @@ func readmeCurls(t *testing.T, file, readme string) ([]curlCommand, int) {
 			words, err := shellWords(block[at:])
 			if err != nil {
 				t.Errorf("%s:%d: %v", file, line, err)
+				continue
+			}
+			if slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, shopURL) }) {
+				if slices.Contains(words, "-d") {
+					flags--
+				}
 				continue
 			}
 			cmd, err := parseCurl(words[1:])
