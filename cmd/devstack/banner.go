@@ -39,6 +39,8 @@ Try it:
        -d '{"amount": 150.50, "reference": "order-1001", "redirect_url": "http://localhost:8080/thanks"}'
   curl -s %s/v1/payment/verify -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"invoice_id": "<invoice_id>"}'
   curl -s "%s/v1/workspaces/%s/documents/customers?environment=sandbox" -H "Authorization: Bearer $KEY"
+  # webhooks are signed with sandbox_webhook_secret (in the credentials); a shop that verifies
+  # them, in Go, Node or PHP: docs/getting-started-go.md, -node.md, -php.md
   # dashboard session (owner): reads need the cookie; writes also need Origin: %s
   curl -s -b "takapay_session=$(jq -r .session_token .dev/credentials.json)" "%s/v1/workspaces/%s/documents/invoices?environment=sandbox"
 
