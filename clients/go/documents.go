@@ -3,6 +3,7 @@ package takapay
 import (
 	"context"
 	"fmt"
+	"iter"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -186,6 +187,22 @@ func (d *Documents) List(ctx context.Context, lo ListOptions, opts ...CallOption
 		req, err = NewListpaymentlinksRequest(u, dc.ws, &ListpaymentlinksParams{Environment: ListpaymentlinksParamsEnvironment(env), Cursor: cursor, Q: q, Limit: limit})
 	}
 	return runDoc[ListResult](ctx, d, dc, req, err)
+}
+
+// All yields every record of the collection (matching lo.Q), page after page from lo.Cursor
+// (or the first page) to the last, with paginate's rules: an error is yielded once, and a
+// break stops the paging.
+func (d *Documents) All(ctx context.Context, lo ListOptions, opts ...CallOption) iter.Seq2[*DocumentRecord, error] {
+	return paginate(func(cursor *Cursor) ([]DocumentRecord, *Cursor, error) {
+		if cursor != nil {
+			lo.Cursor = cursor.String()
+		}
+		page, err := d.List(ctx, lo, opts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return page.Items, page.NextCursor, nil
+	})
 }
 
 // Edit patches a document (members to change; expected_version in the patch guards against a

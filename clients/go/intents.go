@@ -84,26 +84,43 @@ func (c *Client) ListIntents(ctx context.Context, params *GetPaymentIntentsParam
 //		…
 //	}
 func (c *Client) AllIntents(ctx context.Context, params *GetPaymentIntentsParams, opts ...CallOption) iter.Seq2[*PaymentIntent, error] {
-	return func(yield func(*PaymentIntent, error) bool) {
-		p := GetPaymentIntentsParams{}
-		if params != nil {
-			p = *params
+	p := GetPaymentIntentsParams{}
+	if params != nil {
+		p = *params
+	}
+	return paginate(func(cursor *Cursor) ([]PaymentIntent, *Cursor, error) {
+		if cursor != nil {
+			p.Cursor = cursor
 		}
+		page, err := c.ListIntents(ctx, &p, opts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return page.Items, page.NextCursor, nil
+	})
+}
+
+// paginate yields every item of a cursor-paged list: page fetches the page after cursor (nil
+// for the first, or the caller's own) and returns its items and next cursor (nil on the last).
+// An error is yielded once and ends it; a consumer's break stops the fetching.
+func paginate[T any](page func(cursor *Cursor) ([]T, *Cursor, error)) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		var cursor *Cursor
 		for {
-			page, err := c.ListIntents(ctx, &p, opts...)
+			items, next, err := page(cursor)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			for i := range page.Items {
-				if !yield(&page.Items[i], nil) {
+			for i := range items {
+				if !yield(&items[i], nil) {
 					return
 				}
 			}
-			if page.NextCursor == nil {
+			if next == nil {
 				return
 			}
-			p.Cursor = page.NextCursor
+			cursor = next
 		}
 	}
 }

@@ -254,6 +254,19 @@ func run() error {
 	if err != nil || inv2.Status != "issued" || inv2.AmountMinor == nil || *inv2.AmountMinor != 125050 {
 		return fmt.Errorf("7 get invoice: %v %+v", err, inv2)
 	}
+	// Every page of the search, two records a page: the customer is found by its reference.
+	var matches int
+	for rec, err := range c.Customers().All(ctx, takapay.ListOptions{Q: "CUST-" + run, Limit: 2}) {
+		if err != nil {
+			return fmt.Errorf("7 all customers: %w", err)
+		}
+		if rec.Id == cust.Id {
+			matches++
+		}
+	}
+	if matches != 1 {
+		return fmt.Errorf("7 all customers matching CUST-%s: the customer %d times, want once", run, matches)
+	}
 	fmt.Printf("ok 7 intent %s %s; customer %s; invoice %s %s %d\n", in.Id, cancelled.Status, cust.Id, inv2.Id, inv2.Status, *inv2.AmountMinor)
 	return nil
 }
