@@ -70,9 +70,9 @@ type Stack struct {
 	Template *samtemplate.Template
 	// Resources are the provisioned tables and queues.
 	Resources *Resources
-	// SealingKey stands in for the template's KMS key: the functions whose KMS key id
-	// resolves to "" locally seal and open webhook secrets with it (LOCAL_SEALING_KEY).
-	// make dev keeps it in .dev/sealing.key so sealed secrets survive restarts.
+	// SealingKey stands in for the template's KMS key when the stack runs no local-kms: the
+	// functions whose KMS key id resolves to "" locally seal and open webhook secrets with it
+	// (LOCAL_SEALING_KEY). make dev runs local-kms instead (StackOptions.KMS).
 	SealingKey []byte
 }
 
