@@ -23,11 +23,12 @@ Takapay local stack is up (sandbox; no real money moves)
   DynamoDB     %s   dynalite, table %s, data in .dev/dynalite
   SQS          %s   fauxqs, queue %s
   Email (SES)  %s   aws-ses-v2-local: sent mail in a browser there, as JSON at /store
+  KMS          %s   local-kms, key %s (webhook secrets), data in .dev/kms
   Credentials  %s   (%s)
   Shell env    source %s   then e.g. go run ./cmd/paymentsctl key list --workspace %s
 
 Routes:
-`, base, base, dashboard, c.DashboardEmail, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), ses.Endpoint, credPath, seeded, envPath, c.WorkspaceID)
+`, base, base, dashboard, c.DashboardEmail, s.Dynamo.Endpoint, s.TableName("Table"), s.SQS.Endpoint, s.QueueURL("WebhookQueue"), ses.Endpoint, s.KMS.Endpoint, devstack.KMSKeyARN, credPath, seeded, envPath, c.WorkspaceID)
 	for _, r := range routes {
 		fmt.Printf("  %-6s %-24s -> %s\n", r.Method, r.Path, r.Function)
 	}
@@ -44,7 +45,7 @@ Try it:
   # dashboard session (owner): reads need the cookie; writes also need Origin: %s
   curl -s -b "takapay_session=$(jq -r .session_token .dev/credentials.json)" "%s/v1/workspaces/%s/documents/invoices?environment=sandbox"
 
-Ctrl-C stops the API, dynalite, fauxqs and aws-ses-v2-local. Request logs follow (JSON, one line per request).
+Ctrl-C stops the API, dynalite, fauxqs, aws-ses-v2-local and local-kms. Request logs follow (JSON, one line per request).
 `, base, base, base, c.WorkspaceID, base, base, c.WorkspaceID)
 	_ = os.Stdout.Sync()
 }

@@ -1,5 +1,6 @@
-// Command devstack is `make dev`: it starts dynalite (data under .dev/), fauxqs and
-// aws-ses-v2-local (SES; mail kept in memory, web view at its URL) on loopback,
+// Command devstack is `make dev`: it starts dynalite (data under .dev/), fauxqs,
+// aws-ses-v2-local (SES; mail kept in memory, web view at its URL) and local-kms (KMS; the
+// webhook secrets' key, data under .dev/kms) on loopback,
 // creates the table and queues template.yaml declares, seeds a demo workspace with keys
 // (kept across restarts in .dev/credentials.json), and serves the API on
 // http://127.0.0.1:3000 (PORT overrides) through the same handlers the Lambdas run, routed by
@@ -8,7 +9,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -75,6 +75,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	kmsPort, err := envInt("KMS_PORT", 4599)
+	if err != nil {
+		return err
+	}
 	devDir := filepath.Join(root, ".dev")
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
@@ -96,19 +100,20 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	sealingKey, err := readOrCreateSealingKey(filepath.Join(devDir, "sealing.key"))
-	if err != nil {
-		return err
-	}
+	// local-kms holds the webhook secrets' key (devstack.KMSKeyARN) in .dev/kms, so secrets
+	// sealed in one run open in the next; every function seals and opens them through it, as
+	// on AWS. (A .dev/sealing.key from an earlier make dev is no longer read: SeedWebhookSecret
+	// replaces the secrets it sealed.) Its first start builds it (cached under .build/host).
 	stack, err := devstack.StartStack(startCtx, devstack.StackOptions{
 		DataDir: filepath.Join(devDir, "dynalite"), Prefix: "local-", LogWriter: logFile,
-		DynamoPort: dynPort, SQSPort: sqsPort, SealingKey: sealingKey, Parameters: params,
+		DynamoPort: dynPort, SQSPort: sqsPort, Parameters: params,
+		KMS: true, KMSPort: kmsPort, KMSDataDir: filepath.Join(devDir, "kms"),
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "parameter") {
 			return fmt.Errorf("PARAMS: %w", err)
 		}
-		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT if those ports are taken)", err)
+		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT / KMS_PORT if those ports are taken)", err)
 	}
 	defer stack.Close()
 	ses, err := devstack.StartSES(startCtx, devstack.SESOptions{Port: sesPort, LogWriter: logFile})
@@ -160,9 +165,10 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	// The sandbox's webhook signing secret, sealed with the stack's key as the sender opens it,
-	// so that a local integration verifies its webhooks from the first payment.
-	sealer, err := kmsseal.New(deps["WebhookSenderFunction"].AWS, "", sealingKey)
+	// The sandbox's webhook signing secret, sealed through local-kms with the key the sender
+	// opens it with, so that a local integration verifies its webhooks from the first payment.
+	sd := deps["WebhookSenderFunction"]
+	sealer, err := kmsseal.New(sd.AWS, sd.Config.WebhookSecretsKeyID, sd.Config.LocalSealingKey)
 	if err != nil {
 		return err
 	}
@@ -200,11 +206,9 @@ func run() error {
 	poller.Handler = registry.WebhookConsumer(senderDeps).Handle
 	redriveRun := registry.WebhookRedrive(deps["WebhookRedriveFunction"]).Run
 	if set != nil {
-		// The sender stays in-process: its deployed binary opens webhook secrets with KMS only
-		// (handler.SealerFor is kmsseal.NewKMS; LOCAL_SEALING_KEY in its environment is not
-		// read) and make dev has no KMS, so its bootstrap would leave every signed delivery
-		// pending; the in-process sender (package registry) opens them with the stack's
-		// sealing key. The tests run its bootstrap under the emulator (the walk-through).
+		// Through the bootstraps under the emulator, as Lambda's event source and schedule
+		// invoke them.
+		poller.Handler = set.Pools["WebhookSenderFunction"].SQSHandler()
 		pool := set.Pools["WebhookRedriveFunction"]
 		redriveRun = func(ctx context.Context) (int, error) {
 			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/webhook-redrive"))
@@ -242,7 +246,7 @@ func run() error {
 
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(os.Stderr, "\nstopping: API, dynalite, fauxqs, aws-ses-v2-local")
+		fmt.Fprintln(os.Stderr, "\nstopping: API, dynalite, fauxqs, aws-ses-v2-local, local-kms")
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -264,7 +268,8 @@ func mkdir(dir string) string {
 const localMailFrom = "Takapay <no-reply@takapay.localhost>"
 
 // writeEnv writes shell exports that point the operator CLI and the AWS CLI at the local stack.
-// LOCAL_SEALING_KEY lets paymentsctl seal webhook secrets the way the local sender opens them.
+// WEBHOOK_SECRETS_KEY_ID (paymentsctl's --kms-key default) and AWS_ENDPOINT_URL_KMS let
+// paymentsctl seal and open webhook secrets through local-kms, as the functions do.
 func writeEnv(path string, s *devstack.Stack, ses *devstack.Server) error {
 	text := fmt.Sprintf(`# source this file to point paymentsctl (and any AWS SDK) at the local stack
 export TABLE_NAME=%s
@@ -272,39 +277,19 @@ export WEBHOOK_QUEUE_URL=%s
 export AWS_ENDPOINT_URL_DYNAMODB=%s
 export AWS_ENDPOINT_URL_SQS=%s
 export AWS_ENDPOINT_URL_SESV2=%s
+export AWS_ENDPOINT_URL_KMS=%s
 export SES_ENDPOINT=%s
 export MAIL_FROM=%q
 export AWS_REGION=%s
 export AWS_DEFAULT_REGION=%s
 export AWS_ACCESS_KEY_ID=%s
 export AWS_SECRET_ACCESS_KEY=%s
-unset WEBHOOK_SECRETS_KEY_ID
 export %s=%s
+unset %s
 `, s.TableName("Table"), s.QueueURL("WebhookQueue"), s.Dynamo.Endpoint, s.SQS.Endpoint,
-		ses.Endpoint, ses.Endpoint, localMailFrom, devstack.Region, devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey,
-		app.EnvLocalSealingKey, base64.StdEncoding.EncodeToString(s.SealingKey))
+		ses.Endpoint, s.KMS.Endpoint, ses.Endpoint, localMailFrom, devstack.Region, devstack.Region, devstack.AccessKeyID, devstack.SecretAccessKey,
+		app.EnvWebhookSecretsKeyID, devstack.KMSKeyARN, app.EnvLocalSealingKey)
 	return os.WriteFile(path, []byte(text), 0o600)
-}
-
-// readOrCreateSealingKey returns the local stack's sealing key, kept next to the dynalite
-// data so that webhook secrets sealed in one run open in the next (delete .dev/ for both).
-func readOrCreateSealingKey(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		key, derr := base64.StdEncoding.Strict().DecodeString(strings.TrimSpace(string(b)))
-		if derr != nil || len(key) != devstack.SealingKeySize {
-			return nil, fmt.Errorf("%s is not base64 of %d bytes: delete .dev/ for a fresh stack", path, devstack.SealingKeySize)
-		}
-		return key, nil
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, err
-	}
-	key := devstack.NewSealingKey()
-	if err := os.WriteFile(path, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
-		return nil, err
-	}
-	return key, nil
 }
 
 // dashboardOrigin is where make dev serves the dashboard: the API's port on localhost.

@@ -39,14 +39,15 @@
 // SHA-256 hash. A session token is the value of the takapay_session cookie. A webhook secret
 // (whsec_...) is printed once and stored sealed: issue and rotate encrypt it with the KMS key
 // of --kms-key (default $WEBHOOK_SECRETS_KEY_ID; the stack output WebhookSecretsKeyArn), which
-// needs kms:Encrypt and never kms:Decrypt, or, against the local stack, with the key in
-// $LOCAL_SEALING_KEY (.dev/stack.env). Listings show ids only and need no key. A user's email
+// needs kms:Encrypt and never kms:Decrypt — against make dev, local-kms's key and endpoint
+// ($WEBHOOK_SECRETS_KEY_ID, $AWS_ENDPOINT_URL_KMS: .dev/stack.env) — or with a test stack's key in
+// $LOCAL_SEALING_KEY. Listings show ids only and need no key. A user's email
 // is unique, compared case-insensitively.
 //
 // webhook resend makes the payment's event pending and due now (one conditional write), then
 // enqueues it: the sender sends the same event id and payload with a fresh signature. webhook
 // test signs with the workspace environment's active secrets, so it opens them: kms:Decrypt on
-// --kms-key (locally $LOCAL_SEALING_KEY); it checks and posts like the sender (SSRF rules; a
+// --kms-key (or $LOCAL_SEALING_KEY); it checks and posts like the sender (SSRF rules; a
 // localhost URL only with ALLOW_LOCALHOST_URLS=true, as in make dev).
 package main
 

@@ -93,8 +93,8 @@ type Config struct {
 	// function allowed to decrypt with it.
 	WebhookSecretsKeyID string
 	// LocalSealingKey stands in for the KMS key where there is none: the local stack's
-	// 32-byte key (LOCAL_SEALING_KEY, standard base64), set by `make dev` and the tests for
-	// the functions whose KMS key id resolves to "" locally. template.yaml never sets it;
+	// 32-byte key (LOCAL_SEALING_KEY, standard base64), set by the tests' stacks without
+	// local-kms for the functions whose KMS key id resolves to "" locally. template.yaml never sets it;
 	// setting both is a configuration error.
 	LocalSealingKey []byte
 	// Lookup is the environment the configuration was read from, for a function's own

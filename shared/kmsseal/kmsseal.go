@@ -142,9 +142,9 @@ func refScheme(ref string) string {
 	return ref
 }
 
-// Local seals with AES-256-GCM under a key the local stack generates and holds (make dev
-// keeps it in .dev/sealing.key and hands it over as LOCAL_SEALING_KEY); the scope is the
-// additional authenticated data. It stands in for KMS where there is none; template.yaml
+// Local seals with AES-256-GCM under a key a local stack generates and holds (the tests'
+// stacks without local-kms hand it over as LOCAL_SEALING_KEY; make dev runs local-kms and
+// seals with KMS); the scope is the additional authenticated data. It stands in for KMS where there is none; template.yaml
 // never configures it.
 type Local struct {
 	aead cipher.AEAD

@@ -63,7 +63,7 @@ type Sealer interface {
 	Open(ctx context.Context, scope Scope, sealed Sealed) ([]byte, error)
 }
 
-// ErrNoSealer means no sealing key is configured (WEBHOOK_SECRETS_KEY_ID, or the local
+// ErrNoSealer means no sealing key is configured (WEBHOOK_SECRETS_KEY_ID, or a local
 // stack's LOCAL_SEALING_KEY): secrets can be neither issued nor opened.
 var ErrNoSealer = errors.New("no webhook secret sealing key configured (WEBHOOK_SECRETS_KEY_ID)")
 

@@ -29,8 +29,9 @@ import (
 var Function = app.HTTPFunction{LogicalID: "DashboardWebhooksFunction", Name: "dashboard-webhooks", Build: Build}
 
 // SealerFor opens the stored webhook signing secrets: with KMS (WEBHOOK_SECRETS_KEY_ID), as
-// the sender's. The local stack has no KMS: package registry replaces SealerFor with one that
-// takes LOCAL_SEALING_KEY too, so the Lambda binary does not link the local sealer.
+// the sender's (make dev's local-kms locally). For a test stack without KMS, package registry
+// replaces SealerFor with one that takes LOCAL_SEALING_KEY too, so the Lambda binary does not
+// link the local sealer.
 var SealerFor = func(d *app.Deps) (webhook.Sealer, error) {
 	return kmsseal.NewKMS(d.AWS, d.Config.WebhookSecretsKeyID)
 }

@@ -19,9 +19,10 @@ func Consumer(d *app.Deps) *sqsqueue.Consumer {
 	return &sqsqueue.Consumer{Sender: Sender(d), SQS: d.SQS, QueueURL: d.Config.WebhookQueueURL, Logger: d.Logger}
 }
 
-// SealerFor opens the stored webhook signing secrets: with KMS (WEBHOOK_SECRETS_KEY_ID). The
-// local stack has no KMS: its tooling (package registry) replaces SealerFor with one that
-// takes LOCAL_SEALING_KEY too, so the Lambda binary does not link the local sealer at all.
+// SealerFor opens the stored webhook signing secrets: with KMS (WEBHOOK_SECRETS_KEY_ID; make
+// dev's local-kms locally). A test stack without KMS runs the handlers in-process, where its
+// tooling (package registry) replaces SealerFor with one that takes LOCAL_SEALING_KEY too, so
+// the Lambda binary does not link the local sealer at all.
 var SealerFor = func(d *app.Deps) (webhook.Sealer, error) {
 	return kmsseal.NewKMS(d.AWS, d.Config.WebhookSecretsKeyID)
 }

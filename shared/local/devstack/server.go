@@ -1,7 +1,8 @@
 // Package devstack starts and provisions the local stand-ins for the AWS
 // services the payments API uses: dynalite for DynamoDB, fauxqs for SQS and
 // aws-ses-v2-local for SES (StartSES, ReceivedMail), real wire-protocol servers
-// installed by npm into <repo>/node_modules.
+// installed by npm into <repo>/node_modules, and local-kms for KMS (StartKMS), a Go
+// program built from its own pinned module (shared/local/devstack/localkms).
 //
 // It backs `make dev` (cmd/devstack) and the integration tests: every test
 // binary calls StartTestStack and gets its own servers on free loopback ports,
@@ -66,7 +67,7 @@ func nodeBinary() (string, error) {
 	return p, nil
 }
 
-// Server is a running local server process (dynalite or fauxqs).
+// Server is a running local server process (dynalite, fauxqs, aws-ses-v2-local, local-kms).
 type Server struct {
 	// Name identifies the server in logs and errors ("dynalite", "fauxqs").
 	Name string
@@ -75,6 +76,7 @@ type Server struct {
 	// Port is the loopback TCP port the server listens on.
 	Port int
 
+	cleanup  func()
 	cmd      *exec.Cmd
 	out      *outputSink
 	done     chan struct{}
@@ -115,6 +117,9 @@ func (s *Server) Stop() {
 		}
 		// Reap anything the server left behind in its group.
 		signalGroup(s.cmd, true)
+		if s.cleanup != nil {
+			s.cleanup()
+		}
 	})
 	<-s.done
 }
@@ -137,15 +142,24 @@ type serverSpec struct {
 	port        int
 	logWriter   io.Writer
 	dir         string
+	// program, when set, is the executable run with args (else node runs them).
+	program string
+	// env, when set, adds environment variables for a port.
+	env func(port int) []string
 }
 
 // startServer launches a node server and waits until it is ready, retrying
 // on another free port when an automatically chosen one was taken.
 func startServer(ctx context.Context, spec serverSpec) (*Server, error) {
-	node, err := nodeBinary()
-	if err != nil {
-		return nil, err
+	prog := spec.program
+	if prog == "" {
+		node, err := nodeBinary()
+		if err != nil {
+			return nil, err
+		}
+		prog = node
 	}
+	var err error
 	attempts := 1
 	if spec.port == 0 {
 		attempts = portAttempts
@@ -158,7 +172,7 @@ func startServer(ctx context.Context, spec serverSpec) (*Server, error) {
 				return nil, err
 			}
 		}
-		s, err, portTaken := launch(ctx, node, spec, port)
+		s, err, portTaken := launch(ctx, prog, spec, port)
 		if err == nil {
 			return s, nil
 		}
@@ -170,15 +184,18 @@ func startServer(ctx context.Context, spec serverSpec) (*Server, error) {
 	return nil, lastErr
 }
 
-func launch(ctx context.Context, node string, spec serverSpec, port int) (s *Server, err error, portTaken bool) {
+func launch(ctx context.Context, prog string, spec serverSpec, port int) (s *Server, err error, portTaken bool) {
 	ready := make(chan struct{})
 	out := newOutputSink(spec.name, spec.readyMarker, ready, spec.logWriter)
-	cmd := exec.Command(node, spec.args(port)...)
+	cmd := exec.Command(prog, spec.args(port)...)
 	cmd.Dir = spec.dir
 	cmd.Stdin = nil
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.Env = append(os.Environ(), "NODE_NO_WARNINGS=1")
+	if spec.env != nil {
+		cmd.Env = append(cmd.Env, spec.env(port)...)
+	}
 	cmd.WaitDelay = time.Second
 	setProcAttrs(cmd)
 	if err := cmd.Start(); err != nil {
@@ -210,7 +227,7 @@ func launch(ctx context.Context, node string, spec serverSpec, port int) (s *Ser
 		return s, nil, false
 	case <-s.done:
 		logs := s.Logs()
-		taken := strings.Contains(logs, "EADDRINUSE")
+		taken := strings.Contains(logs, "EADDRINUSE") || strings.Contains(logs, "address already in use")
 		return nil, fmt.Errorf("devstack: %s exited before it was ready (%v); output:\n%s", spec.name, s.exitError(), logs), taken
 	case <-timer.C:
 		s.Stop()

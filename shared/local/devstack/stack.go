@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/takapay/payments/shared/local/samtemplate"
@@ -36,6 +37,13 @@ type StackOptions struct {
 	// SealingKey is the local stand-in for the template's KMS key (32 bytes; see
 	// Stack.SealingKey); nil makes a random one, good for one run.
 	SealingKey []byte
+	// KMS starts local-kms (StartKMS) beside dynalite and fauxqs: the functions the template
+	// gives a KMS key then seal and open webhook secrets with KMSKeyARN through it, as on AWS,
+	// instead of with SealingKey. KMSPort fixes its port (0 picks one), KMSDataDir keeps its
+	// data ("" is a temporary directory).
+	KMS        bool
+	KMSPort    int
+	KMSDataDir string
 	// Parameters override template parameters' defaults (make dev's PARAMS), each checked
 	// against its type and constraints (samtemplate.Template.Override).
 	Parameters map[string]string
@@ -50,7 +58,9 @@ type Stack struct {
 	Dynamo *Server
 	// SQS is the fauxqs server.
 	SQS *Server
-	// Config is AWSConfig for both servers: NewFromConfig clients reach them.
+	// KMS is local-kms when StackOptions.KMS was set, else nil.
+	KMS *Server
+	// Config is AWSConfig for the servers: NewFromConfig clients reach them.
 	Config aws.Config
 	// DDB is a DynamoDB client for Dynamo.
 	DDB *dynamodb.Client
@@ -60,9 +70,9 @@ type Stack struct {
 	Template *samtemplate.Template
 	// Resources are the provisioned tables and queues.
 	Resources *Resources
-	// SealingKey stands in for the template's KMS key: the functions whose KMS key id
-	// resolves to "" locally seal and open webhook secrets with it (LOCAL_SEALING_KEY).
-	// make dev keeps it in .dev/sealing.key so sealed secrets survive restarts.
+	// SealingKey stands in for the template's KMS key when the stack runs no local-kms: the
+	// functions whose KMS key id resolves to "" locally seal and open webhook secrets with it
+	// (LOCAL_SEALING_KEY). make dev runs local-kms instead (StackOptions.KMS).
 	SealingKey []byte
 }
 
@@ -102,7 +112,14 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 		return nil, fmt.Errorf("devstack: the sealing key must be %d bytes, not %d", SealingKeySize, len(s.SealingKey))
 	}
 	var wg sync.WaitGroup
-	var dynErr, sqsErr error
+	var dynErr, sqsErr, kmsErr error
+	if opts.KMS {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.KMS, kmsErr = StartKMS(ctx, KMSOptions{Port: opts.KMSPort, DataDir: opts.KMSDataDir, LogWriter: opts.LogWriter})
+		}()
+	}
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -113,7 +130,7 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 		s.SQS, sqsErr = StartFauxqs(ctx, FauxqsOptions{Port: opts.SQSPort, LogWriter: opts.LogWriter})
 	}()
 	wg.Wait()
-	if err := errors.Join(dynErr, sqsErr); err != nil {
+	if err := errors.Join(dynErr, sqsErr, kmsErr); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -121,6 +138,14 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 	if s.Config, err = AWSConfig(ctx, s.Dynamo.Endpoint, s.SQS.Endpoint); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if s.KMS != nil {
+		endpoint := s.KMS.Endpoint
+		s.Config.ServiceOptions = append(s.Config.ServiceOptions, func(_ string, o any) {
+			if k, ok := o.(*kms.Options); ok {
+				k.BaseEndpoint = aws.String(endpoint)
+			}
+		})
 	}
 	s.DDB = DynamoClient(s.Config, s.Dynamo.Endpoint)
 	s.Queue = SQSClient(s.Config, s.SQS.Endpoint)
@@ -141,13 +166,13 @@ func (s *Stack) TableName(logicalID string) string { return s.Resources.Tables[l
 // QueueURL returns the URL of the template queue with the given logical id.
 func (s *Stack) QueueURL(logicalID string) string { return s.Resources.QueueURLs[logicalID] }
 
-// Close stops both servers; it is idempotent and safe on a partly started stack.
+// Close stops the servers; it is idempotent and safe on a partly started stack.
 func (s *Stack) Close() {
 	if s == nil {
 		return
 	}
 	var wg sync.WaitGroup
-	for _, srv := range []*Server{s.Dynamo, s.SQS} {
+	for _, srv := range []*Server{s.Dynamo, s.SQS, s.KMS} {
 		if srv != nil {
 			wg.Add(1)
 			go func() {
@@ -164,10 +189,24 @@ func (s *Stack) Close() {
 // Set DEVSTACK_VERBOSE=1 to stream the servers' output to stderr.
 func StartTestStack(tb testing.TB) *Stack {
 	tb.Helper()
+	return StartTestStackWith(tb, StackOptions{})
+}
+
+// StartTestStackWith is StartTestStack with options (KMS, say); a random Prefix is chosen
+// when opts has none.
+func StartTestStackWith(tb testing.TB, opts StackOptions) *Stack {
+	tb.Helper()
 	RequireServers(tb)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// A first local-kms build (StartKMS) takes longer than starting the servers.
+	timeout := 30 * time.Second
+	if opts.KMS {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	opts := StackOptions{Prefix: RandomPrefix()}
+	if opts.Prefix == "" {
+		opts.Prefix = RandomPrefix()
+	}
 	if os.Getenv("DEVSTACK_VERBOSE") != "" {
 		opts.LogWriter = os.Stderr
 	}
@@ -179,6 +218,9 @@ func StartTestStack(tb testing.TB) *Stack {
 		s.Close()
 		if tb.Failed() {
 			tb.Logf("devstack: dynalite output:\n%s\ndevstack: fauxqs output:\n%s", s.Dynamo.Logs(), s.SQS.Logs())
+			if s.KMS != nil {
+				tb.Logf("devstack: local-kms output:\n%s", s.KMS.Logs())
+			}
 		}
 	})
 	return s

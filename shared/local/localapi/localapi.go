@@ -38,13 +38,16 @@ type Options struct {
 	// bounds are applied (tests use it to observe the requests a function sends).
 	ConfigureAWS func(logicalID string, cfg *aws.Config)
 	// KMSEndpoint points the functions' KMS clients at a KMS stand-in (package fakekms), for
-	// tests that set WEBHOOK_SECRETS_KEY_ID in Env. Without it there is no KMS locally.
+	// tests that set WEBHOOK_SECRETS_KEY_ID in Env. A stack started with local-kms
+	// (devstack.StackOptions.KMS) needs neither: its functions use it and its key.
 	KMSEndpoint string
 	// Now, when set, is every function's clock (app.Deps.Now): tests step it across an expiry.
 	Now func() time.Time
 	// Localhost makes StartTestAPI's base URL http://localhost:<port> instead of
 	// http://127.0.0.1:<port>: passkeys need it (browsers refuse an IP address as the RP ID).
 	Localhost bool
+	// KMS makes StartTestAPI's stack run local-kms (devstack.StackOptions.KMS).
+	KMS bool
 	// Emulator, when set, makes StartTestAPI serve every function from its real bootstrap under
 	// the Runtime Interface Emulator (NewEmulated) instead of in-process handlers.
 	Emulator *rie.Options
@@ -133,8 +136,10 @@ func build(stack *devstack.Stack, opts Options, set *rie.Set) (*localgw.Gateway,
 
 // FunctionEnv is the environment the local stack gives a function: template.yaml's, with the
 // stack's names, then PUBLIC_BASE_URL, ALLOW_LOCALHOST_URLS and Options.Env, and the stack's
-// local sealing key where the template's KMS key id is empty. The in-process handlers and the
-// real bootstraps under the emulator (package rie) both run with it.
+// KMS key where the template's KMS key id is empty (!GetAtt WebhookSecretsKey.Arn): local-kms's
+// devstack.KMSKeyARN when the stack runs it (rie.AWSEnv adds its endpoint), else the stack's
+// local sealing key (LOCAL_SEALING_KEY). The in-process handlers and the real bootstraps
+// under the emulator (package rie) both run with it.
 func FunctionEnv(stack *devstack.Stack, logicalID string, opts Options) (map[string]string, error) {
 	env, err := stack.Resources.FunctionEnv(logicalID)
 	if err != nil {
@@ -148,9 +153,14 @@ func FunctionEnv(stack *devstack.Stack, logicalID string, opts Options) (map[str
 		env["ALLOW_LOCALHOST_URLS"] = "true"
 	}
 	maps.Copy(env, opts.Env)
-	// A function the template gives a KMS key (empty locally) gets the stack's local key.
+	// A function the template gives a KMS key (empty locally) gets local-kms's key, or else
+	// the stack's local key.
 	if v, ok := env[app.EnvWebhookSecretsKeyID]; ok && v == "" {
-		env[app.EnvLocalSealingKey] = base64.StdEncoding.EncodeToString(stack.SealingKey)
+		if stack.KMS != nil {
+			env[app.EnvWebhookSecretsKeyID] = devstack.KMSKeyARN
+		} else {
+			env[app.EnvLocalSealingKey] = base64.StdEncoding.EncodeToString(stack.SealingKey)
+		}
 	}
 	return env, nil
 }

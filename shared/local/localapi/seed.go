@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/kmsseal"
 	"github.com/takapay/payments/shared/operator"
 	"github.com/takapay/payments/shared/webhook"
 )
@@ -105,8 +107,18 @@ func Seed(ctx context.Context, store *dynamo.Store, prev *Credentials) (*Credent
 // secret c names: kept while it still signs; otherwise issued, or, when the sandbox already
 // has a secret c does not know (one issued with paymentsctl, say), a new one made current
 // with the old ones signing 24 h more, as a rotation does. op needs its Sealer.
+//
+// A stored secret that op.Sealer cannot have sealed — another key's (a .dev/ from before make
+// dev ran local-kms holds secrets sealed with .dev/sealing.key; the KMS-only sender cannot
+// open them, and one unopenable active secret fails every delivery of the workspace) — is
+// replaced at once: a new secret, sealed by op.Sealer, with no grace for the old ones.
 func SeedWebhookSecret(ctx context.Context, op *operator.Operator, c *Credentials) error {
-	if key, err := webhook.ParseSecret(c.SandboxWebhookSecret); err == nil {
+	grace := 24 * time.Hour
+	if foreign, err := foreignSecrets(ctx, op, c.WorkspaceID); err != nil {
+		return fmt.Errorf("seed: the webhook secrets: %w", err)
+	} else if foreign {
+		grace = 0
+	} else if key, err := webhook.ParseSecret(c.SandboxWebhookSecret); err == nil {
 		active, err := (&webhook.Keyring{Store: op.Store, Sealer: op.Sealer, TTL: -1}).Secrets(ctx, c.WorkspaceID, auth.Sandbox, time.Now())
 		if err != nil {
 			return fmt.Errorf("seed: the webhook secrets: %w", err)
@@ -119,13 +131,37 @@ func SeedWebhookSecret(ctx context.Context, op *operator.Operator, c *Credential
 	}
 	sec, err := op.IssueWebhookSecret(ctx, c.WorkspaceID, auth.Sandbox)
 	if errors.Is(err, operator.ErrWebhookSecretExists) {
-		sec, err = op.RotateWebhookSecret(ctx, c.WorkspaceID, auth.Sandbox, 24*time.Hour)
+		sec, err = op.RotateWebhookSecret(ctx, c.WorkspaceID, auth.Sandbox, grace)
 	}
 	if err != nil {
 		return fmt.Errorf("seed: the sandbox webhook secret: %w", err)
 	}
 	c.SandboxWebhookSecret = sec.Secret
 	return nil
+}
+
+// foreignSecrets reports whether the sandbox has an active sealed secret that op.Sealer did
+// not seal: by KMS when it is KMS's, by another local key when it is a local key.
+func foreignSecrets(ctx context.Context, op *operator.Operator, workspaceID string) (bool, error) {
+	var prefix string
+	switch s := op.Sealer.(type) {
+	case *kmsseal.KMS:
+		prefix = kmsseal.KMSPrefix
+	case *kmsseal.Local:
+		prefix = s.KeyRef()
+	default:
+		return false, nil
+	}
+	stored, _, err := op.Store.GetWebhookSecrets(ctx, workspaceID, auth.Sandbox)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range stored.ActiveSecrets(time.Now()) {
+		if !s.Unsealed && !strings.HasPrefix(s.Sealed.KeyRef, prefix) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func stillValid(ctx context.Context, store *dynamo.Store, c *Credentials) bool {

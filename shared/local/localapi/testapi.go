@@ -53,7 +53,7 @@ type TestAPI struct {
 // everything stops when the test ends.
 func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	tb.Helper()
-	stack := devstack.StartTestStack(tb)
+	stack := devstack.StartTestStackWith(tb, devstack.StackOptions{KMS: opts.KMS})
 	logs := &LogBuffer{}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
@@ -132,7 +132,8 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 
 // Operator returns an operator on the test table that seals webhook secrets the way the
 // stack's WebhookSenderFunction opens them: with the stack's local key, or with KMS when the
-// test configured WEBHOOK_SECRETS_KEY_ID (and Options.KMSEndpoint).
+// stack runs local-kms (Options.KMS) or the test configured WEBHOOK_SECRETS_KEY_ID (and
+// Options.KMSEndpoint).
 func (a *TestAPI) Operator(tb testing.TB) *operator.Operator {
 	tb.Helper()
 	d := a.Deps["WebhookSenderFunction"]

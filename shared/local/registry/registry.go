@@ -34,8 +34,9 @@ import (
 	"github.com/takapay/payments/shared/webhook"
 )
 
-// The local stack has no KMS: its sender opens webhook secrets with LOCAL_SEALING_KEY (the
-// stack's own key) when the configuration names no KMS key. The deployed sender's SealerFor
+// A local stack without local-kms (most tests; make dev runs it) has no KMS: its in-process
+// sender opens webhook secrets with LOCAL_SEALING_KEY (the stack's own key) when the
+// configuration names no KMS key. The deployed sender's SealerFor
 // is KMS only, so its binary does not link the local sealer.
 func init() {
 	webhooksender.SealerFor = func(d *app.Deps) (webhook.Sealer, error) {

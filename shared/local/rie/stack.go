@@ -12,7 +12,7 @@ import (
 // AWSEnv is what Lambda (or `sam local --env-vars` with the developer's credentials) adds to a
 // function's environment, pointed at the local stack: the region, the stack's dummy
 // credentials, and the DynamoDB and SQS endpoints (read by the AWS SDK itself, as
-// `make provision`'s env.json sets them).
+// `make provision`'s env.json sets them), and KMS's when the stack runs local-kms.
 func AWSEnv(stack *devstack.Stack) map[string]string {
 	env := map[string]string{
 		"AWS_REGION":                devstack.Region,
@@ -23,6 +23,9 @@ func AWSEnv(stack *devstack.Stack) map[string]string {
 	}
 	if stack.SQS != nil {
 		env["AWS_ENDPOINT_URL_SQS"] = stack.SQS.Endpoint
+	}
+	if stack.KMS != nil {
+		env["AWS_ENDPOINT_URL_KMS"] = stack.KMS.Endpoint
 	}
 	return env
 }
