@@ -3,16 +3,12 @@ package devstack
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
@@ -134,47 +130,9 @@ func KMSClient(cfg aws.Config, endpoint string) *kms.Client {
 // `make clean`).
 func LocalKMSCacheDir(root string) string { return filepath.Join(root, ".build", "host", "localkms") }
 
-var kmsBuildMu sync.Mutex
-
 // LocalKMS builds shared/local/devstack/localkms (local-kms, listening on loopback) with the
-// versions its own go.mod pins, once per content of that module and Go version, and returns
-// the binary's path. Its module is separate so that no Lambda's dependencies change.
+// versions its own go.mod pins (BuildTool) and returns the binary's path.
 func LocalKMS(ctx context.Context, root string) (string, error) {
-	kmsBuildMu.Lock()
-	defer kmsBuildMu.Unlock()
-	mod := filepath.Join(root, "shared", "local", "devstack", "localkms")
-	h := sha256.New()
-	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
-		b, err := os.ReadFile(filepath.Join(mod, f))
-		if err != nil {
-			return "", fmt.Errorf("devstack: local-kms module: %w", err)
-		}
-		fmt.Fprintf(h, "%s %d\n", f, len(b))
-		h.Write(b)
-	}
-	fmt.Fprintf(h, "%s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	out := filepath.Join(LocalKMSCacheDir(root), "local-kms-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if st, err := os.Stat(out); err == nil && !st.IsDir() {
-		return out, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return "", err
-	}
-	tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
-	cmd := exec.CommandContext(ctx, goTool(), "build", "-trimpath", "-o", tmp, ".")
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("devstack: build local-kms: %w\n%s", err, b)
-	}
-	return out, os.Rename(tmp, out)
+	return BuildTool(ctx, filepath.Join(root, "shared", "local", "devstack", "localkms"), ".",
+		[]string{"go.mod", "go.sum", "main.go"}, LocalKMSCacheDir(root), "local-kms")
 }
-
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool { st, err := os.Stat(p); return err == nil && !st.IsDir() }

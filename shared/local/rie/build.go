@@ -26,6 +26,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/takapay/payments/shared/local/devstack"
 )
 
 // EmulatorPackage is the emulator's command, pinned in shared/local/rie/tool/go.mod.
@@ -42,43 +44,18 @@ const (
 // git and removed by `make clean`).
 func CacheDir(root string) string { return filepath.Join(root, ".build", "host", "rie") }
 
-var buildMu sync.Mutex // one build at a time in this process (the go tool parallelises inside)
+var buildMu sync.Mutex // one Bootstraps build at a time in this process (the go tool parallelises inside)
 
-// Emulator builds the emulator (once per go.sum of its module) and returns its path.
+// Emulator builds the emulator with the versions its module pins (devstack.BuildTool) and
+// returns its path.
 func Emulator(ctx context.Context, root string) (string, error) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	mod := filepath.Join(root, "shared", "local", "rie", "tool")
-	sum, err := os.ReadFile(filepath.Join(mod, "go.sum"))
-	if err != nil {
-		return "", fmt.Errorf("rie: the emulator's module: %w", err)
-	}
-	h := sha256.Sum256(append(sum, []byte(runtime.Version()+runtime.GOOS+runtime.GOARCH)...))
-	out := filepath.Join(CacheDir(root), "aws-lambda-rie-"+hex.EncodeToString(h[:8]))
-	if _, err := os.Stat(out); err == nil {
-		return out, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return "", err
-	}
-	tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
-	cmd := exec.CommandContext(ctx, goTool(), "build", "-trimpath", "-o", tmp, EmulatorPackage)
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("rie: build the emulator: %w\n%s", err, b)
-	}
-	return out, os.Rename(tmp, out)
+	return devstack.BuildTool(ctx, filepath.Join(root, "shared", "local", "rie", "tool"), EmulatorPackage,
+		[]string{"go.mod", "go.sum"}, CacheDir(root), "aws-lambda-rie")
 }
 
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
+func goTool() string { return devstack.GoTool() }
 
-func fileExists(p string) bool { st, err := os.Stat(p); return err == nil && !st.IsDir() }
+func fileExists(p string) bool { return devstack.FileExists(p) }
 
 type listedPackage struct {
 	ImportPath string
