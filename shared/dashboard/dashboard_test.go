@@ -25,7 +25,7 @@ type call struct {
 
 func newService() (*Service, *mem) {
 	m := newMem()
-	return &Service{Accounts: m, Team: m, Keys: m, Activity: m}, m
+	return &Service{Accounts: m, Team: m, Keys: m, Activity: m, Forms: &memForms{}}, m
 }
 
 // do calls h like the edge would, with a same-origin browser's headers unless overridden.
@@ -130,7 +130,7 @@ func TestSessionFormCSRF(t *testing.T) {
 		t.Fatal("the page's token is not the session's")
 	}
 	form := func(tok string) url.Values {
-		return url.Values{"csrf": {tok}, "name": {"server"}, "environment": {"sandbox"}, "scopes": {"payments:write"}}
+		return url.Values{"csrf": {tok}, "once": {onceOf(t, keys, "create-key-form")}, "name": {"server"}, "environment": {"sandbox"}, "scopes": {"payments:write"}}
 	}
 	for name, c := range map[string]call{
 		"no token":          {form: form("")},
@@ -151,8 +151,8 @@ func TestSessionFormCSRF(t *testing.T) {
 		t.Fatalf("%d keys created by refused posts", n)
 	}
 	r := do(t, s.CreateKey, call{method: "POST", path: "/dashboard/keys", form: form(token), cookies: []string{SessionCookie + "=" + admin}})
-	if r.Status != 201 || !strings.Contains(body(r), "sk_sandbox_SECRETkey_1") {
-		t.Fatalf("create: %d\n%s", r.Status, body(r))
+	if r.Status != 303 || !strings.Contains(land(t, s.KeysPage, r, admin), "sk_sandbox_SECRETkey_1") {
+		t.Fatalf("create: %d to %q", r.Status, r.Headers["Location"])
 	}
 	// Without a session, a page sends the browser to sign in and back.
 	r = do(t, s.KeysPage, call{method: "GET", path: "/dashboard/keys"})
@@ -195,7 +195,7 @@ func TestRoleMatrix(t *testing.T) {
 			c := call{method: rt.method, path: rt.path, cookies: []string{SessionCookie + "=" + tok},
 				params: map[string]string{"keyID": "key_1", "userID": "u9", "inviteID": "i1"}}
 			if rt.form != nil {
-				c.form = url.Values{"csrf": {sessionCSRF(tok)}}
+				c.form = url.Values{"csrf": {sessionCSRF(tok)}, "once": {randomToken()}}
 				for k, v := range rt.form {
 					c.form[k] = v
 				}

@@ -246,7 +246,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 
 	// A key to read back through the API what the forms saved.
 	keys := owner.get("/dashboard/keys")
-	p := owner.post("/dashboard/keys", url.Values{"csrf": {csrf(t, keys)}, "name": {"reader"}, "environment": {"sandbox"},
+	p := owner.post("/dashboard/keys", url.Values{"csrf": {csrf(t, keys)}, "once": {once(t, keys, "/dashboard/keys")}, "name": {"reader"}, "environment": {"sandbox"},
 		"scopes": {"documents:read", "documents:write"}})
 	m := secretRE.FindStringSubmatch(p.body)
 	if m == nil {
@@ -455,7 +455,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 
 	// A viewer sees neither form and cannot post one, whatever the page showed.
 	team := owner.get("/dashboard/team")
-	if p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "email": {"viewer@forms.example.com.bd"}, "role": {"viewer"}}); !strings.Contains(p.url, "notice=invited") {
+	if p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "once": {once(t, team, "/dashboard/team/invites")}, "email": {"viewer@forms.example.com.bd"}, "role": {"viewer"}}); !strings.Contains(p.url, "notice=invited") {
 		t.Fatalf("invite: %d", p.status)
 	}
 	invite, _ := s.mailLink(t, "viewer@forms.example.com.bd", "/dashboard/invite", 0)

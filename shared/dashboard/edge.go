@@ -76,6 +76,8 @@ type Service struct {
 	// home.go and export.go): the store. Exports records an export in the activity log.
 	Payments export.Store
 	Exports  ExportRecorder
+	// Forms keeps the create forms' one-use tokens and the secrets they show once (once.go).
+	Forms FormClaims
 
 	scriptOnce sync.Once
 	inline     *page.Inline

@@ -11,7 +11,7 @@ import (
 func (s *stack) joinAs(t *testing.T, owner *browser, email, role string) *browser {
 	t.Helper()
 	team := owner.get("/dashboard/team")
-	p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "email": {email}, "role": {role}})
+	p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "once": {once(t, team, "/dashboard/team/invites")}, "email": {email}, "role": {role}})
 	if p.status != 200 || !strings.Contains(p.url, "notice=invited") {
 		t.Fatalf("invite %s: %d at %s\n%.2000s", email, p.status, p.url, p.body)
 	}

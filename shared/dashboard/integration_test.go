@@ -100,6 +100,16 @@ var (
 	actionRE = regexp.MustCompile(`<form method="post"[^>]* action="([^"]+)"`)
 )
 
+// once returns the one-use token (dashboard/once.go) of the first form on p posting to action.
+func once(t *testing.T, p *page, action string) string {
+	t.Helper()
+	m := regexp.MustCompile(`action="` + regexp.QuoteMeta(action) + `"><input type="hidden" name="csrf" value="[^"]*"><input type="hidden" name="once" value="([^"]+)">`).FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("no one-use token in a form to %s on %s (%d):\n%.2000s", action, p.url, p.status, p.body)
+	}
+	return m[1]
+}
+
 func csrf(t *testing.T, p *page) string {
 	t.Helper()
 	m := csrfRE.FindStringSubmatch(p.body)
@@ -173,10 +183,10 @@ func TestDashboardOverTheGateway(t *testing.T) {
 
 	// A sandbox key, its secret shown once; it creates a payment; revoked, it is refused.
 	keys := owner.get("/dashboard/keys")
-	p := owner.post("/dashboard/keys", url.Values{"csrf": {csrf(t, keys)}, "name": {"server"}, "environment": {"sandbox"},
-		"scopes": {"payments:write", "payments:read"}})
+	p := owner.post("/dashboard/keys", url.Values{"csrf": {csrf(t, keys)}, "once": {once(t, keys, "/dashboard/keys")}, "name": {"server"},
+		"environment": {"sandbox"}, "scopes": {"payments:write", "payments:read"}})
 	m := secretRE.FindStringSubmatch(p.body)
-	if p.status != 201 || m == nil {
+	if p.status != 200 || !strings.Contains(p.url, "/dashboard/keys?shown=") || m == nil {
 		t.Fatalf("create key: %d\n%.3000s", p.status, p.body)
 	}
 	key := m[1]
@@ -220,7 +230,8 @@ func TestDashboardOverTheGateway(t *testing.T) {
 	// Invite a developer, who signs up through the invitation and joins; they see the keys
 	// but cannot create one.
 	team := owner.get("/dashboard/team")
-	p = owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "email": {"dev@shop.example.com.bd"}, "role": {"developer"}})
+	p = owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "once": {once(t, team, "/dashboard/team/invites")},
+		"email": {"dev@shop.example.com.bd"}, "role": {"developer"}})
 	if p.status != 200 || !strings.Contains(p.url, "notice=invited") {
 		t.Fatalf("invite: %d at %s\n%.2000s", p.status, p.url, p.body)
 	}

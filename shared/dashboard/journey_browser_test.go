@@ -46,7 +46,7 @@ func TestBrowserMerchantJourney(t *testing.T) {
 	// The owner: a webhook secret and the document webhook, on the webhook-secrets page.
 	owner := s.sessionBrowser(t, a.Creds.SessionToken)
 	sp := owner.get("/dashboard/webhook-secrets")
-	issued := owner.post("/dashboard/webhook-secrets", url.Values{"csrf": {csrf(t, sp)}, "environment": {"sandbox"}})
+	issued := owner.post("/dashboard/webhook-secrets", url.Values{"csrf": {csrf(t, sp)}, "once": {once(t, sp, "/dashboard/webhook-secrets")}, "environment": {"sandbox"}})
 	m := whsecRE.FindStringSubmatch(issued.body)
 	if m == nil {
 		t.Fatalf("issue a webhook secret: %d\n%.2000s", issued.status, issued.body)

@@ -166,6 +166,9 @@ func (m *mem) ListKeys(ctx context.Context, ws string) ([]Key, error) {
 	return append([]Key(nil), m.keys[ws]...), nil
 }
 func (m *mem) CreateKey(ctx context.Context, a Actor, k NewKey) (*IssuedKey, error) {
+	if k.Name == "refused" {
+		return nil, &FieldError{Field: "name", Rule: "max_length", Message: "is refused"}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.n++
@@ -213,4 +216,68 @@ func (m *mem) SetDocumentWebhook(ctx context.Context, a Actor, env auth.Environm
 	}
 	m.hooks[a.WorkspaceID+"#"+string(env)] = url
 	return nil
+}
+
+// memForms is an in-memory FormClaims (the integration tests run package dynamo's).
+type memForms struct {
+	mu     sync.Mutex
+	claims map[string]*memClaim
+}
+
+type memClaim struct {
+	FormClaim
+	sealed  []byte
+	expires time.Time
+}
+
+func (f *memForms) live(id string, now time.Time) *memClaim {
+	if c := f.claims[id]; c != nil && now.Before(c.expires) {
+		return c
+	}
+	return nil
+}
+
+func (f *memForms) ClaimForm(ctx context.Context, id string, now, expires time.Time) (bool, *FormClaim, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.live(id, now); c != nil {
+		prior := c.FormClaim
+		return false, &prior, nil
+	}
+	if f.claims == nil {
+		f.claims = map[string]*memClaim{}
+	}
+	f.claims[id] = &memClaim{expires: expires}
+	return true, nil, nil
+}
+
+func (f *memForms) FinishForm(ctx context.Context, id, location string, sealed []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.claims[id]
+	if c == nil {
+		return fmt.Errorf("no claim %s", id)
+	}
+	c.Done, c.Location, c.sealed = true, location, sealed
+	return nil
+}
+
+func (f *memForms) ReleaseForm(ctx context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.claims, id)
+	return nil
+}
+
+func (f *memForms) TakeFormSecret(ctx context.Context, id string, now time.Time) ([]byte, *FormClaim, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.live(id, now)
+	if c == nil {
+		return nil, nil, nil
+	}
+	sealed := c.sealed
+	c.sealed = nil
+	claim := c.FormClaim
+	return sealed, &claim, nil
 }

@@ -24,6 +24,8 @@ var messagesEN = map[string]string{
 	"dash.fix":                 "Please fix the following:",
 	"dash.copy":                "Copy",
 	"dash.copied":              "Copied",
+	"dash.once.gone":           "This secret was shown once and cannot be shown again. If it was not copied, roll it to get a new one.",
+	"dash.once.pending":        "It is still being created: reload this page in a moment to see it.",
 	"dash.secret_once":         "Copy it now: it is shown only this once. Anyone who has it can use it.",
 
 	"dash.role.owner":     "Owner",

@@ -208,7 +208,7 @@ func TestPaymentsPages(t *testing.T) {
 
 	// A viewer sees the payment and can change nothing: the server refuses.
 	team := owner.get("/dashboard/team")
-	if p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "email": {"viewer@shop.example.com.bd"},
+	if p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "once": {once(t, team, "/dashboard/team/invites")}, "email": {"viewer@shop.example.com.bd"},
 		"role": {"viewer"}}); !strings.Contains(p.url, "notice=invited") {
 		t.Fatalf("invite: %d at %s", p.status, p.url)
 	}
@@ -246,7 +246,7 @@ func TestPaymentsPages(t *testing.T) {
 	// A developer (the least role that may) resends (webhook.Resend: pending, due now) and
 	// cancels the pending one.
 	team = owner.get("/dashboard/team")
-	if p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "email": {"dev@shop.example.com.bd"},
+	if p := owner.post("/dashboard/team/invites", url.Values{"csrf": {csrf(t, team)}, "once": {once(t, team, "/dashboard/team/invites")}, "email": {"dev@shop.example.com.bd"},
 		"role": {"developer"}}); !strings.Contains(p.url, "notice=invited") {
 		t.Fatalf("invite: %d at %s", p.status, p.url)
 	}

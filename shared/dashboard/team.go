@@ -130,6 +130,7 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 			d.Raw("</h2>\n")
 			d.errorSummary(f)
 			d.formStart("/dashboard/team/invites", "invite-form")
+			d.onceToken()
 			d.input(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true)
 			d.Raw(`<div class="row"><label class="field-label" for="f-role">`)
 			d.text("dash.team.role")
@@ -189,7 +190,8 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 	}), nil
 }
 
-// InviteMember is POST /dashboard/team/invites (admins and owners).
+// InviteMember is POST /dashboard/team/invites (admins and owners), a one-use form (once.go):
+// a refresh or a double click sends one invitation.
 func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := r.need(auth.ManageTeam); err != nil {
@@ -204,19 +206,22 @@ func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Respo
 		if !ok || !slices.Contains(invitable, role) {
 			f.fail("role", t(r.l(), "dash.rule.role"))
 		}
-		if !f.failed() {
+		if f.failed() {
+			return s.teamPage(ctx, r, 422, f, "")
+		}
+		return s.once(ctx, r, "/dashboard/team?notice=invited", func() (effect, error) {
 			err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
 			var fe *FieldError
-			switch {
-			case errors.As(err, &fe):
+			if errors.As(err, &fe) {
 				f.fail(fe.Field, r.fieldMessage(fe))
-			case err != nil:
-				return nil, err
-			default:
-				return s.redirect(r, "/dashboard/team?notice=invited"), nil
+				page, err := s.teamPage(ctx, r, 422, f, "")
+				return effect{page: page}, err
 			}
-		}
-		return s.teamPage(ctx, r, 422, f, "")
+			if err != nil {
+				return effect{}, err
+			}
+			return effect{location: "/dashboard/team?notice=invited"}, nil
+		})
 	})(ctx, wr)
 }
 

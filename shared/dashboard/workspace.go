@@ -173,11 +173,20 @@ func (s *Service) KeysPage(ctx context.Context, wr *web.Request) (*web.Response,
 		if err := r.need(auth.ViewKeys); err != nil {
 			return nil, err
 		}
-		return s.keysPage(ctx, r, 200, nil, nil, r.Query["notice"])
+		// A create or roll lands here (?shown=): its secret, this once.
+		v, st, err := s.reveal(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		var issued *IssuedKey
+		if st == shownNow {
+			issued = &IssuedKey{Key: Key{Name: v["name"]}, Secret: v["secret"]}
+		}
+		return s.keysPage(ctx, r, 200, nil, issued, r.Query["notice"], st)
 	})(ctx, wr)
 }
 
-func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, issued *IssuedKey, notice string) (*web.Response, error) {
+func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, issued *IssuedKey, notice string, st shownState) (*web.Response, error) {
 	keys, err := s.Keys.ListKeys(ctx, r.viewer.ws.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -187,6 +196,7 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 		if notice == "revoked" {
 			d.notice("dash.notice.revoked")
 		}
+		d.shownNotice(st)
 		if issued != nil {
 			d.Raw(`<h2 id="issued-title">`)
 			d.text("dash.keys.issued", "name", issued.Name)
@@ -252,6 +262,7 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 				if k.State == "active" {
 					d.smallButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true)
 					d.formStart("/dashboard/keys/"+k.ID+"/roll", "")
+					d.onceToken()
 					d.Raw(`<label`)
 					d.Attr("for", "grace-"+k.ID)
 					d.Raw(">")
@@ -288,6 +299,7 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 		d.Raw("</h2>\n")
 		d.errorSummary(f)
 		d.formStart("/dashboard/keys", "create-key-form")
+		d.onceToken()
 		d.input(f, "name", "text", "dash.field.key_name", "off", "", true)
 		d.Raw(`<fieldset><legend>`)
 		d.text("dash.field.environment")
@@ -340,8 +352,8 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 	}), nil
 }
 
-// CreateKey is POST /dashboard/keys (admins and owners): the secret is shown once, on this
-// answer (never in a URL).
+// CreateKey is POST /dashboard/keys (admins and owners), a one-use form (once.go): 303 to
+// the keys page, which shows the secret once (never in a URL).
 func (s *Service) CreateKey(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := r.need(auth.ManageKeys); err != nil {
@@ -371,20 +383,28 @@ func (s *Service) CreateKey(ctx context.Context, wr *web.Request) (*web.Response
 		if len(nk.Scopes) == 0 {
 			f.fail("scopes", t(r.l(), "dash.rule.scopes"))
 		}
-		if !f.failed() {
+		if f.failed() {
+			return s.keysPage(ctx, r, 422, f, nil, "", shownNone)
+		}
+		return s.once(ctx, r, "/dashboard/keys", func() (effect, error) {
 			issued, err := s.Keys.CreateKey(ctx, r.viewer.actor(r), nk)
 			var fe *FieldError
-			switch {
-			case errors.As(err, &fe):
+			if errors.As(err, &fe) {
 				f.fail(fe.Field, r.fieldMessage(fe))
-			case err != nil:
-				return nil, err
-			default:
-				return s.keysPage(ctx, r, 201, nil, issued, "")
+				page, err := s.keysPage(ctx, r, 422, f, nil, "", shownNone)
+				return effect{page: page}, err
 			}
-		}
-		return s.keysPage(ctx, r, 422, f, nil, "")
+			if err != nil {
+				return effect{}, err
+			}
+			return issuedEffect(issued), nil
+		})
 	})(ctx, wr)
+}
+
+// issuedEffect is a new key's effect: its secret, shown once on the keys page.
+func issuedEffect(k *IssuedKey) effect {
+	return effect{secret: map[string]string{"name": k.Name, "secret": k.Secret}}
 }
 
 // RevokeKey is POST /dashboard/keys/{keyID}/revoke.
@@ -400,8 +420,8 @@ func (s *Service) RevokeKey(ctx context.Context, wr *web.Request) (*web.Response
 	})(ctx, wr)
 }
 
-// RollKey is POST /dashboard/keys/{keyID}/roll: a new key, the old one expiring after the
-// chosen grace; the new secret is shown once.
+// RollKey is POST /dashboard/keys/{keyID}/roll, a one-use form: a new key, the old one
+// expiring after the chosen grace; 303 to the keys page, which shows the new secret once.
 func (s *Service) RollKey(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := r.need(auth.ManageKeys); err != nil {
@@ -411,11 +431,13 @@ func (s *Service) RollKey(ctx context.Context, wr *web.Request) (*web.Response, 
 		if !ok {
 			return nil, apierr.New(apierr.MalformedRequest, "grace must be now, 1h, 24h or 7d")
 		}
-		issued, err := s.Keys.RollKey(ctx, r.viewer.actor(r), r.PathParams["keyID"], grace)
-		if err != nil {
-			return nil, err
-		}
-		return s.keysPage(ctx, r, 201, nil, issued, "")
+		return s.once(ctx, r, "/dashboard/keys", func() (effect, error) {
+			issued, err := s.Keys.RollKey(ctx, r.viewer.actor(r), r.PathParams["keyID"], grace)
+			if err != nil {
+				return effect{}, err
+			}
+			return issuedEffect(issued), nil
+		})
 	})(ctx, wr)
 }
 
@@ -427,11 +449,16 @@ func (s *Service) SecretsPage(ctx context.Context, wr *web.Request) (*web.Respon
 		if err := r.need(auth.ViewKeys); err != nil {
 			return nil, err
 		}
-		return s.secretsPage(ctx, r, 200, "", "", nil)
+		// An issue or roll lands here (?shown=): its secret, this once.
+		v, st, err := s.reveal(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		return s.secretsPage(ctx, r, 200, auth.Environment(v["environment"]), v["secret"], nil, st)
 	})(ctx, wr)
 }
 
-func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.Environment, secret string, f *form) (*web.Response, error) {
+func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.Environment, secret string, f *form, st shownState) (*web.Response, error) {
 	hooks, err := s.Keys.DocumentWebhooks(ctx, r.viewer.ws.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -446,6 +473,7 @@ func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.
 	}
 	manage := r.viewer.can(auth.ManageKeys)
 	return s.page(r, status, t(r.l(), "dash.secrets.title"), func(d *doc) {
+		d.shownNotice(st)
 		if secret != "" {
 			d.Raw(`<h2 id="issued-title">`)
 			d.text("dash.secrets.issued", "environment", t(d.l, "dash.env."+string(env)))
@@ -490,6 +518,7 @@ func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.
 			d.Raw("</ul>\n")
 			if manage {
 				d.formStart("/dashboard/webhook-secrets", "")
+				d.onceToken()
 				d.Raw(`<input type="hidden" name="environment"`)
 				d.Attr("value", string(e))
 				d.Raw(`><div class="actions">`)
@@ -579,7 +608,7 @@ func (s *Service) SetEndpoint(ctx context.Context, wr *web.Request) (*web.Respon
 		if errors.As(err, &fe) {
 			f := &form{values: map[string]string{name: u}}
 			f.fail(name, t(r.l(), "dash.secrets.endpoint_invalid", "rule", fe.Message))
-			return s.secretsPage(ctx, r, 422, "", "", f)
+			return s.secretsPage(ctx, r, 422, "", "", f, shownNone)
 		}
 		if err != nil {
 			return nil, err
@@ -588,8 +617,8 @@ func (s *Service) SetEndpoint(ctx context.Context, wr *web.Request) (*web.Respon
 	})(ctx, wr)
 }
 
-// IssueSecret is POST /dashboard/webhook-secrets: issue the first secret of an environment,
-// or roll it with a grace; shown once.
+// IssueSecret is POST /dashboard/webhook-secrets, a one-use form: issue the first secret of
+// an environment, or roll it with a grace; 303 to the secrets page, which shows it once.
 func (s *Service) IssueSecret(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := r.need(auth.ManageKeys); err != nil {
@@ -605,10 +634,12 @@ func (s *Service) IssueSecret(ctx context.Context, wr *web.Request) (*web.Respon
 				return nil, apierr.New(apierr.MalformedRequest, "grace must be now, 1h, 24h or 7d")
 			}
 		}
-		secret, err := s.Keys.IssueWebhookSecret(ctx, r.viewer.actor(r), env, grace)
-		if err != nil {
-			return nil, err
-		}
-		return s.secretsPage(ctx, r, 201, env, secret, nil)
+		return s.once(ctx, r, "/dashboard/webhook-secrets", func() (effect, error) {
+			secret, err := s.Keys.IssueWebhookSecret(ctx, r.viewer.actor(r), env, grace)
+			if err != nil {
+				return effect{}, err
+			}
+			return effect{secret: map[string]string{"environment": string(env), "secret": secret}}, nil
+		})
 	})(ctx, wr)
 }

@@ -77,6 +77,9 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 		// cookies from http://localhost, but Go clients do not send them back over http.
 		InsecureCookies: strings.HasPrefix(origin, "http://"),
 	}
+	if d.Store != nil {
+		s.Forms = d.Store // the create forms' one-use tokens (dashboard/once.go)
+	}
 	p := &Parts{Service: s, Accounts: accounts, Teams: teams, Recorder: rec}
 	if u, err := url.Parse(origin); err == nil && u.Host != "" {
 		p.Origin = u
