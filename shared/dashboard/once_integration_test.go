@@ -1,35 +1,21 @@
 package dashboard_test
 
 import (
-	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
-
-	"net/url"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/local/devstack"
 )
 
-// submit posts a form the way post does but does not follow the answer's redirect: what a
-// browser's first POST gets back.
+// submit posts a form as post does but does not follow the answer's redirect: what a
+// browser's POST gets back.
 func (b *browser) submit(path string, form url.Values) *page {
 	b.t.Helper()
-	req, _ := http.NewRequest("POST", b.s.api.URL+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", b.origin)
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("Accept", "text/html")
-	c := *b.c
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := c.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	return &page{status: resp.StatusCode, url: req.URL.String(), header: resp.Header}
+	return (&formsBrowser{browser: b, front: b.s.api.URL}).fetch("POST", path, form)
 }
 
 // twice posts one form body twice (a refresh of the POST, a double click) and wants two 303s
