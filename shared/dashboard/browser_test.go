@@ -97,6 +97,14 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	if err != nil || !strings.HasPrefix(secret, "sk_sandbox_") {
 		t.Fatalf("secret %q: %v", secret, err)
 	}
+	// A refresh of the page the create landed on: no second key, and the secret is gone.
+	run(chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("notice")))
+	shown, err := browsertest.Run(p.Ctx, chromedp.Evaluate[bool](`document.getElementById("issued-secret") !== null`))
+	rows, err2 := browsertest.Run(p.Ctx, chromedp.Evaluate[int](`document.querySelectorAll("#keys-table tbody tr[id^=key-]").length`))
+	if err != nil || err2 != nil || shown || rows != 2 {
+		t.Fatalf("after a refresh: secret shown %v, %d keys (want 2: the bn one and this one) %v %v", shown, rows, err, err2)
+	}
+	check("key-shown-once-en")
 	create := func() int {
 		req, _ := http.NewRequest("POST", base+"/v1/payment/create", strings.NewReader(`{"amount": 150.50, "reference": "journey"}`))
 		req.Header.Set("Authorization", "Bearer "+secret)
