@@ -76,6 +76,9 @@ type Service struct {
 	// home.go and export.go): the store. Exports records an export in the activity log.
 	Payments export.Store
 	Exports  ExportRecorder
+	// FormLimits limits the public and email-sending forms across instances (limits.go; nil:
+	// unlimited).
+	FormLimits *FormLimits
 
 	scriptOnce sync.Once
 	inline     *page.Inline

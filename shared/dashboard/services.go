@@ -58,7 +58,11 @@ var ErrNoSession = errors.New("dashboard: no session")
 var ErrInvalidToken = errors.New("dashboard: the link is not valid")
 
 // LimitedError is a sign-in refused because of too many failures.
-type LimitedError struct{ RetryAfter time.Duration }
+type LimitedError struct {
+	RetryAfter time.Duration
+	// Form is a form's limit (FormLimits), not an account's sign-in lock.
+	Form bool
+}
 
 func (e *LimitedError) Error() string {
 	return fmt.Sprintf("dashboard: limited, retry after %s", e.RetryAfter)

@@ -205,6 +205,9 @@ func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Respo
 			f.fail("role", t(r.l(), "dash.rule.role"))
 		}
 		if !f.failed() {
+			if err := s.limitForm(ctx, r, FormInvite); err != nil {
+				return nil, err
+			}
 			err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
 			var fe *FieldError
 			switch {
@@ -565,6 +568,9 @@ func (s *Service) PasskeySignIn(ctx context.Context, wr *web.Request) (*web.Resp
 		}
 		if s.Passkeys == nil {
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
+		if err := s.limitForm(ctx, r, FormPasskeySignIn); err != nil {
+			return nil, err
 		}
 		options, ceremony, err := s.Passkeys.BeginLogin(ctx)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/team"
 	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/webhook"
@@ -76,6 +77,10 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 		// Plain http is only the local stack's (make dev, the tests): browsers keep Secure
 		// cookies from http://localhost, but Go clients do not send them back over http.
 		InsecureCookies: strings.HasPrefix(origin, "http://"),
+	}
+	if d.Store != nil {
+		s.FormLimits = &dashboard.FormLimits{Quotas: &ratelimit.Quotas{Store: d.Store, Now: d.Now},
+			PerClient: d.Config.FormLimitPerClient, Global: d.Config.FormLimitGlobal}
 	}
 	p := &Parts{Service: s, Accounts: accounts, Teams: teams, Recorder: rec}
 	if u, err := url.Parse(origin); err == nil && u.Host != "" {
