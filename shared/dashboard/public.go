@@ -33,7 +33,7 @@ func (s *Service) serve(h handler) web.HandlerFunc {
 		case errors.As(err, &signIn):
 			return s.redirect(r, "/dashboard/sign-in?next="+urlQueryEscape(signIn.next)), nil
 		case errors.As(err, &limited) && limited.Form:
-			return s.formLimitedPage(r, limited.RetryAfter), nil
+			return s.formLimitedPage(r, limited.RetryAfter, limited.Daily), nil
 		case errors.As(err, &limited):
 			return s.limitedPage(r, limited.RetryAfter), nil
 		case errors.Is(err, ErrInvalidToken):
@@ -92,9 +92,14 @@ func (s *Service) limitedPage(r *req, wait time.Duration) *web.Response {
 	return s.tooMany(r, wait, "dash.limited", "/dashboard/forgot-password", "forgot-link", "dash.forgot.link")
 }
 
-// formLimitedPage is 429 for a form past its limit (FormLimits), linking back to sign-in.
-func (s *Service) formLimitedPage(r *req, wait time.Duration) *web.Response {
-	return s.tooMany(r, wait, "dash.limited.form", "/dashboard/sign-in", "back-sign-in", "dash.sign_in")
+// formLimitedPage is 429 for a form past its limit (FormLimits, or a workspace's invitations
+// a day), linking back to sign-in (which goes on to the dashboard when signed in).
+func (s *Service) formLimitedPage(r *req, wait time.Duration, daily bool) *web.Response {
+	key := "dash.limited.form"
+	if daily {
+		key = "dash.limited.invites"
+	}
+	return s.tooMany(r, wait, key, "/dashboard/sign-in", "back-sign-in", "dash.sign_in")
 }
 
 func (s *Service) tooMany(r *req, wait time.Duration, msgKey, path, linkID, linkKey string) *web.Response {
