@@ -35,8 +35,10 @@ const (
 	// use within it is refused (of two concurrent uses one wins); after it, a use that failed
 	// half way may be retried with the same link.
 	ClaimLease = 30 * time.Second
-	// DefaultAnswerFloor is the least time SignUp and RequestPasswordReset take, whatever the
-	// email, so that sending one email or another (or none) shows in no answer's timing.
+	// DefaultAnswerFloor is the least time the failed sign-in that first reaches an account's
+	// threshold takes, known account or not, so that the SignInAttempts email sent for a known
+	// one shows in no timing. (SignUp and RequestPasswordReset hold no delay: they send one
+	// email whatever the address.)
 	DefaultAnswerFloor = 1500 * time.Millisecond
 	// MaxEmailLen is the longest email address (RFC 5321 path limit).
 	MaxEmailLen = 254
@@ -121,8 +123,9 @@ type Config struct {
 	Now func() time.Time
 	// OnEvent receives the events (nil: dropped). It must not block for long.
 	OnEvent func(ctx context.Context, e Event)
-	// AnswerFloor is the least time SignUp and RequestPasswordReset take (DefaultAnswerFloor
-	// when 0; negative: none, for tests). It is measured on the real clock, not Now.
+	// AnswerFloor is the least time a failed sign-in that reaches the account threshold takes
+	// (DefaultAnswerFloor when 0; negative: none, for tests). It is measured on the real
+	// clock, not Now.
 	AnswerFloor time.Duration
 }
 

@@ -18,14 +18,19 @@
 //     clears the account's failed sign-ins (a locked-out owner resets and signs in).
 //   - No answer, and as far as a server can make it no timing or number of requests, tells
 //     whether an email has an account: sign in verifies unknown emails against a dummy hash
-//     and reads a dummy user; sign up and reset make the same requests either way and take at
-//     least Config.AnswerFloor (1.5 s); limits count unknown emails like known ones.
+//     and reads a dummy user; sign up and reset do the same work either way (the same
+//     requests, one email composed and sent: a reset for an address without an account gets
+//     a "no account has this address" email) and hold no fixed delay; the failed sign-in that
+//     first reaches an account's threshold (which emails a known account) takes at least
+//     Config.AnswerFloor (1.5 s); limits count unknown emails like known ones.
 //   - Failed sign-ins: 5 per account in 15 minutes lock it for 1 minute, each further failure
 //     after a lock doubles it up to 1 hour, and the user gets one SignInAttempts email per
 //     window; 50 per client address (IPv6: its /64) in 15 minutes lock the address for the
 //     rest of the window. Counted in DynamoDB, exactly, across instances.
-//   - At most 5 verification, account-exists and reset emails an hour go to one address;
-//     past that the forms answer as usual and send nothing (no inbox flooding).
+//   - At most 5 verification and account-exists emails an hour go to one address, and 5
+//     reset (or no-account) emails an hour to one address from one client address, counted
+//     apart; past that the forms answer as usual and send nothing (no inbox flooding), and
+//     sign-ups or another client's resets never spend the owner's reset.
 //   - Sessions: a new 256-bit token at every sign-in (stored as SHA-256), ended after 30
 //     minutes without a request (idle timeout) and 8 hours after sign-in (absolute lifetime);
 //     sign out ends one server-side, sign out everywhere and a password reset end all.

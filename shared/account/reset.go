@@ -5,21 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"time"
 
 	accmail "github.com/takapay/payments/shared/mail"
 )
 
 // RequestPasswordReset emails a reset link (valid ResetValidFor, single use) to the address
-// if it has an account. It answers nil for any well-formed address (a *FieldError for a
-// malformed one), after the same requests either way (the email claim and user GetItems, one
-// pending PutItem: for an address without an account a decoy that no link names; the
-// address's mail counter BatchGetItem and PutItem: past MailsPerAddress an hour nothing is
-// sent), and takes
-// at least AnswerFloor, so neither answer nor timing tells whether the address has an account.
-// A failed send is reported as an EventMailFailed event, not in the answer.
+// if it has an account, and a ResetNoAccount email ("no account has this address") if it has
+// none. It answers nil for any well-formed address (a *FieldError for a malformed one), after
+// the same work either way: the same requests (the email claim and user GetItems, one pending
+// PutItem: for an address without an account a decoy that no link names; the reset mail
+// counter's BatchGetItem and PutItem) and one email composed and sent, so neither answer nor
+// timing tells whether the address has an account, without a fixed delay. The reset mail
+// counter is kept per address and client address (ResetMailsPerClient an hour; past it
+// nothing is sent), apart from sign-up's: a flood of sign-ups or of resets from another client
+// never silences the reset its owner asks for. A failed send is reported as an EventMailFailed
+// event, not in the answer.
 func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error {
-	start := time.Now()
 	email, fe := ParseEmail(email)
 	if fe != nil {
 		return fe
@@ -52,19 +53,26 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	if err := s.store.PutPendingToken(ctx, p); err != nil {
 		return fmt.Errorf("store reset: %w", err)
 	}
-	allowed, err := s.allowMail(ctx, email, now)
+	allowed, err := s.allowMail(ctx, resetMailKey(email, c.IP), resetMailRule, now)
 	if err != nil {
 		return err
 	}
-	if u != nil && allowed {
+	switch {
+	case !allowed:
+		// Answer as usual, send nothing.
+	case u != nil:
 		err := s.send(ctx, accmail.ResetPassword, string(l), accmail.Data{
 			To: u.Email, Link: s.cfg.BaseURL + ResetPath + "?token=" + url.QueryEscape(token), ValidFor: ResetValidFor,
 		})
 		if err != nil {
 			s.mailFailed(ctx, u.ID, u.Email, c, err)
 		}
+	default:
+		// The decoy's token is never sent: the address learns only that it has no account.
+		if err := s.send(ctx, accmail.ResetNoAccount, string(l), accmail.Data{To: email, Link: s.cfg.BaseURL + SignInPath}); err != nil {
+			s.mailFailed(ctx, "", email, c, err)
+		}
 	}
-	s.floor(ctx, start)
 	return nil
 }
 

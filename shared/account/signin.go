@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/netip"
 	"time"
 	"unicode/utf8"
 
 	accmail "github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/ratelimit"
 )
 
 // Failed sign-ins are limited per account (the email as typed, case-folded, whether or not it
@@ -64,35 +64,50 @@ type limitRule struct {
 var (
 	accountRule = limitRule{threshold: AccountThreshold, window: AccountWindow, base: AccountLockBase, max: AccountLockMax}
 	ipRule      = limitRule{threshold: IPThreshold, window: IPWindow}
-	mailRule    = limitRule{threshold: MailsPerAddress, window: MailWindow}
 )
 
-// MailsPerAddress verification, account-exists and reset emails go to one address in
-// MailWindow at most; past that, SignUp and RequestPasswordReset answer as usual but send
-// nothing, so nobody can flood an inbox through them.
+// MailsPerAddress verification and account-exists emails go to one address in MailWindow at
+// most, whatever the client; ResetMailsPerClient reset (or no-account) emails go to one
+// address per client address in MailWindow. Past them, SignUp and RequestPasswordReset answer
+// as usual but send nothing, so nobody can flood an inbox through them. The two are counted
+// apart, and the reset's per client: sign-ups for an address never spend its resets, and a
+// client flooding resets for an address spends only its own, so the owner's reset, asked
+// from the owner's own connection, is still sent.
 const (
-	MailsPerAddress = 5
-	MailWindow      = time.Hour
+	MailsPerAddress     = 5
+	ResetMailsPerClient = 5
+	MailWindow          = time.Hour
 )
 
-func mailKey(email string) string {
+var (
+	signUpMailRule = limitRule{threshold: MailsPerAddress, window: MailWindow}
+	resetMailRule  = limitRule{threshold: ResetMailsPerClient, window: MailWindow}
+)
+
+// signUpMailKey and resetMailKey name the mail counters: the address (case-folded), and for
+// resets the client address too (an IPv4 address or an IPv6 /64).
+func signUpMailKey(email string) string {
 	sum := sha256.Sum256([]byte(foldEmail(email)))
 	return "mail#" + hex.EncodeToString(sum[:])
 }
 
-// allowMail counts one email to an address (one BatchGetItem and one conditional PutItem,
-// more on a lost race) and reports whether it is within MailsPerAddress.
-func (s *Service) allowMail(ctx context.Context, email string, now time.Time) (bool, error) {
-	k := mailKey(email)
+func resetMailKey(email, ip string) string {
+	sum := sha256.Sum256([]byte(foldEmail(email) + "\x00" + ratelimit.ClientKey(ip)))
+	return "mailreset#" + hex.EncodeToString(sum[:])
+}
+
+// allowMail counts one email on the counter k (one BatchGetItem and one conditional PutItem,
+// more on a lost race) and reports whether it is within the rule's threshold.
+func (s *Service) allowMail(ctx context.Context, k string, rule limitRule, now time.Time) (bool, error) {
 	for attempt := 0; ; attempt++ {
 		got, err := s.store.GetSignInCounters(ctx, k)
 		if err != nil {
 			return false, err
 		}
-		next, _ := mailRule.fail(live(k, got[k], now), now)
+		next, _ := rule.fail(live(k, got[k], now), now)
 		err = s.store.PutSignInCounter(ctx, &next, next.Version-1)
 		if err == nil {
-			return next.Failures <= MailsPerAddress, nil
+			return next.Failures <= rule.threshold, nil
 		}
 		if !errors.Is(err, ErrConflict) || attempt >= 8 {
 			return false, fmt.Errorf("count emails: %w", err)
@@ -161,16 +176,10 @@ func accountKey(email string) string {
 }
 
 func ipKey(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ""
+	if k := ratelimit.ClientKey(ip); k != "" {
+		return "ip#" + k
 	}
-	a = a.Unmap()
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return "ip#" + p.String()
-	}
-	return "ip#" + a.String()
+	return ""
 }
 
 // SignIn signs a user in with email and password and starts a new session. It answers

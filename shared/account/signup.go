@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"time"
 
 	"github.com/takapay/payments/shared/auth"
 	accmail "github.com/takapay/payments/shared/mail"
@@ -29,12 +28,13 @@ var ErrAccountExists = errors.New("this email already has an account: sign in")
 // workspace_name, next), hashes the password, stores a pending sign-up under the SHA-256 of a
 // new 256-bit token for VerifyValidFor, and emails the address: the verification link, or,
 // when the address already has an account, an AccountExists email instead (neither past
-// MailsPerAddress emails an hour to the address). Both cases make the same requests (the
-// pending PutItem, the email claim GetItem, the address's mail counter BatchGetItem and
-// PutItem), hash, send one email, answer nil and take at least AnswerFloor, so neither the
-// answer nor its timing tells whether the address has an account.
+// MailsPerAddress emails an hour to the address). Both cases do the same work — the same
+// requests (the pending PutItem, the email claim GetItem, the address's sign-up mail counter
+// BatchGetItem and PutItem), one password hash, one email composed and sent — and answer nil,
+// so neither the answer nor its timing tells whether the address has an account; no fixed
+// delay is added. The sign-up counter is not the reset's (see RequestPasswordReset): a flood
+// of sign-ups for an address never silences its owner's reset.
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
-	start := time.Now()
 	p, token, err := s.newSignUp(in)
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	if err != nil {
 		return err
 	}
-	allowed, err := s.allowMail(ctx, email, now)
+	allowed, err := s.allowMail(ctx, signUpMailKey(email), signUpMailRule, now)
 	if err != nil {
 		return err
 	}
@@ -62,11 +62,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 			To: email, Link: s.cfg.BaseURL + VerifyPath + "?token=" + url.QueryEscape(token), ValidFor: VerifyValidFor,
 		})
 	}
-	if err != nil {
-		return err
-	}
-	s.floor(ctx, start)
-	return nil
+	return err
 }
 
 // VerifyEmail carries out a sign-up's verification link, once: it claims the pending sign-up

@@ -88,6 +88,13 @@ type Config struct {
 	// credentialed requests are refused without a lookup (AUTH_FAILURES_PER_CLIENT, default
 	// 120; 0 disables).
 	AuthFailuresPerClient int
+	// FormLimitPerClient and FormLimitGlobal limit the dashboard's public and email-sending
+	// forms (sign up, forgot password, passkey sign-in, invitations), each per 10 minutes and
+	// per form, across every instance: posts from one client address
+	// (DASHBOARD_FORM_LIMIT_PER_CLIENT, default 20) and from everyone
+	// (DASHBOARD_FORM_LIMIT_GLOBAL, default 600); 0 disables that half (dashboard.FormLimits).
+	FormLimitPerClient int
+	FormLimitGlobal    int
 	// WebhookSecretsKeyID is the KMS key (id, ARN or alias) that seals webhook signing secrets
 	// (WEBHOOK_SECRETS_KEY_ID). template.yaml gives it to WebhookSenderFunction only, the one
 	// function allowed to decrypt with it.
@@ -165,6 +172,8 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		{"WORKSPACE_RATE_BURST", &c.WorkspaceRateBurst, 200, 1},
 		{"WORKSPACE_RATE_LEASE", &c.WorkspaceRateLease, 20, 1},
 		{"AUTH_FAILURES_PER_CLIENT", &c.AuthFailuresPerClient, 120, 0},
+		{"DASHBOARD_FORM_LIMIT_PER_CLIENT", &c.FormLimitPerClient, 20, 0}, // dashboard.DefaultFormPerClient
+		{"DASHBOARD_FORM_LIMIT_GLOBAL", &c.FormLimitGlobal, 600, 0},       // dashboard.DefaultFormGlobal
 		{"ATTEMPT_TIMEOUT_MS", &attemptMS, int(awsx.DefaultAttemptTimeout / time.Millisecond), 1},
 		{"DEADLINE_MARGIN_MS", &marginMS, int(httpapi.DefaultDeadlineMargin / time.Millisecond), 1},
 		{"GSI2_SHARDS", &c.GSI2Shards, dynamo.DefaultGSI2Shards, 1},

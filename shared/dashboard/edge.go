@@ -78,6 +78,9 @@ type Service struct {
 	Exports  ExportRecorder
 	// Forms keeps the create forms' one-use tokens and the secrets they show once (once.go).
 	Forms FormClaims
+	// FormLimits limits the public and email-sending forms across instances (limits.go; nil:
+	// unlimited).
+	FormLimits *FormLimits
 
 	scriptOnce sync.Once
 	inline     *page.Inline

@@ -84,6 +84,8 @@ var messagesEN = map[string]string{
 	"dash.reset.submit":         "Save the new password",
 	"dash.limited.title":        "Too many attempts",
 	"dash.limited":              "Sign-in is paused for this account after too many wrong attempts. Try again in {minutes} minutes, or reset your password.",
+	"dash.limited.form":         "There were too many requests of this kind from your network, or from everyone, just now. Try again in {minutes} minutes.",
+	"dash.limited.invites":      "This workspace has sent as many invitations as it may today (revoked ones count too). Try again in {minutes} minutes.",
 
 	"dash.notice.reset":                 "Your password was changed and you were signed out everywhere. Sign in with the new password.",
 	"dash.notice.signed-out":            "You are signed out.",

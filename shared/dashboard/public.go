@@ -32,6 +32,8 @@ func (s *Service) serve(h handler) web.HandlerFunc {
 		switch {
 		case errors.As(err, &signIn):
 			return s.redirect(r, "/dashboard/sign-in?next="+urlQueryEscape(signIn.next)), nil
+		case errors.As(err, &limited) && limited.Form:
+			return s.formLimitedPage(r, limited.RetryAfter, limited.Daily), nil
 		case errors.As(err, &limited):
 			return s.limitedPage(r, limited.RetryAfter), nil
 		case errors.Is(err, ErrInvalidToken):
@@ -84,8 +86,23 @@ func (s *Service) errorPage(r *req, status int, titleKey, msgKey string) *web.Re
 	})
 }
 
-// limitedPage is 429 with Retry-After in whole seconds and the wait in minutes on the page.
+// limitedPage is 429 with Retry-After in whole seconds and the wait in minutes on the page:
+// sign-in paused for an account.
 func (s *Service) limitedPage(r *req, wait time.Duration) *web.Response {
+	return s.tooMany(r, wait, "dash.limited", "/dashboard/forgot-password", "forgot-link", "dash.forgot.link")
+}
+
+// formLimitedPage is 429 for a form past its limit (FormLimits, or a workspace's invitations
+// a day), linking back to sign-in (which goes on to the dashboard when signed in).
+func (s *Service) formLimitedPage(r *req, wait time.Duration, daily bool) *web.Response {
+	key := "dash.limited.form"
+	if daily {
+		key = "dash.limited.invites"
+	}
+	return s.tooMany(r, wait, key, "/dashboard/sign-in", "back-sign-in", "dash.sign_in")
+}
+
+func (s *Service) tooMany(r *req, wait time.Duration, msgKey, path, linkID, linkKey string) *web.Response {
 	secs := int(math.Ceil(wait.Seconds()))
 	if secs < 1 {
 		secs = 1
@@ -93,9 +110,9 @@ func (s *Service) limitedPage(r *req, wait time.Duration) *web.Response {
 	mins := (secs + 59) / 60
 	resp := s.page(r, 429, t(r.l(), "dash.limited.title"), func(d *doc) {
 		d.Raw(`<p class="error-message" id="error-message">`)
-		d.text("dash.limited", "minutes", d.l.Digits(strconv.Itoa(mins)))
+		d.text(msgKey, "minutes", d.l.Digits(strconv.Itoa(mins)))
 		d.Raw("</p>\n<p class=\"links\">")
-		d.link("/dashboard/forgot-password", "forgot-link", "dash.forgot.link")
+		d.link(path, linkID, linkKey)
 		d.Raw("</p>\n")
 	})
 	resp.Headers["Retry-After"] = strconv.Itoa(secs)
@@ -208,6 +225,9 @@ func (s *Service) SignUp(ctx context.Context, wr *web.Request) (*web.Response, e
 			f.fail("workspace", t(r.l(), "dash.rule.required"))
 		}
 		if !f.failed() {
+			if err := s.limitForm(ctx, r, FormSignUp); err != nil {
+				return nil, err
+			}
 			err := s.Accounts.SignUp(ctx, in)
 			var fe *FieldError
 			switch {
@@ -406,6 +426,9 @@ func (s *Service) Forgot(ctx context.Context, wr *web.Request) (*web.Response, e
 		if !validEmail(email) {
 			f.fail("email", t(r.l(), "dash.rule.email"))
 			return s.forgotForm(r, 422, f), nil
+		}
+		if err := s.limitForm(ctx, r, FormReset); err != nil {
+			return nil, err
 		}
 		if err := s.Accounts.RequestPasswordReset(ctx, email, string(r.l()), r.client()); err != nil {
 			return nil, err

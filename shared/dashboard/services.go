@@ -58,7 +58,12 @@ var ErrNoSession = errors.New("dashboard: no session")
 var ErrInvalidToken = errors.New("dashboard: the link is not valid")
 
 // LimitedError is a sign-in refused because of too many failures.
-type LimitedError struct{ RetryAfter time.Duration }
+type LimitedError struct {
+	RetryAfter time.Duration
+	// Form is a form's limit (FormLimits, or a workspace's invitations a day), not an
+	// account's sign-in lock; Daily says it is the invitations a day.
+	Form, Daily bool
+}
 
 func (e *LimitedError) Error() string {
 	return fmt.Sprintf("dashboard: limited, retry after %s", e.RetryAfter)

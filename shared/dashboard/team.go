@@ -210,6 +210,9 @@ func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Respo
 			return s.teamPage(ctx, r, 422, f, "")
 		}
 		return s.once(ctx, r, "/dashboard/team?notice=invited", func() (effect, error) {
+			if err := s.limitForm(ctx, r, FormInvite); err != nil {
+				return effect{}, err
+			}
 			err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
 			var fe *FieldError
 			if errors.As(err, &fe) {
@@ -570,6 +573,9 @@ func (s *Service) PasskeySignIn(ctx context.Context, wr *web.Request) (*web.Resp
 		}
 		if s.Passkeys == nil {
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
+		if err := s.limitForm(ctx, r, FormPasskeySignIn); err != nil {
+			return nil, err
 		}
 		options, ceremony, err := s.Passkeys.BeginLogin(ctx)
 		if err != nil {

@@ -83,3 +83,33 @@ func (s *Store) RestartBucket(ctx context.Context, key string, now time.Time, co
 	}
 	return err == nil, err
 }
+
+var _ ratelimit.WindowStore = (*Store)(nil)
+
+// CountInWindow adds one to a quota's counter item, LIMIT#<key> / LIMIT with n (the count) and
+// ttl (epoch seconds): one conditional UpdateItem whose condition is that n is below limit (an
+// absent item counts 0; the key names its window, so an item is never reset, only forgotten).
+// A refusal is the failed condition; nothing is read.
+func (s *Store) CountInWindow(ctx context.Context, key string, limit int, expires time.Time) (bool, error) {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.Table),
+		Key:                      quotaKey(key),
+		UpdateExpression:         aws.String("ADD n :one SET #ttl = :ttl"),
+		ConditionExpression:      aws.String("attribute_not_exists(n) OR n < :limit"),
+		ExpressionAttributeNames: map[string]string{"#ttl": "ttl"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one":   &types.AttributeValueMemberN{Value: "1"},
+			":limit": &types.AttributeValueMemberN{Value: strconv.Itoa(limit)},
+			":ttl":   epochSeconds(expires),
+		},
+	})
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// QuotaPrefix starts the partition key of every quota counter item (IAM's LeadingKeys).
+const QuotaPrefix = "LIMIT#"
+
+func quotaKey(name string) map[string]types.AttributeValue { return key(QuotaPrefix+name, "LIMIT") }

@@ -50,6 +50,9 @@ const (
 	AccountExists Kind = "account_exists"
 	// ResetPassword carries a password-reset link (Link, valid ValidFor, default 30 min).
 	ResetPassword Kind = "reset_password"
+	// ResetNoAccount answers a password reset asked for an address that has no account (Link:
+	// sign in), so that an address with an account and one without get one email each.
+	ResetNoAccount Kind = "reset_no_account"
 	// PasswordChanged says the password was changed and every session ended (Link optional: sign in).
 	PasswordChanged Kind = "password_changed"
 	// SignInAttempts warns that the account is being guessed (Attempts failed sign-ins; Link: reset).
@@ -60,7 +63,7 @@ const (
 )
 
 // Kinds are every kind Compose knows, in a stable order.
-var Kinds = []Kind{VerifyEmail, AccountExists, ResetPassword, PasswordChanged, SignInAttempts, Invitation}
+var Kinds = []Kind{VerifyEmail, AccountExists, ResetPassword, ResetNoAccount, PasswordChanged, SignInAttempts, Invitation}
 
 // Data is what an email says besides its fixed words. Which fields a kind needs is said at the
 // kind; a field a kind does not use is ignored.
@@ -216,7 +219,7 @@ func Compose(k Kind, l page.Lang, d Data) (Message, error) {
 		if d.Attempts <= 0 {
 			return Message{}, invalid("Attempts", "must be at least 1")
 		}
-	case AccountExists, PasswordChanged:
+	case AccountExists, ResetNoAccount, PasswordChanged:
 	default:
 		return Message{}, invalid("Kind", fmt.Sprintf("%q is not an email kind", string(k)))
 	}

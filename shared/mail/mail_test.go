@@ -212,3 +212,31 @@ func TestGolden(t *testing.T) {
 	}
 	pagetest.Golden{Dir: "testdata/golden"}.CheckAll(t, pages)
 }
+
+// A workspace's name is its members' words: an invitation shows it only as a labelled, quoted
+// value on a line of its own, never in the subject, the heading or a sentence Takapay says
+// (a name like "Your account is suspended, visit evil.example" reads as a name, not a notice).
+func TestInvitationShowsTheWorkspaceNameAsData(t *testing.T) {
+	d := sample(Invitation)
+	d.WorkspaceName = "Your account is suspended, visit evil.example"
+	for l, label := range map[page.Lang]string{page.EN: "Workspace name (chosen by its members, not written by Takapay): “", page.BN: "ওয়ার্কস্পেসের নাম (এর সদস্যদের দেওয়া, Takapay-এর লেখা নয়): “"} {
+		m, err := Compose(Invitation, l, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(m.Subject, "suspended") {
+			t.Errorf("%s: the name is in the subject %q", l, m.Subject)
+		}
+		if n := strings.Count(m.Text, d.WorkspaceName); n != 1 || !strings.Contains(m.Text, label+d.WorkspaceName+"”") {
+			t.Errorf("%s: the name appears %d times, or not after its label, in\n%s", l, n, m.Text)
+		}
+		for _, line := range strings.Split(m.Text, "\n") {
+			if strings.Contains(line, d.WorkspaceName) && !strings.HasPrefix(strings.TrimSpace(line), label) {
+				t.Errorf("%s: the name is inside Takapay's words: %q", l, line)
+			}
+		}
+		if n := strings.Count(m.HTML, d.WorkspaceName); n != 1 {
+			t.Errorf("%s: the HTML part shows the name %d times", l, n)
+		}
+	}
+}

@@ -55,6 +55,13 @@ func texts(k Kind, l page.Lang, d Data) content {
 				"লিংকটি একবারই কাজ করবে, আর " + valid + " পর এর মেয়াদ শেষ হবে। পাসওয়ার্ড বদলালে আপনার অ্যাকাউন্টের সব সেশন থেকে সাইন আউট হয়ে যাবে।",
 				"অনুরোধটি আপনি না করে থাকলে এই ইমেইলটি উপেক্ষা করুন: আপনার পাসওয়ার্ড বদলাবে না।",
 			}
+		case ResetNoAccount:
+			c.Subject = "Takapay-এ পাসওয়ার্ড রিসেটের অনুরোধ"
+			c.Heading = "এই ঠিকানায় কোনো Takapay অ্যাকাউন্ট নেই"
+			c.Before = []string{"কেউ এই ইমেইল ঠিকানার একটি Takapay অ্যাকাউন্টের পাসওয়ার্ড রিসেট করতে চেয়েছেন, কিন্তু এই ঠিকানায় কোনো অ্যাকাউন্ট নেই। কিছুই বদলানো হয়নি।"}
+			c.Action = "সাইন ইন করুন"
+			c.After = []string{"অনুরোধটি আপনি করে থাকলে, হয়তো অন্য কোনো ঠিকানা দিয়ে সাইন আপ করেছিলেন। অনুরোধটি আপনি না করে থাকলে এই ইমেইলটি উপেক্ষা করুন।"}
+			c.Footer = "এই ইমেইলটি Takapay পাঠিয়েছে, কারণ কেউ Takapay-এ এই ঠিকানাটি লিখেছেন। আমরা কখনো ইমেইলে আপনার পাসওয়ার্ড চাই না।"
 		case PasswordChanged:
 			c.Subject = "আপনার Takapay পাসওয়ার্ড বদলানো হয়েছে"
 			c.Heading = "আপনার পাসওয়ার্ড বদলানো হয়েছে"
@@ -73,7 +80,11 @@ func texts(k Kind, l page.Lang, d Data) content {
 		case Invitation:
 			c.Subject = "Takapay-এর একটি ওয়ার্কস্পেসে যোগ দেওয়ার আমন্ত্রণ"
 			c.Heading = "Takapay-এ যোগ দেওয়ার আমন্ত্রণ"
-			c.Before = []string{d.InviterEmail + " আপনাকে Takapay-এর ওয়ার্কস্পেস “" + d.WorkspaceName + "”-এ " + roles[d.Role][1] + " হিসেবে যোগ দিতে আমন্ত্রণ জানিয়েছেন।"}
+			c.Before = []string{
+				d.InviterEmail + " আপনাকে Takapay-এর একটি ওয়ার্কস্পেসে " + roles[d.Role][1] + " হিসেবে যোগ দিতে আমন্ত্রণ জানিয়েছেন।",
+				// The name is the workspace's members' words, not Takapay's: labelled and quoted.
+				"ওয়ার্কস্পেসের নাম (এর সদস্যদের দেওয়া, Takapay-এর লেখা নয়): “" + d.WorkspaceName + "”",
+			}
 			c.Action = "আমন্ত্রণ গ্রহণ করুন"
 			c.Footer = "এই ইমেইলটি Takapay পাঠিয়েছে, কারণ কেউ এই ঠিকানাটিকে একটি Takapay ওয়ার্কস্পেসে আমন্ত্রণ জানিয়েছেন। আমরা কখনো ইমেইলে আপনার পাসওয়ার্ড চাই না।"
 			c.After = []string{
@@ -112,6 +123,13 @@ func texts(k Kind, l page.Lang, d Data) content {
 			"The link works once and expires in " + valid + ". Changing your password signs you out of every session.",
 			"If you did not ask for this, ignore this email: your password stays as it is.",
 		}
+	case ResetNoAccount:
+		c.Subject = "Password reset request on Takapay"
+		c.Heading = "There is no Takapay account for this address"
+		c.Before = []string{"Someone asked to reset the password of a Takapay account with this email address, but this address has no account. Nothing was changed."}
+		c.Action = "Sign in"
+		c.After = []string{"If it was you, you may have signed up with another address. If it was not you, ignore this email."}
+		c.Footer = "Takapay sent this email because someone typed this address on Takapay. We never ask for your password by email."
 	case PasswordChanged:
 		c.Subject = "Your Takapay password was changed"
 		c.Heading = "Your password was changed"
@@ -134,7 +152,11 @@ func texts(k Kind, l page.Lang, d Data) content {
 	case Invitation:
 		c.Subject = "You are invited to a Takapay workspace"
 		c.Heading = "Join a workspace on Takapay"
-		c.Before = []string{d.InviterEmail + " invited you to join the Takapay workspace “" + d.WorkspaceName + "” as " + article(roles[d.Role][0]) + "."}
+		c.Before = []string{
+			d.InviterEmail + " invited you to join a workspace on Takapay as " + article(roles[d.Role][0]) + ".",
+			// The name is the workspace's members' words, not Takapay's: labelled and quoted.
+			"Workspace name (chosen by its members, not written by Takapay): “" + d.WorkspaceName + "”",
+		}
 		c.Action = "Accept the invitation"
 		c.Footer = "Takapay sent this email because someone invited this address to a Takapay workspace. We never ask for your password by email."
 		c.After = []string{

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/mail"
 	"strings"
 	"time"
@@ -147,4 +148,25 @@ func (s *Sender) Send(ctx context.Context, m takamail.Message) error {
 
 func utf8Content(s string) *types.Content {
 	return &types.Content{Data: aws.String(s), Charset: aws.String("UTF-8")}
+}
+
+// FromEnv is the dashboard functions' sender: SES v2 configured from the environment
+// (ConfigFromEnv), or nil, with the reason logged, when it is not configured. A nil lookup (a
+// route table test's deps) is no sender, silently.
+func FromEnv(awsCfg aws.Config, lookup func(string) (string, bool), logger *slog.Logger) takamail.Sender {
+	if lookup == nil {
+		return nil
+	}
+	endpoint, cfg, err := ConfigFromEnv(lookup)
+	if err == nil {
+		var s *Sender
+		if s, err = NewFromConfig(awsCfg, endpoint, cfg); err == nil {
+			return s
+		}
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger.Error("dashboard: no email sender", slog.String("error", err.Error()))
+	return nil
 }

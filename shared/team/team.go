@@ -69,6 +69,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/mail"
 	"github.com/takapay/payments/shared/page"
+	"github.com/takapay/payments/shared/ratelimit"
 )
 
 // Actor is the signed-in user acting on their workspace, as auth.AuthenticateWorkspace
@@ -207,6 +208,17 @@ var (
 	ErrInviteEmailMismatch = errors.New("team: this invitation is for another email address")
 )
 
+// DailyInvitesError is an invitation refused because the workspace sent InvitesPerDay
+// invitations in the current UTC day; RetryAfter is the time until the day ends.
+type DailyInvitesError struct {
+	RetryAfter time.Duration
+	Limit      int
+}
+
+func (e *DailyInvitesError) Error() string {
+	return fmt.Sprintf("team: the workspace sent %d invitations today; try again in %s", e.Limit, e.RetryAfter)
+}
+
 // FieldError is a refused input, naming the field and the rule.
 type FieldError struct{ Field, Rule, Message string }
 
@@ -218,6 +230,9 @@ const (
 	InviteValidFor = 7 * 24 * time.Hour
 	// MaxPendingInvites is how many unexpired invitations a workspace may hold at once.
 	MaxPendingInvites = 50
+	// InvitesPerDay is how many invitations (each an email) a workspace may send in a UTC day,
+	// counted as they are sent: revoking one does not give it back (Config.Quotas).
+	InvitesPerDay = 100
 	// MaxEmailLen is the longest email address (RFC 5321 path limit).
 	MaxEmailLen = 254
 	// InvitePath is the dashboard page that takes an invitation: the link in the email is
@@ -237,6 +252,11 @@ type Config struct {
 	Recorder activity.Recorder
 	// OnRecordError hears of an activity record that failed (the change itself stands).
 	OnRecordError func(ctx context.Context, e activity.Event, err error)
+	// Quotas counts each workspace's invitations a day across instances (one conditional
+	// write per invitation); nil: not counted. InvitesPerDay is the cap (the InvitesPerDay
+	// constant when 0).
+	Quotas        *ratelimit.Quotas
+	InvitesPerDay int
 }
 
 // Service is the team's rules over a Store; mail goes out through a mail.Sender.
@@ -371,7 +391,8 @@ func (s *Service) email(ctx context.Context, userID string) string {
 // Invite invites email to the actor's workspace with role (admin, developer or viewer) and
 // emails the link in lang ("bn" or "en"; English otherwise). It needs auth.ManageTeam. A
 // pending invitation of the same email (any letter case) is replaced by the new one; someone
-// who already is a member is ErrAlreadyMember; at most MaxPendingInvites are pending. If the
+// who already is a member is ErrAlreadyMember; at most MaxPendingInvites are pending, and at
+// most InvitesPerDay are sent a day (*DailyInvitesError; revoking does not undo one). If the
 // email cannot be sent, the invitation is deleted again and the error returned. An invitation
 // outlives its inviter's role: owners and admins see and revoke pending ones (ListInvites).
 func (s *Service) Invite(ctx context.Context, actor Actor, email string, role auth.Role, lang string) (*Invitation, error) {
@@ -425,6 +446,10 @@ func (s *Service) Invite(ctx context.Context, actor Actor, email string, role au
 	}
 	if live >= MaxPendingInvites {
 		return nil, ErrTooManyInvites
+	}
+	daily := ratelimit.Quota{Name: "invites.workspace", Limit: cmp.Or(s.cfg.InvitesPerDay, InvitesPerDay), Period: 24 * time.Hour}
+	if ok, wait := s.cfg.Quotas.Allow(ctx, daily, actor.WorkspaceID); !ok {
+		return nil, &DailyInvitesError{RetryAfter: wait, Limit: daily.Limit}
 	}
 	id, err := uuid.NewV7()
 	if err != nil {

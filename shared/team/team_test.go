@@ -21,6 +21,7 @@ import (
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/team"
 	"github.com/takapay/payments/shared/web"
 )
@@ -71,6 +72,12 @@ func (o *outbox) last(t *testing.T) mail.Message {
 		t.Fatal("no mail sent")
 	}
 	return o.msgs[len(o.msgs)-1]
+}
+
+func (o *outbox) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.msgs)
 }
 
 type clock struct {
@@ -755,5 +762,50 @@ func TestInviteLinkAndGrant(t *testing.T) {
 	}
 	if roles := team.InvitableRoles(); len(roles) != 3 || slices.Contains(roles, auth.RoleOwner) {
 		t.Fatalf("invitable %v", roles)
+	}
+}
+
+// A workspace's invitations a day are counted as they are sent, in the store: revoking them
+// gives none back, a second instance sees the same count, another workspace has its own, and
+// the next UTC day starts over.
+func TestDailyInvitesSurviveRevocation(t *testing.T) {
+	e := newEnv(t)
+	const perDay = 3
+	instance := func() *team.Service {
+		return team.New(team.Config{BaseURL: "https://dash.takapay.test/dashboard/", Now: e.clk.now,
+			Quotas: &ratelimit.Quotas{Store: e.store, Now: e.clk.now}, InvitesPerDay: perDay}, e.store, e.out)
+	}
+	a, b := instance(), instance()
+	_, owner := e.workspace("Daily")
+	for i := range perDay {
+		inv, err := []*team.Service{a, b}[i%2].Invite(e.ctx, owner, fmt.Sprintf("guest%d@x.com.bd", i), auth.RoleViewer, "en")
+		if err != nil {
+			t.Fatalf("invitation %d: %v", i+1, err)
+		}
+		if err := a.RevokeInvite(e.ctx, owner, inv.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if list, _ := a.ListInvites(e.ctx, owner); len(list) != 0 {
+		t.Fatalf("%d invitations pending, want none", len(list))
+	}
+	sent := e.out.count()
+	var daily *team.DailyInvitesError
+	for _, svc := range []*team.Service{a, b} {
+		_, err := svc.Invite(e.ctx, owner, "one-more@x.com.bd", auth.RoleViewer, "en")
+		if !errors.As(err, &daily) || daily.RetryAfter <= 0 || daily.RetryAfter > 24*time.Hour {
+			t.Fatalf("invitation past the day's cap after revoking them all: %v", err)
+		}
+	}
+	if e.out.count() != sent {
+		t.Fatal("a refused invitation sent an email")
+	}
+	_, other := e.workspace("Other")
+	if _, err := b.Invite(e.ctx, other, "guest@x.com.bd", auth.RoleViewer, "en"); err != nil {
+		t.Fatalf("another workspace: %v", err)
+	}
+	e.clk.add(daily.RetryAfter)
+	if _, err := a.Invite(e.ctx, owner, "one-more@x.com.bd", auth.RoleViewer, "en"); err != nil {
+		t.Fatalf("the next day: %v", err)
 	}
 }

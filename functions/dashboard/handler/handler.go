@@ -10,23 +10,16 @@ import (
 var Function = app.HTTPFunction{LogicalID: "DashboardFunction", Name: "dashboard", Build: Build}
 
 // Build wires the dashboard's pages to the domain services (services.go). The passkey pages
-// (/dashboard/passkeys...) are DashboardPasskeysFunction's.
+// (/dashboard/passkeys...) are DashboardPasskeysFunction's; sign up, email verification,
+// forgot password and the reset are DashboardPublicFunction's (their own reserved
+// concurrency).
 func Build(d *app.Deps) app.API {
 	s := Service(d)
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard":                                 s.Home,
 		"POST /dashboard/workspace":                      s.SwitchWorkspace,
-		"GET /dashboard/sign-up":                         s.SignUpPage,
-		"POST /dashboard/sign-up":                        s.SignUp,
-		"GET /dashboard/check-email":                     s.CheckEmail,
-		"GET /dashboard/verify-email":                    s.VerifyPage,
-		"POST /dashboard/verify-email":                   s.Verify,
 		"GET /dashboard/sign-in":                         s.SignInPage,
 		"POST /dashboard/sign-in":                        s.SignIn,
-		"GET /dashboard/forgot-password":                 s.ForgotPage,
-		"POST /dashboard/forgot-password":                s.Forgot,
-		"GET /dashboard/reset-password":                  s.ResetPage,
-		"POST /dashboard/reset-password":                 s.Reset,
 		"POST /dashboard/sign-out":                       s.SignOut,
 		"POST /dashboard/sign-out-everywhere":            s.SignOutEverywhere,
 		"GET /dashboard/keys":                            s.KeysPage,

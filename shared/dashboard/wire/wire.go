@@ -23,6 +23,7 @@ import (
 	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/team"
 	"github.com/takapay/payments/shared/urlcheck"
 	"github.com/takapay/payments/shared/webhook"
@@ -59,7 +60,11 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 		sender = failingSender{}
 	}
 	act := activity.New(d.Store, d.Now)
-	teams := team.New(team.Config{BaseURL: base, Now: d.Now, Recorder: act,
+	var quotas *ratelimit.Quotas
+	if d.Store != nil {
+		quotas = &ratelimit.Quotas{Store: d.Store, Now: d.Now}
+	}
+	teams := team.New(team.Config{BaseURL: base, Now: d.Now, Recorder: act, Quotas: quotas,
 		OnRecordError: func(ctx context.Context, e activity.Event, err error) {
 			logger.Warn("activity record failed", slog.String("action", e.Action), slog.String("error", err.Error()))
 		}}, d.Store, sender)
@@ -79,6 +84,9 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 	}
 	if d.Store != nil {
 		s.Forms = d.Store // the create forms' one-use tokens (dashboard/once.go)
+	}
+	if quotas != nil {
+		s.FormLimits = &dashboard.FormLimits{Quotas: quotas, PerClient: d.Config.FormLimitPerClient, Global: d.Config.FormLimitGlobal}
 	}
 	p := &Parts{Service: s, Accounts: accounts, Teams: teams, Recorder: rec}
 	if u, err := url.Parse(origin); err == nil && u.Host != "" {
@@ -262,9 +270,12 @@ func withClient(ctx context.Context, a dashboard.Actor) context.Context {
 
 func teamErr(err error) error {
 	var fe *team.FieldError
+	var daily *team.DailyInvitesError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &daily):
+		return &dashboard.LimitedError{RetryAfter: daily.RetryAfter, Form: true, Daily: true}
 	case errors.As(err, &fe):
 		return &dashboard.FieldError{Field: fe.Field, Rule: fe.Rule, Message: fe.Message}
 	case errors.Is(err, team.ErrForbidden), errors.Is(err, team.ErrInviteEmailMismatch):

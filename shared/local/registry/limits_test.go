@@ -107,6 +107,10 @@ func TestTemplateLimits(t *testing.T) {
 		}
 		reserved := render(node(fn, "Properties", "ReservedConcurrentExecutions"))
 		want := "!If [ReserveConcurrency, !Ref FunctionReservedConcurrency, !Ref AWS::NoValue]"
+		if f.LogicalID == "DashboardPublicFunction" {
+			// Its own reservation: a flood of the public forms is throttled there alone.
+			want = "!If [ReserveConcurrency, !Ref DashboardPublicReservedConcurrency, !Ref AWS::NoValue]"
+		}
 		if len(f.Routes) > 0 && reserved != want {
 			t.Errorf("%s: ReservedConcurrentExecutions %q, want %q", f.LogicalID, reserved, want)
 		}
@@ -116,6 +120,19 @@ func TestTemplateLimits(t *testing.T) {
 		for name, param := range map[string]string{"WORKSPACE_RATE_LIMIT": "WorkspaceRateLimit", "WORKSPACE_RATE_BURST": "WorkspaceRateBurst"} {
 			if v := f.Environment[name]; v.Ref == nil || v.Ref.Func != "Ref" || v.Ref.Arg != param {
 				t.Errorf("%s: %s = %q, want !Ref %s", f.LogicalID, name, v.String(), param)
+			}
+		}
+	}
+	// The functions that serve a limited form (dashboard.FormLimits) get its limits from
+	// parameters and may write its counters.
+	for _, id := range []string{"DashboardFunction", "DashboardPublicFunction", "DashboardPasskeysFunction"} {
+		fn := node(&doc, "Resources", id)
+		if !grants(fn, "dynamodb:UpdateItem", "LIMIT#*") {
+			t.Errorf("%s serves a limited form but may not UpdateItem LIMIT#*", id)
+		}
+		for name, param := range map[string]string{"DASHBOARD_FORM_LIMIT_PER_CLIENT": "DashboardFormLimitPerClient", "DASHBOARD_FORM_LIMIT_GLOBAL": "DashboardFormLimitGlobal"} {
+			if got := render(node(fn, "Properties", "Environment", "Variables", name)); got != "!Ref "+param {
+				t.Errorf("%s: %s = %q, want !Ref %s", id, name, got, param)
 			}
 		}
 	}
@@ -131,7 +148,8 @@ func TestTemplateLimits(t *testing.T) {
 			t.Errorf("HttpApi DefaultRouteSettings.%s = %q, want !Ref %s", prop, got, param)
 		}
 	}
-	for _, p := range []string{"WorkspaceRateLimit", "WorkspaceRateBurst", "StageThrottleRate", "StageThrottleBurst", "FunctionReservedConcurrency"} {
+	for _, p := range []string{"WorkspaceRateLimit", "WorkspaceRateBurst", "StageThrottleRate", "StageThrottleBurst", "FunctionReservedConcurrency",
+		"DashboardPublicReservedConcurrency", "DashboardFormLimitPerClient", "DashboardFormLimitGlobal"} {
 		if prm, ok := tpl.Parameters[p]; !ok || prm.Type != "Number" || !prm.HasDefault {
 			t.Errorf("parameter %s: %+v, want a Number with a default", p, prm)
 		}

@@ -15,6 +15,7 @@ import (
 	dashboardexport "github.com/takapay/payments/functions/dashboard-export/handler"
 	dashboardpasskeys "github.com/takapay/payments/functions/dashboard-passkeys/handler"
 	dashboardpayments "github.com/takapay/payments/functions/dashboard-payments/handler"
+	dashboardpublic "github.com/takapay/payments/functions/dashboard-public/handler"
 	dashboardwebhooks "github.com/takapay/payments/functions/dashboard-webhooks/handler"
 	dashboard "github.com/takapay/payments/functions/dashboard/handler"
 	documents "github.com/takapay/payments/functions/documents/handler"
@@ -51,6 +52,7 @@ var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
 	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function, dashboardcustomers.Function, dashboardpayments.Function, dashboardexport.Function,
+	dashboardpublic.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.
