@@ -2,11 +2,9 @@ package intent_test
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/localapi"
@@ -23,23 +21,10 @@ import (
 func TestReadOnlyCallersGetNoPaymentURL(t *testing.T) {
 	t.Parallel()
 	a := localapi.StartTestAPI(t, localapi.Options{Env: map[string]string{"DASHBOARD_ORIGINS": dashboardOrigin}})
-	ctx := t.Context()
 	op := &operator.Operator{Store: a.Store}
 	ws := a.Creds.WorkspaceID
 	session := func(role auth.Role) []string {
-		t.Helper()
-		u, err := op.CreateUser(ctx, fmt.Sprintf("cap-%s-%d@shop.com.bd", role, keySeq.Add(1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := op.Grant(ctx, u.ID, ws, role); err != nil {
-			t.Fatal(err)
-		}
-		s, err := op.CreateSession(ctx, u.ID, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []string{"Cookie", auth.SessionCookie + "=" + s.Token}
+		return []string{"Cookie", auth.SessionCookie + "=" + memberSession(t, op, ws, role)}
 	}
 	viewer, developer := session(auth.RoleViewer), session(auth.RoleDeveloper)
 

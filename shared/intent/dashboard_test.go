@@ -26,6 +26,25 @@ func itemIDs(l listResp) []string {
 	return out
 }
 
+// memberSession makes a new user a member of workspace with role and returns the token of a
+// session of theirs (an hour long).
+func memberSession(t *testing.T, op *operator.Operator, workspace string, role auth.Role) string {
+	t.Helper()
+	ctx := t.Context()
+	u, err := op.CreateUser(ctx, fmt.Sprintf("%s-%d@shop.com.bd", role, keySeq.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Grant(ctx, u.ID, workspace, role); err != nil {
+		t.Fatal(err)
+	}
+	s, err := op.CreateSession(ctx, u.ID, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Token
+}
+
 // TestDashboardIntents drives the workspace variants of the intent routes
 // (/v1/workspaces/{workspaceID}/payment-intents...) with dashboard sessions of every kind of
 // member, with bearer keys of this and another workspace, and checks that they and the
@@ -36,21 +55,7 @@ func TestDashboardIntents(t *testing.T) {
 	ctx := t.Context()
 	op := &operator.Operator{Store: a.Store}
 	ws := a.Creds.WorkspaceID
-	session := func(workspace string, role auth.Role) string {
-		t.Helper()
-		u, err := op.CreateUser(ctx, fmt.Sprintf("%s-%d@shop.com.bd", role, keySeq.Add(1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := op.Grant(ctx, u.ID, workspace, role); err != nil {
-			t.Fatal(err)
-		}
-		s, err := op.CreateSession(ctx, u.ID, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.Token
-	}
+	session := func(workspace string, role auth.Role) string { return memberSession(t, op, workspace, role) }
 	owner := session(ws, auth.RoleOwner)
 	dev := session(ws, auth.RoleDeveloper)
 	viewer := session(ws, auth.RoleViewer)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -150,36 +149,16 @@ func TestPublicDocumentsStayWithinTheirPolicy(t *testing.T) {
 		t.Fatalf("the invoice after the refused reservation: %+v %v", cur, err)
 	}
 
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	seen := map[string]bool{}
-	written := map[string]map[string]bool{}
-	for _, req := range rec.reqs {
-		prefix := ""
-		if len(req.keys) > 0 {
-			prefix, _, _ = strings.Cut(req.keys[0], "#")
+	seen, written := rec.judge(t, sts, func(req ddbRequest, prefix string) {
+		if req.action != "dynamodb:UpdateItem" || prefix != "DOC" {
+			return
 		}
-		what := req.action + " " + req.index + " " + prefix
-		seen[what] = true
-		if len(req.attrs) > 0 {
-			if written[what] == nil {
-				written[what] = map[string]bool{}
-			}
-			for _, a := range req.attrs {
-				written[what][a] = true
+		for _, a := range req.attrs {
+			if !slices.Contains(reservationAttributes, a) {
+				t.Errorf("%s's document UpdateItem names %q", fn, a)
 			}
 		}
-		if !allows(sts, req) {
-			t.Errorf("%s sends %s (index %q) on %v naming %v, which its policy does not allow", fn, req.action, req.index, req.keys, req.attrs)
-		}
-		if req.action == "dynamodb:UpdateItem" && prefix == "DOC" {
-			for _, a := range req.attrs {
-				if !slices.Contains(reservationAttributes, a) {
-					t.Errorf("%s's document UpdateItem names %q", fn, a)
-				}
-			}
-		}
-	}
+	})
 	for _, want := range []string{"dynamodb:Query gsi3 PUBDOC", "dynamodb:BatchGetItem  DOC", "dynamodb:UpdateItem  DOC",
 		"dynamodb:PutItem  PAY", "dynamodb:UpdateItem  RATE"} {
 		if !seen[want] {
