@@ -78,19 +78,7 @@ func TestPublicDocumentsStayWithinTheirPolicy(t *testing.T) {
 	rec := &allRecorder{fn: fn}
 	a := localapi.StartTestAPI(t, localapi.Options{ConfigureAWS: rec.configure})
 	ctx := context.Background()
-	n := 0
-	api := func(method, path, body string, want int) map[string]any {
-		t.Helper()
-		n++
-		res := a.Do(t, method, "/v1/workspaces/"+a.Creds.WorkspaceID+"/documents/"+path+"?environment=sandbox",
-			a.Creds.SandboxKey, body, "Idempotency-Key", fmt.Sprintf("policy-public-%04d", n))
-		if res.Status != want {
-			t.Fatalf("%s %s: %d %s", method, path, res.Status, res.Body)
-		}
-		var v map[string]any
-		_ = json.Unmarshal(res.Body, &v)
-		return v
-	}
+	api := documentsAPI(t, a, "policy-public")
 	pay := func(token string, want int) string {
 		t.Helper()
 		res := a.Do(t, "POST", "/v1/public/documents/"+token, "", `{"payer": {"name": "Karim"}}`)
