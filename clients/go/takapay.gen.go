@@ -1783,8 +1783,8 @@ type PaymentIntent struct {
 	Metadata *map[string]interface{} `json:"metadata,omitempty"`
 	Object   interface{}             `json:"object"`
 
-	// PaymentUrl {base_url}/v1/public/checkout/{token}, the hosted payment page; token is 43 base64url characters.
-	PaymentUrl string `json:"payment_url"`
+	// PaymentUrl {base_url}/v1/public/checkout/{token}, the hosted payment page; token is 43 base64url characters. It is the payer's capability (with it one can lock a route, cancel the payment or, in the sandbox, approve it), so it is present only for a caller who may create payments: a key with payments:write, or a dashboard session of a developer, admin or owner. For every other caller (a payments:read key, a viewer's session) it is absent, on every operation that answers an intent (get, list, create, cancel).
+	PaymentUrl *string `json:"payment_url,omitempty"`
 
 	// Reference Standalone, the request's (generated ref_... when omitted); linked, the document's.
 	Reference string `json:"reference"`
@@ -2617,7 +2617,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/merchant/context (the `GetMerchantContext` operationId).
 	GetMerchantContext(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetPaymentIntents List the key's payment intents, newest first (scope payments:read).
+	// GetPaymentIntents List the key's payment intents, newest first (scope payments:read; payment_url only with payments:write).
 	//
 	// The intents of the bearer key's workspace and environment, newest first, with cursor paging (limit, cursor) and two filters: status (the effective status: a PENDING intent past expires_at counts as EXPIRED) and document_id (the intents priced from that invoice or payment link). When the filters discard intents a page may hold fewer than limit items (even none) and still carry a next_cursor: page on until next_cursor is null. A cursor that is not the next_cursor of a page of this list, or any other invalid query parameter, is 422 naming query.<name>. Reads answer in live too: this release creates no live intents, so there the list is empty.
 	//
@@ -2642,7 +2642,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/payment-intents (the `PostPaymentIntents` operationId).
 	PostPaymentIntents(ctx context.Context, params *PostPaymentIntentsParams, body PostPaymentIntentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetPaymentIntentsIntentid Get one payment intent (scope payments:read).
+	// GetPaymentIntentsIntentid Get one payment intent (scope payments:read; payment_url only with payments:write).
 	//
 	// The intent as of now: a PENDING intent past expires_at shows EXPIRED. An intent of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND. Reads answer in live too (every id is 404 there: this release creates no live intents).
 	//
@@ -2946,7 +2946,7 @@ func (c *RawClient) GetMerchantContext(ctx context.Context, reqEditors ...Reques
 	return c.Client.Do(req)
 }
 
-// GetPaymentIntents List the key's payment intents, newest first (scope payments:read).
+// GetPaymentIntents List the key's payment intents, newest first (scope payments:read; payment_url only with payments:write).
 //
 // The intents of the bearer key's workspace and environment, newest first, with cursor paging (limit, cursor) and two filters: status (the effective status: a PENDING intent past expires_at counts as EXPIRED) and document_id (the intents priced from that invoice or payment link). When the filters discard intents a page may hold fewer than limit items (even none) and still carry a next_cursor: page on until next_cursor is null. A cursor that is not the next_cursor of a page of this list, or any other invalid query parameter, is 422 naming query.<name>. Reads answer in live too: this release creates no live intents, so there the list is empty.
 //
@@ -3001,7 +3001,7 @@ func (c *RawClient) PostPaymentIntents(ctx context.Context, params *PostPaymentI
 	return c.Client.Do(req)
 }
 
-// GetPaymentIntentsIntentid Get one payment intent (scope payments:read).
+// GetPaymentIntentsIntentid Get one payment intent (scope payments:read; payment_url only with payments:write).
 //
 // The intent as of now: a PENDING intent past expires_at shows EXPIRED. An intent of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND. Reads answer in live too (every id is 404 there: this release creates no live intents).
 //
@@ -5550,7 +5550,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/merchant/context (the `GetMerchantContext` operationId).
 	GetMerchantContextWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMerchantContextResponse, error)
 
-	// GetPaymentIntentsWithResponse List the key's payment intents, newest first (scope payments:read).
+	// GetPaymentIntentsWithResponse List the key's payment intents, newest first (scope payments:read; payment_url only with payments:write).
 	//
 	// The intents of the bearer key's workspace and environment, newest first, with cursor paging (limit, cursor) and two filters: status (the effective status: a PENDING intent past expires_at counts as EXPIRED) and document_id (the intents priced from that invoice or payment link). When the filters discard intents a page may hold fewer than limit items (even none) and still carry a next_cursor: page on until next_cursor is null. A cursor that is not the next_cursor of a page of this list, or any other invalid query parameter, is 422 naming query.<name>. Reads answer in live too: this release creates no live intents, so there the list is empty.
 	//
@@ -5577,7 +5577,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/payment-intents (the `PostPaymentIntents` operationId).
 	PostPaymentIntentsWithResponse(ctx context.Context, params *PostPaymentIntentsParams, body PostPaymentIntentsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostPaymentIntentsResponse, error)
 
-	// GetPaymentIntentsIntentidWithResponse Get one payment intent (scope payments:read).
+	// GetPaymentIntentsIntentidWithResponse Get one payment intent (scope payments:read; payment_url only with payments:write).
 	//
 	// The intent as of now: a PENDING intent past expires_at shows EXPIRED. An intent of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND. Reads answer in live too (every id is 404 there: this release creates no live intents).
 	//
@@ -10394,7 +10394,7 @@ func (c *ClientWithResponses) GetMerchantContextWithResponse(ctx context.Context
 	return ParseGetMerchantContextResponse(rsp)
 }
 
-// GetPaymentIntentsWithResponse List the key's payment intents, newest first (scope payments:read).
+// GetPaymentIntentsWithResponse List the key's payment intents, newest first (scope payments:read; payment_url only with payments:write).
 //
 // The intents of the bearer key's workspace and environment, newest first, with cursor paging (limit, cursor) and two filters: status (the effective status: a PENDING intent past expires_at counts as EXPIRED) and document_id (the intents priced from that invoice or payment link). When the filters discard intents a page may hold fewer than limit items (even none) and still carry a next_cursor: page on until next_cursor is null. A cursor that is not the next_cursor of a page of this list, or any other invalid query parameter, is 422 naming query.<name>. Reads answer in live too: this release creates no live intents, so there the list is empty.
 //
@@ -10439,7 +10439,7 @@ func (c *ClientWithResponses) PostPaymentIntentsWithResponse(ctx context.Context
 	return ParsePostPaymentIntentsResponse(rsp)
 }
 
-// GetPaymentIntentsIntentidWithResponse Get one payment intent (scope payments:read).
+// GetPaymentIntentsIntentidWithResponse Get one payment intent (scope payments:read; payment_url only with payments:write).
 //
 // The intent as of now: a PENDING intent past expires_at shows EXPIRED. An intent of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND. Reads answer in live too (every id is 404 there: this release creates no live intents).
 //

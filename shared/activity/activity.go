@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -189,6 +190,18 @@ func clean(s string, max int) string {
 		cut--
 	}
 	return s[:cut]
+}
+
+// URL is what the log keeps of a URL a member set (a webhook's): its scheme, host and path.
+// The query and fragment are dropped — a webhook URL's query may carry the receiver's secret
+// token, and the log is read by every admin for 90 days — and so is any userinfo. A value
+// that is not an absolute URL is kept as "(not a URL)".
+func URL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "(not a URL)"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
 
 // Page is one page of a workspace's activity, newest first.

@@ -47,6 +47,25 @@ func TestBound(t *testing.T) {
 	}
 }
 
+// The log keeps a URL's scheme, host and path: never its query or fragment (a receiver's
+// secret token often rides there), nor userinfo.
+func TestURLKeepsNoQuery(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://hooks.example.com/takapay?token=s3cret&x=1": "https://hooks.example.com/takapay",
+		" https://hooks.example.com:8443/a/b?k=s3cret#frag ": "https://hooks.example.com:8443/a/b",
+		"https://user:s3cret@hooks.example.com/x":            "https://hooks.example.com/x",
+		"https://hooks.example.com?s3cret":                   "https://hooks.example.com",
+		"https://hooks.example.com/p%3Fq=s3cret?real=s3cret": "https://hooks.example.com/p%3Fq=s3cret",
+		"not a url ?s3cret":                                  "(not a URL)",
+		"https://hooks.example.com/%zz?s3cret":               "(not a URL)",
+	} {
+		got := activity.URL(raw)
+		if got != want {
+			t.Errorf("URL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
 func TestRecordRefuses(t *testing.T) {
 	s := activity.New(nil, nil) // never reaches the store
 	ctx := context.Background()

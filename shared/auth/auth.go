@@ -99,6 +99,22 @@ func (id *Identity) Authorize(scope Scope, env Environment) error {
 	return nil
 }
 
+// MayCreatePayments reports whether the identity may create payments in env: a key that
+// holds payments:write there, or a dashboard member whose role Can WriteDocuments (developer
+// and up, as the dashboard's own create forms decide). It is the one rule of who receives a
+// payer's capability (an intent's payment_url, with which one can lock, cancel or, in the
+// sandbox, approve the payment): every door that answers an intent asks it, and a caller who
+// may only read payments never receives one.
+func (id *Identity) MayCreatePayments(env Environment) bool {
+	if id == nil || !slices.Contains(id.Environments, env) {
+		return false
+	}
+	if id.Kind == KindSession {
+		return id.Role.Can(WriteDocuments)
+	}
+	return slices.Contains(id.Scopes, PaymentsWrite)
+}
+
 // KeyRecord is a stored API key: everything but the key itself.
 type KeyRecord struct {
 	Hash        string

@@ -36,3 +36,42 @@ func TestRoleCan(t *testing.T) {
 		}
 	}
 }
+
+// Who receives a payer's capability (an intent's payment_url): a key with payments:write in
+// the environment, a member whose role may create payments in the dashboard; nobody else.
+func TestMayCreatePayments(t *testing.T) {
+	key := func(env Environment, scopes ...Scope) *Identity {
+		return &Identity{Kind: KindAPIKey, Environments: []Environment{env}, Scopes: scopes}
+	}
+	member := func(r Role) *Identity {
+		return &Identity{Kind: KindSession, Environments: []Environment{Sandbox, Live}, Scopes: r.Scopes(), Role: r}
+	}
+	for _, c := range []struct {
+		name string
+		id   *Identity
+		env  Environment
+		want bool
+	}{
+		{"payments:write key", key(Sandbox, PaymentsWrite, PaymentsRead), Sandbox, true},
+		{"payments:read key", key(Sandbox, PaymentsRead, DocumentsRead), Sandbox, false},
+		{"documents:write key", key(Sandbox, DocumentsWrite, PaymentsRead), Sandbox, false},
+		{"payments:write key, other environment", key(Live, PaymentsWrite), Sandbox, false},
+		{"viewer", member(RoleViewer), Sandbox, false},
+		{"viewer with a forged write scope", &Identity{Kind: KindSession, Environments: []Environment{Sandbox},
+			Scopes: []Scope{PaymentsWrite}, Role: RoleViewer}, Sandbox, false},
+		{"developer", member(RoleDeveloper), Sandbox, true},
+		{"admin", member(RoleAdmin), Live, true},
+		{"owner", member(RoleOwner), Sandbox, true},
+		{"unknown role", member(Role("root")), Sandbox, false},
+		{"nobody", nil, Sandbox, false},
+	} {
+		if got := c.id.MayCreatePayments(c.env); got != c.want {
+			t.Errorf("%s: MayCreatePayments = %v, want %v", c.name, got, c.want)
+		}
+		if c.id != nil && c.id.Kind == KindSession && c.name != "viewer with a forged write scope" {
+			if scoped := c.id.Authorize(PaymentsWrite, c.env) == nil; scoped != c.want {
+				t.Errorf("%s: the session's payments:write scope (%v) and the capability (%v) disagree", c.name, scoped, c.want)
+			}
+		}
+	}
+}

@@ -87,15 +87,16 @@ func ParseRole(s string) (Role, bool) {
 }
 
 // Scopes returns the scopes a role grants on the dashboard's workspace routes (a fresh
-// slice; nil for an unknown role): a viewer reads documents and payment intents; a developer,
-// admin or owner also writes them. Payment create and verify stay bearer-only whatever the
-// scopes: they authenticate with Authenticate, which never reads a session.
+// slice; nil for an unknown role), decided by Can alone: ViewWorkspace reads documents and
+// payment intents (a viewer); WriteDocuments also writes them (a developer, admin or owner).
+// Payment create and verify stay bearer-only whatever the scopes: they authenticate with
+// Authenticate, which never reads a session.
 func (r Role) Scopes() []Scope {
-	switch r {
-	case RoleViewer:
-		return []Scope{DocumentsRead, PaymentsRead}
-	case RoleDeveloper, RoleAdmin, RoleOwner:
+	switch {
+	case r.Can(ViewWorkspace) && r.Can(WriteDocuments):
 		return []Scope{DocumentsRead, DocumentsWrite, PaymentsRead, PaymentsWrite}
+	case r.Can(ViewWorkspace):
+		return []Scope{DocumentsRead, PaymentsRead}
 	}
 	return nil
 }

@@ -48,6 +48,17 @@ func TestDocumentWebhookPage(t *testing.T) {
 	if act := owner.get("/dashboard/activity"); !strings.Contains(act.body, "https://hooks.example.com/takapay") {
 		t.Errorf("activity does not record the change:\n%.3000s", act.body)
 	}
+	// A receiver that authenticates by a token in the query: the activity log, read by every
+	// admin for 90 days, keeps the scheme, host and path, never the token (issue 30 item 6).
+	p = owner.post("/dashboard/webhook-secrets/endpoint", url.Values{"csrf": {csrf(t, page)}, "environment": {"sandbox"},
+		"url-sandbox": {"https://hooks.example.com/takapay/q?token=hook-s3cret-token"}})
+	if p.status != 200 || !strings.Contains(p.url, "notice=endpoint") {
+		t.Fatalf("set with a query: %d at %s\n%.3000s", p.status, p.url, p.body)
+	}
+	if act := owner.get("/dashboard/activity"); !strings.Contains(act.body, "https://hooks.example.com/takapay/q") ||
+		strings.Contains(act.body, "hook-s3cret-token") || strings.Contains(act.body, "token=") {
+		t.Errorf("activity keeps the webhook URL's query, or lost the change:\n%.3000s", act.body)
+	}
 
 	dev := s.joinAs(t, owner, "dev@hooks.example.com.bd", "developer")
 	dp := dev.get("/dashboard/webhook-secrets?lang=bn")

@@ -307,8 +307,9 @@ func TestOverviewAndExportOverTheGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	viewer := &sessionClient{t: t, a: a, cookie: sess.Token, c: owner.c}
-	if res, body := viewer.get("/dashboard/export.csv?from=" + from + "&to=" + to); res.StatusCode != 200 || !bytes.Equal(body, plain) {
-		t.Errorf("viewer's export: %d", res.StatusCode)
+	if res, body := viewer.get("/dashboard/export.csv?from=" + from + "&to=" + to); res.StatusCode != 200 || !bytes.Equal(body, plain) ||
+		bytes.Contains(body, []byte("payment_url")) || bytes.Contains(body, []byte("/checkout/")) {
+		t.Errorf("viewer's export: %d, or it carries a payer's checkout link", res.StatusCode)
 	}
 	if res, body := viewer.get("/dashboard"); res.StatusCode != 200 || !strings.Contains(string(body), `id="stats-today"`) {
 		t.Errorf("viewer's overview: %d", res.StatusCode)

@@ -222,6 +222,16 @@ func TestPaymentsPages(t *testing.T) {
 	if vd.status != 200 || strings.Contains(vd.body, `id="resend"`) || !strings.Contains(vd.body, `id="attempts-table"`) {
 		t.Errorf("viewer's payment page: %d", vd.status)
 	}
+	// No page gives a viewer the payer's capability (issue 30 item 1): neither the paid one's
+	// checkout token nor a pending one's checkout link.
+	if strings.Contains(vd.body, u.Path) || strings.Contains(vd.body, "/v1/public/checkout/") {
+		t.Errorf("viewer's payment page carries a checkout link:\n%.3000s", vd.body)
+	}
+	for _, path := range []string{"/dashboard/payments/" + pending, "/dashboard/payments", "/dashboard/payments?status=PENDING"} {
+		if vp := viewer.get(path); vp.status != 200 || strings.Contains(vp.body, "/v1/public/checkout/") {
+			t.Errorf("viewer's %s: %d, or it carries a checkout link", path, vp.status)
+		}
+	}
 	vtok := csrf(t, vd)
 	if p := viewer.post("/dashboard/payments/"+hooked[0]+"/resend", url.Values{"csrf": {vtok}, "event_id": {p.Outbox.EventID}}); p.status != 403 {
 		t.Errorf("viewer resends: %d", p.status)

@@ -85,24 +85,42 @@ func (s *Store) CreateIntent(ctx context.Context, p *payment.Payment, snap *inte
 }
 
 // ReserveUse takes one of a payment link's max_uses with one conditional UpdateItem: the link
-// must exist and be active, and its uses (completed payments and live intents) below maxUses.
+// must exist at the version read (doc.Version; every status change is a new version, so the
+// link is still as active as it was read) and its uses (completed payments and live intents)
+// below maxUses. The request names pk, sk, version and uses only — never status — so the
+// functions that reserve (template.yaml) are granted no UpdateItem that could name status.
+// When the condition fails, one read of the version tells the two causes apart:
+// intent.ErrDocumentChanged when the link is at another version (or gone), ErrNoUsesLeft
+// otherwise.
 func (s *Store) ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error {
+	k := key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID)
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.Table),
-		Key:                      key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		Key:                      k,
 		UpdateExpression:         aws.String("ADD uses :one"),
-		ConditionExpression:      aws.String("attribute_exists(pk) AND #status = :active AND (attribute_not_exists(uses) OR uses < :max)"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ConditionExpression:      aws.String("attribute_exists(pk) AND #version = :v AND (attribute_not_exists(uses) OR uses < :max)"),
+		ExpressionAttributeNames: map[string]string{"#version": "version"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one":    &types.AttributeValueMemberN{Value: "1"},
-			":max":    &types.AttributeValueMemberN{Value: strconv.FormatInt(maxUses, 10)},
-			":active": &types.AttributeValueMemberS{Value: document.StatusActive},
+			":one": &types.AttributeValueMemberN{Value: "1"},
+			":max": &types.AttributeValueMemberN{Value: strconv.FormatInt(maxUses, 10)},
+			":v":   &types.AttributeValueMemberN{Value: strconv.FormatInt(doc.Version, 10)},
 		},
 	})
-	if isConditionFailed(err) {
-		return intent.ErrNoUsesLeft
+	if !isConditionFailed(err) {
+		return err
 	}
-	return err
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.Table), Key: k, ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("#version"), ExpressionAttributeNames: map[string]string{"#version": "version"},
+	})
+	if err != nil {
+		return err
+	}
+	v, _ := out.Item["version"].(*types.AttributeValueMemberN)
+	if v == nil || v.Value != strconv.FormatInt(doc.Version, 10) {
+		return intent.ErrDocumentChanged
+	}
+	return intent.ErrNoUsesLeft
 }
 
 // ReleaseUse gives back a use a create took but no intent holds (one UpdateItem).

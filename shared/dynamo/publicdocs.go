@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,21 +77,25 @@ func (s *Store) PublicDocument(ctx context.Context, token string) (*document.Rec
 }
 
 // ReserveInvoiceIntent makes id the invoice's live intent until expires, with one conditional
-// UpdateItem: the invoice must still be issued and name no live intent, or name replace — the
-// one the caller read and found ended other than COMPLETED (intent.Linker decides; time plays
-// no part here, so a COMPLETED live intent is never replaced however old its reservation).
-// intent.ErrLiveIntentTaken when another request got there first.
+// UpdateItem: the invoice must still be at the version read (doc.Version: every status change
+// is a new version, so it is still issued, and still priced as read) and name no live intent,
+// or name replace — the one the caller read and found ended other than COMPLETED
+// (intent.Linker decides; time plays no part here, so a COMPLETED live intent is never
+// replaced however old its reservation). The request names pk, sk, version and live_intent
+// only — never status — so the functions that reserve (template.yaml) are granted no
+// UpdateItem that could name status. intent.ErrLiveIntentTaken when another request got
+// there first or the invoice changed (the Linker reads it again).
 func (s *Store) ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires time.Time, replace string) error {
-	cond := "#status = :issued AND attribute_not_exists(live_intent)"
+	cond := "#version = :v AND attribute_not_exists(live_intent)"
 	vals := map[string]types.AttributeValue{
 		":live": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
 			"i": &types.AttributeValueMemberS{Value: id},
 			"e": &types.AttributeValueMemberS{Value: formatTime(expires)},
 		}},
-		":issued": &types.AttributeValueMemberS{Value: document.StatusIssued},
+		":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(doc.Version, 10)},
 	}
 	if replace != "" {
-		cond = "#status = :issued AND live_intent.i = :replace"
+		cond = "#version = :v AND live_intent.i = :replace"
 		vals[":replace"] = &types.AttributeValueMemberS{Value: replace}
 	}
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -98,7 +103,7 @@ func (s *Store) ReserveInvoiceIntent(ctx context.Context, doc *document.Record, 
 		Key:                       key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
 		UpdateExpression:          aws.String("SET live_intent = :live"),
 		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeNames:  map[string]string{"#version": "version"},
 		ExpressionAttributeValues: vals,
 	})
 	if isConditionFailed(err) {

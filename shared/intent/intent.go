@@ -100,7 +100,9 @@ type Intent struct {
 	Reference   string           `json:"reference"`
 	Source      Source           `json:"source"`
 	Snapshot    *Snapshot        `json:"snapshot,omitempty"`
-	PaymentURL  string           `json:"payment_url"`
+	// PaymentURL is the hosted checkout: the payer's capability. Absent for a caller who may
+	// not create payments (a payments:read key, a viewer's session).
+	PaymentURL string `json:"payment_url,omitempty"`
 	// Locale is the language the merchant set for the payer's pages: "bn", "en" or "auto"
 	// (the default: the payer's ?lang, then their browser, decides).
 	Locale    string    `json:"locale"`

@@ -49,6 +49,10 @@ var ErrLiveIntentTaken = errors.New("intent: the invoice's live intent changed")
 // ErrNoUsesLeft is returned by LinkedStore.ReserveUse when a payment link's uses are all taken.
 var ErrNoUsesLeft = errors.New("intent: the payment link has no uses left")
 
+// ErrDocumentChanged is returned by LinkedStore.ReserveUse when the payment link is no longer
+// at the version the request read (edited, or its status changed): it is read and priced anew.
+var ErrDocumentChanged = errors.New("intent: the document changed since it was read")
+
 // LinkedStore is what the linked-intent rules read and write; every write is one
 // single-item conditional write.
 type LinkedStore interface {
@@ -61,12 +65,14 @@ type LinkedStore interface {
 	PutSnapshot(ctx context.Context, intentID string, snap *Snapshot) error
 	// GetDocument reads a document (strongly consistent); document.ErrNotFound when absent.
 	GetDocument(ctx context.Context, ws string, env auth.Environment, kind document.Kind, id string) (*document.Record, error)
-	// ReserveUse takes one of a payment link's max_uses while it is active (ErrNoUsesLeft
-	// when completed payments and live intents hold them all); ReleaseUse gives one back.
+	// ReserveUse takes one of a payment link's max_uses while it is at the version read, and
+	// so as active as it was read (ErrDocumentChanged otherwise; ErrNoUsesLeft when completed
+	// payments and live intents hold them all); ReleaseUse gives one back.
 	ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error
 	ReleaseUse(ctx context.Context, doc *document.Record) error
 	// ReserveInvoiceIntent makes id the issued invoice's live intent until expires, on the
-	// condition that it names none, or names replace (ErrLiveIntentTaken otherwise).
+	// condition that the invoice is at the version read and names none, or names replace
+	// (ErrLiveIntentTaken otherwise: the invoice is read again).
 	ReserveInvoiceIntent(ctx context.Context, doc *document.Record, id string, expires time.Time, replace string) error
 }
 
@@ -141,22 +147,40 @@ func (l *Linker) Place(ctx context.Context, o Order) (*Placed, error) {
 		}
 		return l.write(ctx, o, d, nil)
 	}
-	d, err := l.draft(o, price, expires)
-	if err != nil {
-		return nil, err
-	}
-	var held *document.Record
-	if price.MaxUses > 0 {
-		held = o.Doc
-		if err := l.Store.ReserveUse(ctx, held, price.MaxUses); err != nil {
-			if errors.Is(err, ErrNoUsesLeft) {
-				return l.refuse(ctx, o, apierr.New(apierr.StateConflict,
-					"this payment link cannot take another payment now: its max_uses (%d) are held by completed payments and live payment intents", price.MaxUses))
+	for attempt := 1; ; attempt++ {
+		d, err := l.draft(o, price, expires)
+		if err != nil {
+			return nil, err
+		}
+		if price.MaxUses == 0 {
+			return l.write(ctx, o, d, nil)
+		}
+		err = l.Store.ReserveUse(ctx, o.Doc, price.MaxUses)
+		switch {
+		case err == nil:
+			return l.write(ctx, o, d, o.Doc)
+		case errors.Is(err, ErrNoUsesLeft):
+			return l.refuse(ctx, o, apierr.New(apierr.StateConflict,
+				"this payment link cannot take another payment now: its max_uses (%d) are held by completed payments and live payment intents", price.MaxUses))
+		case errors.Is(err, ErrDocumentChanged) && attempt < maxAttempts:
+			// Edited, archived or otherwise changed since it was read: read it and price anew.
+			cur, err := l.Store.GetDocument(ctx, o.Doc.WorkspaceID, o.Doc.Environment, o.Doc.Kind, o.Doc.ID)
+			if errors.Is(err, document.ErrNotFound) {
+				return l.refuse(ctx, o, apierr.New(apierr.StateConflict, "cannot pay this payment link: it no longer exists"))
 			}
+			if err != nil {
+				return nil, err
+			}
+			o.Doc = cur
+			if price, err = priceOrder(cur, o.Quantity, o.Now); err != nil {
+				return l.refuse(ctx, o, err)
+			}
+		case errors.Is(err, ErrDocumentChanged):
+			return nil, apierr.New(apierr.ServiceUnavailable, "the payment link is busy; retry shortly")
+		default:
 			return nil, err
 		}
 	}
-	return l.write(ctx, o, d, held)
 }
 
 // priceOrder prices an order from its document (PriceInvoice, PriceLink).

@@ -109,9 +109,10 @@ type Service struct {
 	Events         Enqueuer
 	EnqueueTimeout time.Duration
 	Now            func() time.Time
-	// NoPaymentURL leaves payment_url empty and Tokens unused: set where the answers are only
-	// rendered, never sent to a client (the dashboard's payments pages), so that function
-	// does not hold CHECKOUT_TOKEN_KEY.
+	// NoPaymentURL leaves payment_url absent for every caller and Tokens unused: set where the
+	// answers are only rendered, never sent to a client (the dashboard's payments pages), so
+	// that function does not hold CHECKOUT_TOKEN_KEY. Without it, payment_url is still absent
+	// for a caller who may not create payments (see resource).
 	NoPaymentURL bool
 }
 
@@ -683,8 +684,14 @@ func (s *Service) answer(req *request, status int, st *Stored) (*web.Response, e
 	return web.JSON(status, it), nil
 }
 
+// resource renders an intent for the caller of req. Its payment_url is the payer's capability
+// (lock, cancel, in the sandbox approve), so it is there only for a caller who may create
+// payments (auth.Identity.MayCreatePayments: a payments:write key, a developer and up); a
+// payments:read key or a viewer's session gets the intent without it. Every operation that
+// answers an intent (create, get, list, cancel; the dashboard's pages run these same
+// handlers) renders it here.
 func (s *Service) resource(req *request, st *Stored) (*Intent, error) {
-	if s.NoPaymentURL {
+	if s.NoPaymentURL || !req.id.MayCreatePayments(req.env) {
 		return Resource(st, "", s.now()), nil
 	}
 	token, _, err := s.Tokens.CheckoutToken(st.Payment.InvoiceID)
@@ -695,7 +702,8 @@ func (s *Service) resource(req *request, st *Stored) (*Intent, error) {
 }
 
 // Resource is the intent resource of a stored intent as of now (an unexpired PENDING intent
-// past its expiry shows EXPIRED, as verify does).
+// past its expiry shows EXPIRED, as verify does). paymentURL is "" (the member is absent)
+// unless the caller may create payments: Service.resource decides.
 func Resource(st *Stored, paymentURL string, now time.Time) *Intent {
 	p := st.Payment
 	status := p.EffectiveStatus(now)

@@ -120,7 +120,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the key's payment intents, newest first (scope payments:read).
+         * List the key's payment intents, newest first (scope payments:read; payment_url only with payments:write).
          * @description The intents of the bearer key's workspace and environment, newest first, with cursor paging (limit, cursor) and two filters: status (the effective status: a PENDING intent past expires_at counts as EXPIRED) and document_id (the intents priced from that invoice or payment link). When the filters discard intents a page may hold fewer than limit items (even none) and still carry a next_cursor: page on until next_cursor is null. A cursor that is not the next_cursor of a page of this list, or any other invalid query parameter, is 422 naming query.<name>. Reads answer in live too: this release creates no live intents, so there the list is empty.
          */
         get: operations["getPaymentIntents"];
@@ -144,7 +144,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get one payment intent (scope payments:read).
+         * Get one payment intent (scope payments:read; payment_url only with payments:write).
          * @description The intent as of now: a PENDING intent past expires_at shows EXPIRED. An intent of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND. Reads answer in live too (every id is 404 there: this release creates no live intents).
          */
         get: operations["getPaymentIntentsIntentid"];
@@ -1037,7 +1037,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the workspace's payment intents in one environment, newest first.
+         * List the workspace's payment intents in one environment, newest first (payment_url only for a developer and up).
          * @description Scope payments:read (bearer key) or a dashboard session of any role (owner, admin, developer, viewer); the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Reads answer in live too: this release creates no live intents, so there the list is empty. Otherwise as getPaymentIntents: newest first, cursor paging, the status, document_id, created_gte, created_lt, source and reference filters; a page may hold fewer than limit items and still carry a next_cursor when the filters discard intents.
          */
         get: operations["getWorkspacesWorkspaceidPaymentIntents"];
@@ -1061,7 +1061,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get one payment intent of the workspace.
+         * Get one payment intent of the workspace (payment_url only for a developer and up).
          * @description Scope payments:read (bearer key) or a dashboard session of any role (owner, admin, developer, viewer); the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). The intent as of now (a PENDING intent past expires_at shows EXPIRED); an intent of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND.
          */
         get: operations["getWorkspacesWorkspaceidPaymentIntentsIntentid"];
@@ -1740,9 +1740,9 @@ export interface components {
             snapshot?: components["schemas"]["IntentSnapshot"];
             /**
              * Format: uri
-             * @description {base_url}/v1/public/checkout/{token}, the hosted payment page; token is 43 base64url characters.
+             * @description {base_url}/v1/public/checkout/{token}, the hosted payment page; token is 43 base64url characters. It is the payer's capability (with it one can lock a route, cancel the payment or, in the sandbox, approve it), so it is present only for a caller who may create payments: a key with payments:write, or a dashboard session of a developer, admin or owner. For every other caller (a payments:read key, a viewer's session) it is absent, on every operation that answers an intent (get, list, create, cancel).
              */
-            payment_url: string;
+            payment_url?: string;
             /**
              * @description The language the merchant set for the payer's pages at create (auto when none was set).
              * @enum {string}

@@ -531,7 +531,7 @@ func (k keysAdapter) SetDocumentWebhook(ctx context.Context, a dashboard.Actor, 
 	}
 	target := fmt.Sprintf("%s document webhook cleared", env)
 	if url != "" {
-		target = fmt.Sprintf("%s document webhook %s", env, url)
+		target = fmt.Sprintf("%s document webhook %s", env, activity.URL(url))
 	}
 	k.rec.record(ctx, k.event(a, activity.DocumentWebhookSet, target))
 	return nil

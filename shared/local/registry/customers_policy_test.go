@@ -157,6 +157,39 @@ func allows(sts []statement, req ddbRequest) bool {
 	return false
 }
 
+// judge checks every request the function sent against its statements (allows) and against
+// check, when given, and returns the kinds of request it sent ("action index prefix") and the
+// attributes each kind named.
+func (r *allRecorder) judge(t *testing.T, sts []statement, check func(req ddbRequest, prefix string)) (seen map[string]bool, written map[string]map[string]bool) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen, written = map[string]bool{}, map[string]map[string]bool{}
+	for _, req := range r.reqs {
+		prefix := ""
+		if len(req.keys) > 0 {
+			prefix, _, _ = strings.Cut(req.keys[0], "#")
+		}
+		what := req.action + " " + req.index + " " + prefix
+		seen[what] = true
+		if len(req.attrs) > 0 {
+			if written[what] == nil {
+				written[what] = map[string]bool{}
+			}
+			for _, a := range req.attrs {
+				written[what][a] = true
+			}
+		}
+		if !allows(sts, req) {
+			t.Errorf("%s sends %s (index %q) on %v naming %v, which its policy does not allow", r.fn, req.action, req.index, req.keys, req.attrs)
+		}
+		if check != nil {
+			check(req, prefix)
+		}
+	}
+	return seen, written
+}
+
 func TestIAMLike(t *testing.T) {
 	for _, c := range []struct {
 		p, s string
@@ -296,29 +329,7 @@ func TestDashboardCustomersStayWithinTheirPolicy(t *testing.T) {
 	}
 	send("GET", "/dashboard/customers", nil, 200)
 
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	seen := map[string]bool{}
-	written := map[string]map[string]bool{}
-	for _, req := range rec.reqs {
-		prefix := ""
-		if len(req.keys) > 0 {
-			prefix, _, _ = strings.Cut(req.keys[0], "#")
-		}
-		what := req.action + " " + req.index + " " + prefix
-		seen[what] = true
-		if len(req.attrs) > 0 {
-			if written[what] == nil {
-				written[what] = map[string]bool{}
-			}
-			for _, a := range req.attrs {
-				written[what][a] = true
-			}
-		}
-		if !allows(sts, req) {
-			t.Errorf("%s sends %s (index %q) on %v writing %v, which its policy does not allow", fn, req.action, req.index, req.keys, req.attrs)
-		}
-	}
+	seen, written := rec.judge(t, sts, nil)
 	for _, want := range []string{"dynamodb:GetItem  SESSION", "dynamodb:GetItem  USER", "dynamodb:Query  USER", "dynamodb:BatchGetItem  WS",
 		"dynamodb:GetItem  DOC", "dynamodb:Query  DOC", "dynamodb:Query gsi1 CUSTINV", "dynamodb:PutItem  DOC", "dynamodb:PutItem  IDEM",
 		"dynamodb:UpdateItem  DOC", "dynamodb:BatchWriteItem  IDEM", "dynamodb:BatchWriteItem  HIST", "dynamodb:GetItem  IDEM",

@@ -509,18 +509,16 @@ func TestPaymentUpdatesStayWithinTheirPolicies(t *testing.T) {
 	}
 }
 
-// documentJourney runs every documents write through the API: creates (a customer, invoices
-// linked to it with items, a payment link), edits (enough of them that history entries and
-// edit keys are copied out of the item), an invoice issued and one cancelled, a payment link
-// published and archived.
-func documentJourney(t *testing.T, a *localapi.TestAPI) {
-	t.Helper()
+// documentsAPI returns a caller of the documents API in the sandbox with the full key: each
+// call has its own Idempotency-Key (prefix and a count), must answer want, and returns the
+// JSON object answered.
+func documentsAPI(t *testing.T, a *localapi.TestAPI, prefix string) func(method, path, body string, want int) map[string]any {
 	n := 0
-	do := func(method, path, body string, want int) map[string]any {
+	return func(method, path, body string, want int) map[string]any {
 		t.Helper()
 		n++
 		res := a.Do(t, method, "/v1/workspaces/"+a.Creds.WorkspaceID+"/documents/"+path+"?environment=sandbox",
-			a.Creds.SandboxKey, body, "Idempotency-Key", fmt.Sprintf("policy-journey-%04d", n))
+			a.Creds.SandboxKey, body, "Idempotency-Key", fmt.Sprintf("%s-%04d", prefix, n))
 		if res.Status != want {
 			t.Fatalf("%s %s: %d %s", method, path, res.Status, res.Body)
 		}
@@ -528,6 +526,15 @@ func documentJourney(t *testing.T, a *localapi.TestAPI) {
 		_ = json.Unmarshal(res.Body, &v)
 		return v
 	}
+}
+
+// documentJourney runs every documents write through the API: creates (a customer, invoices
+// linked to it with items, a payment link), edits (enough of them that history entries and
+// edit keys are copied out of the item), an invoice issued and one cancelled, a payment link
+// published and archived.
+func documentJourney(t *testing.T, a *localapi.TestAPI) {
+	t.Helper()
+	do := documentsAPI(t, a, "policy-journey")
 	cust := do("POST", "customers", `{"reference": "C-1", "name": "Rahim"}`, 201)["id"].(string)
 	for i := range 22 { // past the 20-entry history window: entries and edit keys are copied out
 		do("PATCH", "customers/"+cust, fmt.Sprintf(`{"name": "Rahim %d"}`, i), 200)

@@ -32,7 +32,12 @@ final class PaymentIntents
         return $this->client->request('POST', '/v1/payment-intents', [], Json::object($params, true), $opts, true)->data;
     }
 
-    /** @return array<mixed> the PaymentIntent */
+    /**
+     * The intent as of now. Its payment_url (the payer's capability) is present only when the
+     * key holds payments:write; a payments:read key gets the intent without it.
+     *
+     * @return array<mixed> the PaymentIntent
+     */
     public function get(string $id, array $opts = []): array
     {
         return $this->client->request('GET', '/v1/payment-intents/' . rawurlencode($id), [], null, $opts)->data;
