@@ -34,7 +34,10 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s := startStack(t, map[string]string{"KEY_CACHE_TTL_MS": "1000"})
+	// Four posts of each limited form per client address (every person here is 127.0.0.1;
+	// the sign-up's four are the two refused forms, the owner's and the developer's): then the
+	// forgotten-password form is refused (its 429 page is checked below).
+	s := startStack(t, map[string]string{"KEY_CACHE_TTL_MS": "1000", "DASHBOARD_FORM_LIMIT_PER_CLIENT": "4"})
 	base := s.api.URL
 	p := browsertest.NewPage(t, "en", "dashboard/")
 	run, check := p.Do, p.Check
@@ -213,6 +216,17 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	both("check-email-reset", "/dashboard/check-email?for=reset")
 	reset, _ := mailLink(owner, "/dashboard/reset-password", 1)
 	both("reset-password", reset)
+	// The form's fourth post from this address is the last in its window: then a 429 page
+	// that links back to sign in, in each language.
+	for range 3 {
+		run(chromedp.Navigate(base+"/dashboard/forgot-password"), chromedp.WaitVisible(chromedp.ID("f-email")),
+			chromedp.SendKeys(chromedp.ID("f-email"), "someone@journey.example.com.bd"), chromedp.Click(chromedp.ID("forgot-submit")),
+			chromedp.WaitVisible(chromedp.ID("check-email-message")))
+	}
+	stateBoth("form-limited", "/dashboard/forgot-password", func() []chromedp.Action[chromedp.Void] {
+		return []chromedp.Action[chromedp.Void]{chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.Click(chromedp.ID("forgot-submit")),
+			chromedp.WaitVisible(chromedp.ID("back-sign-in"))}
+	})
 	both("bad-link", "/dashboard/verify-email?token=not-a-token")
 
 	// Ten wrong passwords: limited (429 and its page), in both languages.

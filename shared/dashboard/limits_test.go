@@ -2,11 +2,14 @@ package dashboard
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/takapay/payments/shared/ratelimit"
+	"github.com/takapay/payments/shared/web"
 )
 
 // counters is a WindowStore in memory: what the DynamoDB items do, one map entry per item.
@@ -71,5 +74,58 @@ func TestFormLimitsPerClientAndGlobalAcrossInstances(t *testing.T) {
 	now = now.Add(FormWindow)
 	if ok, _ := b.Allow(ctx, FormSignUp, "2001:db8:5:6::1"); !ok {
 		t.Fatal("the next window still refuses")
+	}
+}
+
+// beginOnly is a passkey service whose sign-in ceremony begins (the rest is not needed here).
+type beginOnly struct{ Passkeys }
+
+func (beginOnly) BeginLogin(context.Context) (string, string, error) {
+	return `{"publicKey":{}}`, "c1", nil
+}
+
+// Every limited form, through its handler: the client's second post in the window (limit 1)
+// is a 429 page with Retry-After and the link back to sign in; an invalid form (422) is
+// refused before it counts.
+func TestEveryLimitedFormAnswers429(t *testing.T) {
+	s, m := newService()
+	s.Passkeys = beginOnly{}
+	s.FormLimits = &FormLimits{Quotas: &ratelimit.Quotas{Store: &counters{}}, PerClient: 1}
+	tok := randomToken()
+	pre := []string{preCSRFCookie + "=" + tok}
+	session := m.signIn("owner", "owner")
+	forms := []struct {
+		name string
+		h    web.HandlerFunc
+		c    call
+	}{
+		{"sign-up", s.SignUp, call{path: "/dashboard/sign-up", cookies: pre,
+			form: url.Values{"csrf": {tok}, "email": {"a@shop.com.bd"}, "password": {"a long passphrase"}, "workspace": {"Shop"}}}},
+		{"forgot", s.Forgot, call{path: "/dashboard/forgot-password", cookies: pre, form: url.Values{"csrf": {tok}, "email": {"a@shop.com.bd"}}}},
+		{"passkey sign-in", s.PasskeySignIn, call{path: "/dashboard/passkeys/sign-in", cookies: pre, form: url.Values{"csrf": {tok}}}},
+		{"invite", s.InviteMember, call{path: "/dashboard/team/invites", cookies: []string{SessionCookie + "=" + session},
+			form: url.Values{"csrf": {sessionCSRF(session)}, "email": {"x@shop.com.bd"}, "role": {"developer"}}}},
+	}
+	for _, f := range forms {
+		f.c.method = "POST"
+		bad := f.c
+		bad.form = url.Values{}
+		for k, v := range f.c.form {
+			bad.form[k] = v
+		}
+		if bad.form.Has("email") {
+			bad.form.Set("email", "not an email")
+			if r := do(t, f.h, bad); r.Status != 422 {
+				t.Fatalf("%s, invalid: %d", f.name, r.Status)
+			}
+		}
+		if r := do(t, f.h, f.c); r.Status >= 400 {
+			t.Fatalf("%s, first post: %d\n%s", f.name, r.Status, body(r))
+		}
+		r := do(t, f.h, f.c)
+		if r.Status != 429 || r.Headers["Retry-After"] == "" || !strings.Contains(body(r), `href="/dashboard/sign-in"`) ||
+			!strings.Contains(body(r), strings.SplitN(messagesEN["dash.limited.form"], " {", 2)[0][:40]) {
+			t.Errorf("%s, second post: %d, Retry-After %q\n%s", f.name, r.Status, r.Headers["Retry-After"], body(r))
+		}
 	}
 }

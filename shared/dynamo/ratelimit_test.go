@@ -142,3 +142,69 @@ func TestRateBucketSharedByInstances(t *testing.T) {
 		t.Errorf("%d writes for %d admitted requests, want at most %d", writes, got, max)
 	}
 }
+
+// A quota's counter is exact across instances: three Quotas (three instances) and twelve
+// concurrent callers on one dynalite item admit exactly the limit, every refusal after the
+// first per instance costs no write, and the next window is a new item.
+func TestQuotaCounterExactAcrossInstances(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	const limit = 7
+	now := time.Date(2026, 11, 28, 10, 3, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	q := ratelimit.Quota{Name: "test.client", Limit: limit, Period: 10 * time.Minute}
+	var writes atomic.Int64
+	store := countingWindows{WindowStore: s, n: &writes}
+	var instances []*ratelimit.Quotas
+	for range 3 {
+		instances = append(instances, &ratelimit.Quotas{Store: store, Now: clock})
+	}
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3 {
+				if ok, _ := instances[i%3].Allow(ctx, q, "203.0.113.9"); ok {
+					admitted.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if admitted.Load() != limit {
+		t.Fatalf("%d admitted across three instances, want exactly %d", admitted.Load(), limit)
+	}
+	item, err := s.get(ctx, QuotaPrefix+"test.client#203.0.113.9#"+strconv.FormatInt(now.Truncate(10*time.Minute).Unix(), 10), "LIMIT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := item["n"].(*types.AttributeValueMemberN); n == nil || n.Value != strconv.Itoa(limit) {
+		t.Errorf("counter n = %v, want %d", item["n"], limit)
+	}
+	if n, _ := item["ttl"].(*types.AttributeValueMemberN); n == nil || n.Value != strconv.FormatInt(now.Truncate(10*time.Minute).Add(11*time.Minute).Unix(), 10) {
+		t.Errorf("ttl = %v, want the window's end and a minute", item["ttl"])
+	}
+	before := writes.Load()
+	for _, in := range instances {
+		in.Allow(ctx, q, "203.0.113.9")
+	}
+	if got := writes.Load() - before; got != 0 {
+		t.Errorf("refused instances wrote %d times", got)
+	}
+	now = now.Add(10 * time.Minute)
+	if ok, _ := instances[0].Allow(ctx, q, "203.0.113.9"); !ok {
+		t.Error("the next window refused")
+	}
+}
+
+type countingWindows struct {
+	ratelimit.WindowStore
+	n *atomic.Int64
+}
+
+func (c countingWindows) CountInWindow(ctx context.Context, key string, limit int, expires time.Time) (bool, error) {
+	c.n.Add(1)
+	return c.WindowStore.CountInWindow(ctx, key, limit, expires)
+}

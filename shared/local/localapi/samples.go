@@ -21,7 +21,7 @@ var SampleEventStatus = map[string]int{
 	"payment-create.json": 201, "payment-verify.json": 200, "probes-healthz.json": 200,
 	"payment-intents-create.json": 201, "payment-intent-cancel.json": 200, "public-documents-view.json": 404,
 	"probes-readyz.json": 200, "probes-not-deployed.json": 404,
-	"dashboard-sign-in.json": 200, "dashboard-passkeys-page.json": 303, "dashboard-documents-invoices.json": 303,
+	"dashboard-sign-in.json": 200, "dashboard-public-sign-up.json": 200, "dashboard-passkeys-page.json": 303, "dashboard-documents-invoices.json": 303,
 	"dashboard-webhooks-page.json": 303, "dashboard-customers-list.json": 303, "dashboard-payments-list.json": 303,
 	"dashboard-export-csv.json": 303,
 }
