@@ -107,6 +107,29 @@ func refusedPaid(t *testing.T, res *localapi.Result, door string) {
 	}
 }
 
+// ttlOf is an item's ttl (epoch seconds; 0 for none).
+func ttlOf(item map[string]types.AttributeValue) int64 {
+	n, _ := item["ttl"].(*types.AttributeValueMemberN)
+	if n == nil {
+		return 0
+	}
+	var v int64
+	fmt.Sscan(n.Value, &v)
+	return v
+}
+
+// pastTTL moves an intent's ttl a minute into the past (the store reads with the real clock):
+// what its retention's end looks like before DynamoDB deletes it.
+func pastTTL(t *testing.T, a *localapi.TestAPI, id string) {
+	t.Helper()
+	if _, err := a.Store.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(a.Store.Table),
+		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + id}, "sk": &types.AttributeValueMemberS{Value: "PAY"}},
+		UpdateExpression: aws.String("SET #ttl = :past"), ExpressionAttributeNames: map[string]string{"#ttl": "ttl"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":past": &types.AttributeValueMemberN{Value: fmt.Sprint(time.Now().Add(-time.Minute).Unix())}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func rawItem(t *testing.T, a *localapi.TestAPI, pk, sk string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := a.Store.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(a.Store.Table),
@@ -561,15 +584,6 @@ func TestAbandonedIntentsExpireFromTheTable(t *testing.T) {
 	pay(t, a, paid.PaymentURL, "approve")
 	a.DrainWebhooks(t)
 
-	ttlOf := func(item map[string]types.AttributeValue) int64 {
-		n, _ := item["ttl"].(*types.AttributeValueMemberN)
-		if n == nil {
-			return 0
-		}
-		var v int64
-		fmt.Sscan(n.Value, &v)
-		return v
-	}
 	p, _ := a.Store.GetPayment(ctx, gone.ID)
 	want := p.FinishedAt.Add(payment.Retention).Unix()
 	item := rawItem(t, a, "PAY#"+gone.ID, "PAY")
@@ -586,12 +600,7 @@ func TestAbandonedIntentsExpireFromTheTable(t *testing.T) {
 	}
 
 	// Past its ttl, the abandoned intent is absent to every reader.
-	if _, err := a.Store.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(a.Store.Table),
-		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + gone.ID}, "sk": &types.AttributeValueMemberS{Value: "PAY"}},
-		UpdateExpression: aws.String("SET #ttl = :past"), ExpressionAttributeNames: map[string]string{"#ttl": "ttl"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":past": &types.AttributeValueMemberN{Value: fmt.Sprint(time.Now().Add(-time.Minute).Unix())}}}); err != nil {
-		t.Fatal(err)
-	}
+	pastTTL(t, a, gone.ID)
 	apitest.Envelope(t, a.Do(t, "GET", "/v1/payment-intents/"+gone.ID, a.Creds.SandboxKey, ""), http.StatusNotFound, "NOT_FOUND")
 	apitest.Envelope(t, a.Do(t, "POST", "/v1/payment/verify", a.Creds.SandboxKey, `{"invoice_id": "`+gone.ID+`"}`), http.StatusNotFound, "NOT_FOUND")
 	for _, it := range decode[listResp](t, a.Do(t, "GET", "/v1/payment-intents?limit=100", a.Creds.SandboxKey, "")).Items {

@@ -238,10 +238,12 @@ func (p *Payment) NewDelivery(to Status, now time.Time) (*Delivery, error) {
 }
 
 // Expiring names a PENDING payment past its expiry that the re-drive's sweep found: Linked
-// says its expiry event has a document follow-up (Delivery.Settle).
+// says its expiry event has a document follow-up (Delivery.Settle); Quiet says it needs no
+// event at all (no webhook_url, not linked): the sweep records EXPIRED and its ttl only.
 type Expiring struct {
 	InvoiceID string
 	Linked    bool
+	Quiet     bool
 }
 
 // Linked reports whether the payment is an intent priced from a document.
