@@ -84,35 +84,60 @@ func (s *Store) CreateIntent(ctx context.Context, p *payment.Payment, snap *inte
 	return p, nil
 }
 
-// ReserveUse takes one of a payment link's max_uses with one conditional UpdateItem: the link
-// must exist and be active, and its uses (completed payments and live intents) below maxUses.
-func (s *Store) ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error {
+// HoldUse writes one hold of a payment link's use (intent.UseHoldWrite) with one conditional
+// UpdateItem: the link must exist and be active and its holds still at the version read (the
+// first hold creates the map); the expired holds it names are removed in the same write.
+// intent.ErrHoldsChanged when the condition fails (another hold landed, or the link closed).
+func (s *Store) HoldUse(ctx context.Context, doc *document.Record, w intent.UseHoldWrite) error {
+	hold := map[string]types.AttributeValue{"u": &types.AttributeValueMemberS{Value: formatTime(w.Hold.Until)}}
+	if w.Hold.Client != "" {
+		hold["c"] = &types.AttributeValueMemberS{Value: w.Hold.Client}
+	}
+	names := map[string]string{"#status": "status", "#id": w.ID}
+	vals := map[string]types.AttributeValue{
+		":active": &types.AttributeValueMemberS{Value: document.StatusActive},
+		":next":   &types.AttributeValueMemberN{Value: strconv.FormatInt(w.Version+1, 10)},
+	}
+	var update, cond string
+	if w.Version == 0 {
+		update, cond = "SET holds = :holds, hv = :next", "attribute_not_exists(hv)"
+		vals[":holds"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{w.ID: &types.AttributeValueMemberM{Value: hold}}}
+		delete(names, "#id")
+	} else {
+		update, cond = "SET holds.#id = :hold, hv = :next", "hv = :hv"
+		vals[":hold"] = &types.AttributeValueMemberM{Value: hold}
+		vals[":hv"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(w.Version, 10)}
+		if len(w.Drop) > 0 {
+			drop := make([]string, len(w.Drop))
+			for i, id := range w.Drop {
+				names["#d"+strconv.Itoa(i)] = id
+				drop[i] = "holds.#d" + strconv.Itoa(i)
+			}
+			update += " REMOVE " + strings.Join(drop, ", ")
+		}
+	}
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.Table),
-		Key:                      key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
-		UpdateExpression:         aws.String("ADD uses :one"),
-		ConditionExpression:      aws.String("attribute_exists(pk) AND #status = :active AND (attribute_not_exists(uses) OR uses < :max)"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one":    &types.AttributeValueMemberN{Value: "1"},
-			":max":    &types.AttributeValueMemberN{Value: strconv.FormatInt(maxUses, 10)},
-			":active": &types.AttributeValueMemberS{Value: document.StatusActive},
-		},
+		TableName:                 aws.String(s.Table),
+		Key:                       key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_exists(pk) AND #status = :active AND " + cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: vals,
 	})
 	if isConditionFailed(err) {
-		return intent.ErrNoUsesLeft
+		return intent.ErrHoldsChanged
 	}
 	return err
 }
 
-// ReleaseUse gives back a use a create took but no intent holds (one UpdateItem).
-func (s *Store) ReleaseUse(ctx context.Context, doc *document.Record) error {
+// ReleaseHold drops the hold of an intent that was certainly not written (one UpdateItem).
+func (s *Store) ReleaseHold(ctx context.Context, doc *document.Record, id string) error {
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.Table),
-		Key:                       key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
-		UpdateExpression:          aws.String("ADD uses :release"),
-		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":release": &types.AttributeValueMemberN{Value: "-1"}},
+		TableName:                aws.String(s.Table),
+		Key:                      key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		UpdateExpression:         aws.String("REMOVE holds.#id"),
+		ConditionExpression:      aws.String("attribute_exists(holds.#id)"),
+		ExpressionAttributeNames: map[string]string{"#id": id},
 	})
 	if isConditionFailed(err) {
 		return nil

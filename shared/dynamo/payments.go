@@ -65,6 +65,7 @@ type paymentItem struct {
 	Quantity        int64  `dynamodbav:"qty,omitempty"`
 	SnapshotHash    string `dynamodbav:"snap,omitempty"` // the snapshot item's sort key is SNAP#<snap>
 	ReservedUse     bool   `dynamodbav:"use,omitempty"`
+	UseHeld         bool   `dynamodbav:"hold,omitempty"`
 	// TTL (epoch seconds) is set when the payment ends other than COMPLETED
 	// (payment.RetainUntil); past it the item reads as absent.
 	TTL int64 `dynamodbav:"ttl,omitempty"`
@@ -161,7 +162,7 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox, LockBy: p.LockBy,
 		GSI3PK:     intentsPK(p.WorkspaceID, p.Environment),
 		DocumentID: p.Source.DocumentID, DocumentVersion: p.Source.DocumentVersion, Quantity: p.Source.Quantity,
-		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix), ReservedUse: p.ReservedUse,
+		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix), ReservedUse: p.ReservedUse, UseHeld: p.UseHeld,
 		Locale: p.Locale,
 	}
 	if k := p.Source.Kind; k != "" && k != payment.SourceStandalone {
@@ -186,7 +187,7 @@ func (it *paymentItem) payment() *payment.Payment {
 		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox, LockBy: it.LockBy,
 		Source: payment.Source{Kind: payment.SourceKind(it.SourceKind), DocumentID: it.DocumentID,
 			DocumentVersion: it.DocumentVersion, Quantity: it.Quantity},
-		ReservedUse: it.ReservedUse, Locale: it.Locale,
+		ReservedUse: it.ReservedUse, UseHeld: it.UseHeld, Locale: it.Locale,
 	}
 	if it.SnapshotHash != "" {
 		p.SnapshotKey = snapPrefix + it.SnapshotHash

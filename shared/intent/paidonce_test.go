@@ -371,8 +371,10 @@ func TestLiveDocumentsAreNotPayable(t *testing.T) {
 		if _, ok := item["live_intent"]; ok {
 			t.Errorf("live %s: the POST reserved it: %v", kind, item["live_intent"])
 		}
-		if _, ok := item["uses"]; ok {
-			t.Errorf("live %s: the POST took a use: %v", kind, item["uses"])
+		for _, attr := range []string{"uses", "holds"} {
+			if _, ok := item[attr]; ok {
+				t.Errorf("live %s: the POST took a use: %s %v", kind, attr, item[attr])
+			}
 		}
 	}
 	list := decode[listResp](t, a.Do(t, "GET", "/v1/payment-intents", a.Creds.LiveKey, ""))
@@ -452,7 +454,7 @@ func TestUnstartedIntentsHoldAUseOnlyBriefly(t *testing.T) {
 		CreatedAt time.Time  `json:"created_at"`
 	}
 	_ = json.Unmarshal(a.Do(t, "GET", "/v1/payment-intents/"+held.IntentID, a.Creds.SandboxKey, "").Body, &it)
-	if it.StartBy == nil || !it.StartBy.Equal(it.CreatedAt.Add(payment.UseHold)) || !it.ExpiresAt.Equal(it.CreatedAt.Add(payment.DefaultExpiry)) {
+	if it.StartBy == nil || !it.StartBy.Equal(it.CreatedAt.Add(payment.UseHold)) || !it.ExpiresAt.Equal(it.CreatedAt.Add(payment.UseLife)) {
 		t.Fatalf("the held intent: %+v", it)
 	}
 	res, _ = postPublic(t, a, token, `{}`)
@@ -660,7 +662,7 @@ func TestRedriveDrainsABacklogOfExpiries(t *testing.T) {
 // payment link's use (its store implements them): no other production code calls them.
 func TestOnlyIntentReservesInvoicesAndUses(t *testing.T) {
 	root := filepath.Join("..", "..")
-	call := regexp.MustCompile(`\.(ReserveInvoiceIntent|ReserveUse|ReleaseUse)\(`)
+	call := regexp.MustCompile(`\.(ReserveInvoiceIntent|HoldUse|ReleaseHold)\(`)
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
