@@ -63,7 +63,9 @@ func planHold(doc *document.Record, id, client string, maxUses int64, now time.T
 	for hid, h := range doc.Holds {
 		free := h.Until.Add(HoldGrace)
 		if !now.Before(free) {
-			drop = append(drop, hid)
+			if hid != id { // the new hold replaces this id's own expired one in the same write
+				drop = append(drop, hid)
+			}
 			continue
 		}
 		if hid == id {
