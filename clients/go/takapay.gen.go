@@ -1795,7 +1795,7 @@ type PaymentIntent struct {
 	// Source Where the amount came from: standalone (the client's amount; no other member), or the document the server priced it from (document_id and document_version; quantity for a payment link).
 	Source IntentSource `json:"source"`
 
-	// StartBy Present while a PENDING intent holds one of a payment link's max_uses and its payer has not started (locked a route on the checkout): it expires at this time (5 minutes after create, or expires_at if sooner) unless started, and the use goes back to the link. Once started it lives to expires_at.
+	// StartBy Present while a PENDING intent holds one of a payment link's max_uses and its payer has not started (locked a route on the checkout): it expires at this time (5 minutes after create, or expires_at if sooner) unless started, and the use goes back to the link. Once started it lives to expires_at, which for an intent holding a use is at most 20 minutes after create (a payer holds a use for minutes, never longer).
 	StartBy *time.Time `json:"start_by,omitempty"`
 
 	// Status The effective status as of the response (a PENDING intent past expires_at is EXPIRED).
@@ -1829,7 +1829,7 @@ type PaymentIntentLinkedCreateRequest struct {
 	// DocumentId An invoice (issued, with an amount outstanding) or a payment link (active, not expired) of the same workspace and environment.
 	DocumentId openapi_types.UUID `json:"document_id"`
 
-	// ExpiresInMinutes How long the intent stays payable (default 30); then it is EXPIRED.
+	// ExpiresInMinutes How long the intent stays payable (default 30); then it is EXPIRED. An intent of a payment link with max_uses holds a use and lives at most 20 minutes, whatever is asked (expires_at says so), so no payer holds a use for longer.
 	ExpiresInMinutes *int `json:"expires_in_minutes,omitempty"`
 
 	// Locale The language of the payer's pages (the hosted checkout): bn (Bangla) or en (English), or auto (the default; null or absent too): the payer's browser decides (Accept-Language, else English). A payer's explicit choice on the page (?lang=bn|en) always comes first.

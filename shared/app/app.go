@@ -61,6 +61,11 @@ type Config struct {
 	// after a pause (default 30).
 	DocumentPayRate  int
 	DocumentPayBurst int
+	// DocumentPayPerClient limits the intents one client address may start on one document's
+	// public page, per minute across every instance (DOCUMENT_PAY_PER_CLIENT, default 6, also
+	// its burst; 0 disables): spent before the document's own budget, so one client cannot
+	// spend that budget for everyone.
+	DocumentPayPerClient int
 	// AttemptTimeout bounds one attempt of a DynamoDB or SQS call (ATTEMPT_TIMEOUT_MS, default
 	// awsx.DefaultAttemptTimeout); awsx.MaxAttempts attempts make a call's budget.
 	AttemptTimeout time.Duration
@@ -168,6 +173,7 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		{"CHECKOUT_RATE_PER_CLIENT", &c.CheckoutRatePerClient, 300, 1},
 		{"DOCUMENT_PAY_RATE", &c.DocumentPayRate, 1, 0},
 		{"DOCUMENT_PAY_BURST", &c.DocumentPayBurst, 30, 1},
+		{"DOCUMENT_PAY_PER_CLIENT", &c.DocumentPayPerClient, 6, 0},
 		{"WORKSPACE_RATE_LIMIT", &c.WorkspaceRateLimit, 100, 0},
 		{"WORKSPACE_RATE_BURST", &c.WorkspaceRateBurst, 200, 1},
 		{"WORKSPACE_RATE_LEASE", &c.WorkspaceRateLease, 20, 1},

@@ -162,6 +162,20 @@ type Record struct {
 	// most one at a time, until LiveIntentExpires, unless it ends first.
 	LiveIntentID      string    `json:"-"`
 	LiveIntentExpires time.Time `json:"-"`
+	// A payment link's uses (not sent): UsesCounted are its completed payments (and, from
+	// before holds, uses taken by intents that have not ended); Holds are the uses its pending
+	// intents hold, by intent id, each until a time (package intent decides; an expired hold
+	// is no use at all); HoldsVersion changes with every new hold.
+	UsesCounted  int64              `json:"-"`
+	Holds        map[string]UseHold `json:"-"`
+	HoldsVersion int64              `json:"-"`
+}
+
+// UseHold is one use of a payment link held by a pending intent: until when, and by which
+// client (an opaque key of the payer's address; "" for the merchant's API).
+type UseHold struct {
+	Until  time.Time
+	Client string
 }
 
 // PublicPath is the path of a document's public page, where a payer opens it: the base URL

@@ -78,10 +78,14 @@ type documentItem struct {
 	UpdatedAt      time.Time             `dynamodbav:"updated_at"`
 	History        []historyEntry        `dynamodbav:"history"`
 	Payments       []document.PaymentRef `dynamodbav:"payments"`
-	// Uses counts a payment link's live reservations and completed payments together (only
-	// when it has max_uses); Applying holds the intents whose outcome is being recorded (see
-	// intent.Ledger). Neither is part of the record.
-	Uses int64 `dynamodbav:"uses,omitempty"`
+	// Uses counts a payment link's completed payments (only when it has max_uses; before
+	// holds it also counted live intents, which their follow-up releases); Holds are the uses
+	// its pending intents hold, {intent id: {u: until, c: client}}, and HoldsVersion (hv)
+	// changes with each new hold (intent.UseHoldWrite); Applying holds the intents whose
+	// outcome is being recorded (see intent.Ledger).
+	Uses         int64              `dynamodbav:"uses,omitempty"`
+	Holds        map[string]useHold `dynamodbav:"holds,omitempty"`
+	HoldsVersion int64              `dynamodbav:"hv,omitempty"`
 	// GSI3PK finds an invoice or payment link by its public token: PUBDOC#<SHA-256 of the
 	// token, hex> (GSI3's sort key is created_at, as for every item in it).
 	GSI3PK    string    `dynamodbav:"gsi3pk,omitempty"`
@@ -91,6 +95,12 @@ type documentItem struct {
 	KeysUntil int64     `dynamodbav:"keys_until,omitempty"`
 	// LiveIntent is an invoice's live intent from its public page: {i: id, e: expires_at}.
 	LiveIntent *liveIntent `dynamodbav:"live_intent,omitempty"`
+}
+
+// useHold is one hold of a payment link's use (document.UseHold).
+type useHold struct {
+	Until  string `dynamodbav:"u"`
+	Client string `dynamodbav:"c,omitempty"`
 }
 
 type liveIntent struct {
@@ -221,6 +231,17 @@ func (it *documentItem) record() (*document.Record, error) {
 	}
 	if it.KeysUntil > 0 {
 		r.EditKeysUntil = time.Unix(it.KeysUntil, 0).UTC()
+	}
+	r.UsesCounted, r.HoldsVersion = it.Uses, it.HoldsVersion
+	if len(it.Holds) > 0 {
+		r.Holds = make(map[string]document.UseHold, len(it.Holds))
+		for id, h := range it.Holds {
+			until, err := time.Parse(time.RFC3339Nano, h.Until)
+			if err != nil {
+				return nil, fmt.Errorf("document %s: hold %s: %w", it.ID, id, err)
+			}
+			r.Holds[id] = document.UseHold{Until: until, Client: h.Client}
+		}
 	}
 	if l := it.LiveIntent; l != nil {
 		r.LiveIntentID = l.ID

@@ -84,53 +84,63 @@ func (s *Store) CreateIntent(ctx context.Context, p *payment.Payment, snap *inte
 	return p, nil
 }
 
-// ReserveUse takes one of a payment link's max_uses with one conditional UpdateItem: the link
-// must exist at the version read (doc.Version; every status change is a new version, so the
-// link is still as active as it was read) and its uses (completed payments and live intents)
-// below maxUses. The request names pk, sk, version and uses only — never status — so the
-// functions that reserve (template.yaml) are granted no UpdateItem that could name status.
-// When the condition fails, one read of the version tells the two causes apart:
-// intent.ErrDocumentChanged when the link is at another version (or gone), ErrNoUsesLeft
-// otherwise.
-func (s *Store) ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error {
-	k := key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID)
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.Table),
-		Key:                      k,
-		UpdateExpression:         aws.String("ADD uses :one"),
-		ConditionExpression:      aws.String("attribute_exists(pk) AND #version = :v AND (attribute_not_exists(uses) OR uses < :max)"),
-		ExpressionAttributeNames: map[string]string{"#version": "version"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one": &types.AttributeValueMemberN{Value: "1"},
-			":max": &types.AttributeValueMemberN{Value: strconv.FormatInt(maxUses, 10)},
-			":v":   &types.AttributeValueMemberN{Value: strconv.FormatInt(doc.Version, 10)},
-		},
-	})
-	if !isConditionFailed(err) {
-		return err
+// HoldUse writes one hold of a payment link's use (intent.UseHoldWrite) with one conditional
+// UpdateItem: the link must exist at the version read (doc.Version; every status change is a
+// new version, so the link is still as active as it was read) and its holds still at the
+// holds version read (the first hold creates the map); the expired holds it names are removed
+// in the same write. The request names pk, sk, version, holds and hv — never status — so the
+// functions that hold uses (template.yaml) are granted no UpdateItem that could name status.
+// intent.ErrHoldsChanged when the condition fails (another hold landed, or the link changed).
+func (s *Store) HoldUse(ctx context.Context, doc *document.Record, w intent.UseHoldWrite) error {
+	hold := map[string]types.AttributeValue{"u": &types.AttributeValueMemberS{Value: formatTime(w.Hold.Until)}}
+	if w.Hold.Client != "" {
+		hold["c"] = &types.AttributeValueMemberS{Value: w.Hold.Client}
 	}
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.Table), Key: k, ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String("#version"), ExpressionAttributeNames: map[string]string{"#version": "version"},
-	})
-	if err != nil {
-		return err
+	names := map[string]string{"#version": "version", "#id": w.ID}
+	vals := map[string]types.AttributeValue{
+		":v":    &types.AttributeValueMemberN{Value: strconv.FormatInt(doc.Version, 10)},
+		":next": &types.AttributeValueMemberN{Value: strconv.FormatInt(w.Version+1, 10)},
 	}
-	v, _ := out.Item["version"].(*types.AttributeValueMemberN)
-	if v == nil || v.Value != strconv.FormatInt(doc.Version, 10) {
-		return intent.ErrDocumentChanged
+	var update, cond string
+	if w.Version == 0 {
+		update, cond = "SET holds = :holds, hv = :next", "attribute_not_exists(hv)"
+		vals[":holds"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{w.ID: &types.AttributeValueMemberM{Value: hold}}}
+		delete(names, "#id")
+	} else {
+		update, cond = "SET holds.#id = :hold, hv = :next", "hv = :hv"
+		vals[":hold"] = &types.AttributeValueMemberM{Value: hold}
+		vals[":hv"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(w.Version, 10)}
+		if len(w.Drop) > 0 {
+			drop := make([]string, len(w.Drop))
+			for i, id := range w.Drop {
+				names["#d"+strconv.Itoa(i)] = id
+				drop[i] = "holds.#d" + strconv.Itoa(i)
+			}
+			update += " REMOVE " + strings.Join(drop, ", ")
+		}
 	}
-	return intent.ErrNoUsesLeft
-}
-
-// ReleaseUse gives back a use a create took but no intent holds (one UpdateItem).
-func (s *Store) ReleaseUse(ctx context.Context, doc *document.Record) error {
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.Table),
 		Key:                       key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
-		UpdateExpression:          aws.String("ADD uses :release"),
-		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":release": &types.AttributeValueMemberN{Value: "-1"}},
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_exists(pk) AND #version = :v AND " + cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: vals,
+	})
+	if isConditionFailed(err) {
+		return intent.ErrHoldsChanged
+	}
+	return err
+}
+
+// ReleaseHold drops the hold of an intent that was certainly not written (one UpdateItem).
+func (s *Store) ReleaseHold(ctx context.Context, doc *document.Record, id string) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.Table),
+		Key:                      key(docPK(doc.WorkspaceID, doc.Environment, doc.Kind), doc.ID),
+		UpdateExpression:         aws.String("REMOVE holds.#id"),
+		ConditionExpression:      aws.String("attribute_exists(holds.#id)"),
+		ExpressionAttributeNames: map[string]string{"#id": id},
 	})
 	if isConditionFailed(err) {
 		return nil

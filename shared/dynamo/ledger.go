@@ -143,9 +143,21 @@ func (s *Store) ApplyOutcome(ctx context.Context, p *payment.Payment, e intent.E
 				vals[":active"] = &types.AttributeValueMemberS{Value: document.StatusActive}
 			}
 		}
-		if e.ReleaseUse {
+		switch {
+		case e.ReleaseUse:
 			update += ", uses :release"
 			vals[":release"] = &types.AttributeValueMemberN{Value: "-1"}
+		case e.CountUse:
+			update += ", uses :count"
+			vals[":count"] = &types.AttributeValueMemberN{Value: "1"}
+		}
+		if e.DropHold {
+			// Removing a hold that is gone already (dropped as expired) changes nothing.
+			if names == nil {
+				names = map[string]string{}
+			}
+			names["#hold"] = e.HoldID
+			update += " REMOVE holds.#hold"
 		}
 		_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(s.Table),

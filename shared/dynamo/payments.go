@@ -65,15 +65,17 @@ type paymentItem struct {
 	Quantity        int64  `dynamodbav:"qty,omitempty"`
 	SnapshotHash    string `dynamodbav:"snap,omitempty"` // the snapshot item's sort key is SNAP#<snap>
 	ReservedUse     bool   `dynamodbav:"use,omitempty"`
+	UseHeld         bool   `dynamodbav:"hold,omitempty"`
 	// TTL (epoch seconds) is set when the payment ends other than COMPLETED
 	// (payment.RetainUntil); past it the item reads as absent.
 	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
-// GSI2 is sparse, KEYS_ONLY, and follows a payment that needs events (a webhook_url, or a
-// linked intent) through its life: while PENDING it sits under EXPIRY#<shard> (sort key: its
-// expiry, payment.Expiry, with "#s" after it for a linked intent), so the scheduled sweep can
-// expire it and emit payment.expired even if nobody looks at it again. Once terminal, a linked
+// GSI2 is sparse, KEYS_ONLY, and follows a payment through its life: while PENDING every
+// payment sits under EXPIRY#<shard> (sort key: its expiry, payment.Expiry, with "#s" after it
+// for a linked intent and "#q" for one that needs no events), so the scheduled sweep can
+// expire it — emitting payment.expired when it needs events — and give it its retention ttl
+// even if nobody looks at it again (decision 35: an untouched payment ages out too). Once terminal, a linked
 // intent's event sits under SETTLE#<shard> (sort key: when it was recorded, "#", the event
 // id) until its document has the outcome — whatever happens to the webhook meanwhile — and
 // then, like any event, under OUTBOX#<shard> (sort key: when the event's next attempt is due,
@@ -112,14 +114,21 @@ func (s *Store) outboxPK(invoiceID string) string { return outboxPrefix + s.shar
 func outboxSK(next time.Time, eventID string) string { return formatTime(next) + "#" + eventID }
 
 // linkedExpiry marks a linked intent's EXPIRY# sort key: its expiry event has a document
-// follow-up, which the sweep needs to know without reading the item.
-const linkedExpiry = "#s"
+// follow-up, which the sweep needs to know without reading the item. quietExpiry marks a
+// payment that needs no events (no webhook_url, not linked): its expiry records no event.
+const (
+	linkedExpiry = "#s"
+	quietExpiry  = "#q"
+)
 
 // expirySK is a pending payment's EXPIRY# sort key.
 func expirySK(p *payment.Payment) string {
 	sk := formatTime(p.Expiry())
-	if p.Linked() {
+	switch {
+	case p.Linked():
 		sk += linkedExpiry
+	case !p.NeedsEvents():
+		sk += quietExpiry
 	}
 	return sk
 }
@@ -153,13 +162,13 @@ func (s *Store) toPaymentItem(p *payment.Payment) paymentItem {
 		LockedAt: p.LockedAt, FinishedAt: p.FinishedAt, Outbox: p.Outbox, LockBy: p.LockBy,
 		GSI3PK:     intentsPK(p.WorkspaceID, p.Environment),
 		DocumentID: p.Source.DocumentID, DocumentVersion: p.Source.DocumentVersion, Quantity: p.Source.Quantity,
-		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix), ReservedUse: p.ReservedUse,
+		SnapshotHash: strings.TrimPrefix(p.SnapshotKey, snapPrefix), ReservedUse: p.ReservedUse, UseHeld: p.UseHeld,
 		Locale: p.Locale,
 	}
 	if k := p.Source.Kind; k != "" && k != payment.SourceStandalone {
 		it.SourceKind = string(k)
 	}
-	if p.NeedsEvents() && p.Status == payment.Pending {
+	if p.Status == payment.Pending {
 		it.GSI2PK, it.GSI2SK = s.expiryPK(p.InvoiceID), expirySK(p)
 	}
 	return it
@@ -178,7 +187,7 @@ func (it *paymentItem) payment() *payment.Payment {
 		LockedAt: it.LockedAt, FinishedAt: it.FinishedAt, Outbox: it.Outbox, LockBy: it.LockBy,
 		Source: payment.Source{Kind: payment.SourceKind(it.SourceKind), DocumentID: it.DocumentID,
 			DocumentVersion: it.DocumentVersion, Quantity: it.Quantity},
-		ReservedUse: it.ReservedUse, Locale: it.Locale,
+		ReservedUse: it.ReservedUse, UseHeld: it.UseHeld, Locale: it.Locale,
 	}
 	if it.SnapshotHash != "" {
 		p.SnapshotKey = snapPrefix + it.SnapshotHash
@@ -338,7 +347,7 @@ func (s *Store) LockPayment(ctx context.Context, p *payment.Payment, route, paye
 		":pending": &types.AttributeValueMemberS{Value: string(payment.Pending)},
 	}
 	update := "SET lock_route = :route, lock_payer = :payer, locked_at = :now, updated_at = :now"
-	if p.LockBy != nil && p.NeedsEvents() {
+	if p.LockBy != nil {
 		locked := *p
 		locked.LockBy = nil
 		vals[":g2sk"] = &types.AttributeValueMemberS{Value: expirySK(&locked)}
@@ -512,9 +521,9 @@ func (s *Store) PendingDeliveries(ctx context.Context, dueBefore time.Time, limi
 	return out, nil
 }
 
-// ExpiredPending lists PENDING payments that need events (a webhook_url, or a linked intent)
-// whose expiry has passed (every GSI2 expiry shard, keys only; at most limit): the sweep
-// expires them so their payment.expired event is sent and their document learns it.
+// ExpiredPending lists PENDING payments whose expiry has passed (every GSI2 expiry shard, keys
+// only; at most limit): the sweep expires them so their payment.expired event is sent (when
+// they need events), their document learns it, and they carry their retention ttl.
 func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([]payment.Expiring, error) {
 	keys, err := s.sweep(ctx, expiryPrefix, formatTime(now)+"~", limit) // "~" sorts after any fraction and "#s"
 	if err != nil {
@@ -522,7 +531,8 @@ func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([
 	}
 	out := make([]payment.Expiring, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, payment.Expiring{InvoiceID: k.invoiceID, Linked: strings.HasSuffix(k.sk, linkedExpiry)})
+		out = append(out, payment.Expiring{InvoiceID: k.invoiceID, Linked: strings.HasSuffix(k.sk, linkedExpiry),
+			Quiet: strings.HasSuffix(k.sk, quietExpiry)})
 	}
 	return out, nil
 }

@@ -719,7 +719,13 @@ func TestIntentLocale(t *testing.T) {
 	plain := create(`{"amount": 10, "reference": "same-length"}`)
 	withBN := create(`{"amount": 10, "reference": "same-length", "locale": "bn"}`)
 	ctx := context.Background()
-	if d := apitest.ItemSize(rawPaymentItem(t, a, ctx, withBN.ID)) - apitest.ItemSize(rawPaymentItem(t, a, ctx, plain.ID)); d != 4 {
+	// (Both are in the expiry index under a shard whose number has 1 to 3 digits, by the id.)
+	size := func(id string) int {
+		item := rawPaymentItem(t, a, ctx, id)
+		delete(item, "gsi2pk")
+		return apitest.ItemSize(item)
+	}
+	if d := size(withBN.ID) - size(plain.ID); d != 4 {
 		t.Errorf("locale bn adds %d bytes to the payment item, want 4", d)
 	}
 	linked := create(`{"document_id": "` + issuedInvoice(t, a) + `", "locale": "en"}`)

@@ -138,7 +138,8 @@ func Linked(id, ws string, env auth.Environment, merchant string, price *Price, 
 	return &payment.Payment{
 		InvoiceID: id, WorkspaceID: ws, Environment: env, Status: payment.Pending,
 		AmountMinor: price.AmountMinor, Currency: payment.Currency, Reference: price.Reference, Source: price.Source,
-		CreatedAt: now, UpdatedAt: now, ExpiresAt: expires, MerchantName: merchant, ReservedUse: price.MaxUses > 0,
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: expires, MerchantName: merchant,
+		ReservedUse: price.MaxUses > 0, UseHeld: price.MaxUses > 0,
 	}
 }
 

@@ -46,10 +46,10 @@ const (
 // intent is no longer the one the request read (another request got there first).
 var ErrLiveIntentTaken = errors.New("intent: the invoice's live intent changed")
 
-// ErrNoUsesLeft is returned by LinkedStore.ReserveUse when a payment link's uses are all taken.
+// ErrNoUsesLeft is returned when a payment link's uses are all taken (or it is no longer active).
 var ErrNoUsesLeft = errors.New("intent: the payment link has no uses left")
 
-// ErrDocumentChanged is returned by LinkedStore.ReserveUse when the payment link is no longer
+// ErrDocumentChanged is returned by the use hold (holdUse) when the payment link is no longer
 // at the version the request read (edited, or its status changed): it is read and priced anew.
 var ErrDocumentChanged = errors.New("intent: the document changed since it was read")
 
@@ -65,11 +65,12 @@ type LinkedStore interface {
 	PutSnapshot(ctx context.Context, intentID string, snap *Snapshot) error
 	// GetDocument reads a document (strongly consistent); document.ErrNotFound when absent.
 	GetDocument(ctx context.Context, ws string, env auth.Environment, kind document.Kind, id string) (*document.Record, error)
-	// ReserveUse takes one of a payment link's max_uses while it is at the version read, and
-	// so as active as it was read (ErrDocumentChanged otherwise; ErrNoUsesLeft when completed
-	// payments and live intents hold them all); ReleaseUse gives one back.
-	ReserveUse(ctx context.Context, doc *document.Record, maxUses int64) error
-	ReleaseUse(ctx context.Context, doc *document.Record) error
+	// HoldUse writes one hold of a payment link's use (uses.go) while the link is active, on
+	// the condition that its holds are still at the version read: ErrHoldsChanged otherwise
+	// (another hold landed, or the link is no longer active: read again). ReleaseHold drops
+	// the hold of an intent that was certainly not written.
+	HoldUse(ctx context.Context, doc *document.Record, w UseHoldWrite) error
+	ReleaseHold(ctx context.Context, doc *document.Record, id string) error
 	// ReserveInvoiceIntent makes id the issued invoice's live intent until expires, on the
 	// condition that the invoice is at the version read and names none, or names replace
 	// (ErrLiveIntentTaken otherwise: the invoice is read again).
@@ -100,7 +101,11 @@ type Order struct {
 	MerchantName string
 	// Live is what to do about an invoice's PENDING live intent.
 	Live LivePolicy
-	Now  time.Time
+	// Client is the payer's client key on the public page (an opaque key of the address): it
+	// holds at most MaxHoldsPerClient uses of one payment link at once. "" (the merchant's
+	// API, authenticated and limited per workspace) holds without that cap.
+	Client string
+	Now    time.Time
 }
 
 // Placed is the intent an Order ended with.
@@ -148,17 +153,28 @@ func (l *Linker) Place(ctx context.Context, o Order) (*Placed, error) {
 		return l.write(ctx, o, d, nil)
 	}
 	for attempt := 1; ; attempt++ {
-		d, err := l.draft(o, price, expires)
+		exp := expires
+		if price.MaxUses > 0 {
+			// An intent that holds a use lives payment.UseLife at most: its hold ends with it.
+			if life := o.Now.Add(payment.UseLife); life.Before(exp) {
+				exp = life
+			}
+		}
+		d, err := l.draft(o, price, exp)
 		if err != nil {
 			return nil, err
 		}
 		if price.MaxUses == 0 {
 			return l.write(ctx, o, d, nil)
 		}
-		err = l.Store.ReserveUse(ctx, o.Doc, price.MaxUses)
+		took, err := l.holdUse(ctx, o, price.MaxUses, exp)
 		switch {
 		case err == nil:
-			return l.write(ctx, o, d, o.Doc)
+			var held *document.Record
+			if took {
+				held = o.Doc
+			}
+			return l.write(ctx, o, d, held)
 		case errors.Is(err, ErrNoUsesLeft):
 			return l.refuse(ctx, o, apierr.New(apierr.StateConflict,
 				"this payment link cannot take another payment now: its max_uses (%d) are held by completed payments and live payment intents", price.MaxUses))
@@ -178,7 +194,7 @@ func (l *Linker) Place(ctx context.Context, o Order) (*Placed, error) {
 		case errors.Is(err, ErrDocumentChanged):
 			return nil, apierr.New(apierr.ServiceUnavailable, "the payment link is busy; retry shortly")
 		default:
-			return nil, err
+			return l.refuse(ctx, o, err)
 		}
 	}
 }
@@ -368,10 +384,10 @@ func retryLater(msg string, after time.Duration) error {
 }
 
 // write stores the intent p (and its snapshot) and settles what it reserved: held is the
-// payment link whose use this order took (nil for none). A use is given back only when p was
-// certainly not written (an existing intent answered instead); after an ambiguous failure
-// (a timeout: the write may have landed) it stays taken — a link may then take one payment
-// fewer, never one more than its max_uses.
+// payment link whose use this order's hold took (nil for none). The hold is dropped at once
+// only when p was certainly not written (an existing intent answered instead); after an
+// ambiguous failure (a timeout: the write may have landed), or a crash, it stays until its
+// time passes and then frees the use by itself (uses.go): never lost, never sold twice.
 func (l *Linker) write(ctx context.Context, o Order, d draft, held *document.Record) (*Placed, error) {
 	p, s := d.p, d.snap
 	existing, err := l.Store.CreateIntent(ctx, p, s)
@@ -391,7 +407,7 @@ func (l *Linker) write(ctx context.Context, o Order, d draft, held *document.Rec
 			return &Placed{Stored: Stored{Payment: p, Snapshot: s}, Created: true}, nil
 		}
 		if held != nil {
-			if err := l.Store.ReleaseUse(ctx, held); err != nil {
+			if err := l.Store.ReleaseHold(ctx, held, p.InvoiceID); err != nil {
 				return nil, err
 			}
 		}

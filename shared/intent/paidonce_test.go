@@ -107,6 +107,29 @@ func refusedPaid(t *testing.T, res *localapi.Result, door string) {
 	}
 }
 
+// ttlOf is an item's ttl (epoch seconds; 0 for none).
+func ttlOf(item map[string]types.AttributeValue) int64 {
+	n, _ := item["ttl"].(*types.AttributeValueMemberN)
+	if n == nil {
+		return 0
+	}
+	var v int64
+	fmt.Sscan(n.Value, &v)
+	return v
+}
+
+// pastTTL moves an intent's ttl a minute into the past (the store reads with the real clock):
+// what its retention's end looks like before DynamoDB deletes it.
+func pastTTL(t *testing.T, a *localapi.TestAPI, id string) {
+	t.Helper()
+	if _, err := a.Store.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(a.Store.Table),
+		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + id}, "sk": &types.AttributeValueMemberS{Value: "PAY"}},
+		UpdateExpression: aws.String("SET #ttl = :past"), ExpressionAttributeNames: map[string]string{"#ttl": "ttl"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":past": &types.AttributeValueMemberN{Value: fmt.Sprint(time.Now().Add(-time.Minute).Unix())}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func rawItem(t *testing.T, a *localapi.TestAPI, pk, sk string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := a.Store.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(a.Store.Table),
@@ -348,8 +371,10 @@ func TestLiveDocumentsAreNotPayable(t *testing.T) {
 		if _, ok := item["live_intent"]; ok {
 			t.Errorf("live %s: the POST reserved it: %v", kind, item["live_intent"])
 		}
-		if _, ok := item["uses"]; ok {
-			t.Errorf("live %s: the POST took a use: %v", kind, item["uses"])
+		for _, attr := range []string{"uses", "holds"} {
+			if _, ok := item[attr]; ok {
+				t.Errorf("live %s: the POST took a use: %s %v", kind, attr, item[attr])
+			}
 		}
 	}
 	list := decode[listResp](t, a.Do(t, "GET", "/v1/payment-intents", a.Creds.LiveKey, ""))
@@ -429,7 +454,7 @@ func TestUnstartedIntentsHoldAUseOnlyBriefly(t *testing.T) {
 		CreatedAt time.Time  `json:"created_at"`
 	}
 	_ = json.Unmarshal(a.Do(t, "GET", "/v1/payment-intents/"+held.IntentID, a.Creds.SandboxKey, "").Body, &it)
-	if it.StartBy == nil || !it.StartBy.Equal(it.CreatedAt.Add(payment.UseHold)) || !it.ExpiresAt.Equal(it.CreatedAt.Add(payment.DefaultExpiry)) {
+	if it.StartBy == nil || !it.StartBy.Equal(it.CreatedAt.Add(payment.UseHold)) || !it.ExpiresAt.Equal(it.CreatedAt.Add(payment.UseLife)) {
 		t.Fatalf("the held intent: %+v", it)
 	}
 	res, _ = postPublic(t, a, token, `{}`)
@@ -561,15 +586,6 @@ func TestAbandonedIntentsExpireFromTheTable(t *testing.T) {
 	pay(t, a, paid.PaymentURL, "approve")
 	a.DrainWebhooks(t)
 
-	ttlOf := func(item map[string]types.AttributeValue) int64 {
-		n, _ := item["ttl"].(*types.AttributeValueMemberN)
-		if n == nil {
-			return 0
-		}
-		var v int64
-		fmt.Sscan(n.Value, &v)
-		return v
-	}
 	p, _ := a.Store.GetPayment(ctx, gone.ID)
 	want := p.FinishedAt.Add(payment.Retention).Unix()
 	item := rawItem(t, a, "PAY#"+gone.ID, "PAY")
@@ -586,12 +602,7 @@ func TestAbandonedIntentsExpireFromTheTable(t *testing.T) {
 	}
 
 	// Past its ttl, the abandoned intent is absent to every reader.
-	if _, err := a.Store.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(a.Store.Table),
-		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "PAY#" + gone.ID}, "sk": &types.AttributeValueMemberS{Value: "PAY"}},
-		UpdateExpression: aws.String("SET #ttl = :past"), ExpressionAttributeNames: map[string]string{"#ttl": "ttl"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":past": &types.AttributeValueMemberN{Value: fmt.Sprint(time.Now().Add(-time.Minute).Unix())}}}); err != nil {
-		t.Fatal(err)
-	}
+	pastTTL(t, a, gone.ID)
 	apitest.Envelope(t, a.Do(t, "GET", "/v1/payment-intents/"+gone.ID, a.Creds.SandboxKey, ""), http.StatusNotFound, "NOT_FOUND")
 	apitest.Envelope(t, a.Do(t, "POST", "/v1/payment/verify", a.Creds.SandboxKey, `{"invoice_id": "`+gone.ID+`"}`), http.StatusNotFound, "NOT_FOUND")
 	for _, it := range decode[listResp](t, a.Do(t, "GET", "/v1/payment-intents?limit=100", a.Creds.SandboxKey, "")).Items {
@@ -651,7 +662,7 @@ func TestRedriveDrainsABacklogOfExpiries(t *testing.T) {
 // payment link's use (its store implements them): no other production code calls them.
 func TestOnlyIntentReservesInvoicesAndUses(t *testing.T) {
 	root := filepath.Join("..", "..")
-	call := regexp.MustCompile(`\.(ReserveInvoiceIntent|ReserveUse|ReleaseUse)\(`)
+	call := regexp.MustCompile(`\.(ReserveInvoiceIntent|HoldUse|ReleaseHold)\(`)
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err

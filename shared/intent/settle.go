@@ -18,17 +18,28 @@ type Effect struct {
 	// (cancelled, archived): money that arrived is never lost, and never silently counted
 	// towards a closed document.
 	Paid int64
-	// ReleaseUse gives back the payment link use the intent held (ReservedUse) when it ended
-	// other than COMPLETED; a completed payment keeps its use for good.
+	// DropHold removes the intent's hold on its payment link's use (UseHeld), whatever the
+	// outcome; CountUse counts a COMPLETED one's use for good in the same write.
+	DropHold, CountUse bool
+	// HoldID is the intent whose hold DropHold removes.
+	HoldID string
+	// ReleaseUse gives back the counted use an older intent took (ReservedUse without
+	// UseHeld) when it ended other than COMPLETED; a completed payment keeps its use for good.
 	ReleaseUse bool
 }
 
 // EffectOf is the effect of a finished linked intent's outcome on its document.
 func EffectOf(p *payment.Payment) Effect {
-	if p.Status == payment.Completed {
-		return Effect{Paid: int64(p.AmountMinor)}
+	var e Effect
+	if p.UseHeld {
+		e.DropHold, e.HoldID, e.CountUse = true, p.InvoiceID, p.Status == payment.Completed
 	}
-	return Effect{ReleaseUse: p.ReservedUse}
+	if p.Status == payment.Completed {
+		e.Paid = int64(p.AmountMinor)
+		return e
+	}
+	e.ReleaseUse = p.ReservedUse && !p.UseHeld
+	return e
 }
 
 // Ledger is the storage of a linked intent's settlement: its document learns the intent's

@@ -97,9 +97,12 @@ type Payment struct {
 	// Source is where the amount came from: the zero value is a standalone payment (a client
 	// amount); a payment intent priced from a document names it (package intent).
 	Source Source
-	// ReservedUse is true when the intent holds one of its payment link's max_uses: released
-	// (by the document follow-up) if it ends other than COMPLETED.
+	// ReservedUse is true when the intent holds one of its payment link's max_uses. With
+	// UseHeld (every intent since holds) the use is a hold on the link that ends by itself; the
+	// document follow-up drops it and counts a COMPLETED one. Without (older intents) it was
+	// counted at create and is released by the follow-up if it ends other than COMPLETED.
 	ReservedUse bool
+	UseHeld     bool
 	// SnapshotKey names the immutable snapshot of the document a linked intent was priced
 	// from ("" for a standalone payment). The snapshot is stored beside the payment, not in
 	// it, so every later write of the payment stays small.
@@ -238,10 +241,12 @@ func (p *Payment) NewDelivery(to Status, now time.Time) (*Delivery, error) {
 }
 
 // Expiring names a PENDING payment past its expiry that the re-drive's sweep found: Linked
-// says its expiry event has a document follow-up (Delivery.Settle).
+// says its expiry event has a document follow-up (Delivery.Settle); Quiet says it needs no
+// event at all (no webhook_url, not linked): the sweep records EXPIRED and its ttl only.
 type Expiring struct {
 	InvoiceID string
 	Linked    bool
+	Quiet     bool
 }
 
 // Linked reports whether the payment is an intent priced from a document.
@@ -287,6 +292,11 @@ func (p *Payment) Expiry() time.Time {
 // nobody starts paying it (no route locked on its checkout): then it expires and the use goes
 // back to the link. Once a payer locks a route, the intent lives to its expires_at.
 const UseHold = 5 * time.Minute
+
+// UseLife is the longest an intent that holds one of a payment link's max_uses lives, started
+// or not: its expires_at is at most UseLife after create, and so is its hold on the use (a
+// payer who locks a route holds the use for minutes, never for the intent's full lifetime).
+const UseLife = 20 * time.Minute
 
 // Retention is how long a payment that ended other than COMPLETED (failed, cancelled,
 // expired: no money moved) is kept after it ended; its item (and a linked intent's snapshot)

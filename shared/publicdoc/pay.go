@@ -3,6 +3,7 @@ package publicdoc
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -49,7 +50,11 @@ type Checkout struct {
 	Limiter *ratelimit.CapabilityLimiter
 	// Documents limits intent creation per document across every instance (nil: none):
 	// each POST that reaches the pricing spends one request of "DOCPAY#<document id>".
+	// Clients limits it per document and client address (nil: none), and is spent first, so
+	// one client that spends its own budget never spends the document's:
+	// "DOCPAY#<document id>#<client key>".
 	Documents Limiter
+	Clients   Limiter
 	// URLs checks the URL a payer is sent back to (a payment link's return_url) with the
 	// rules of a payment's redirect_url; one that fails them is not used.
 	URLs urlcheck.Policy
@@ -136,8 +141,15 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 	if err != nil {
 		return refuse(err, answers)
 	}
-	if s.Documents != nil {
-		if ok, wait := s.Documents.Allow(ctx, "DOCPAY#"+doc.ID); !ok {
+	client := s.clientKey(doc.ID, r.SourceIP)
+	for _, lim := range []struct {
+		l   Limiter
+		key string
+	}{{s.Clients, "DOCPAY#" + doc.ID + "#" + client}, {s.Documents, "DOCPAY#" + doc.ID}} {
+		if lim.l == nil {
+			continue
+		}
+		if ok, wait := lim.l.Allow(ctx, lim.key); !ok {
 			return refuse(rateLimited(wait), answers)
 		}
 	}
@@ -151,7 +163,7 @@ func (s *Checkout) Pay(ctx context.Context, r *web.Request) (*web.Response, erro
 		Doc: doc, ID: id, Quantity: answers.Quantity, Options: s.options(r, doc, ws, lang),
 		CustomerName: answers.Payer.Name, CustomerEmail: answers.Payer.Email, CustomerPhone: answers.Payer.Phone,
 		Answers: json.RawMessage(canon), RequestHash: hex.EncodeToString(sum[:16]), MerchantName: merchant,
-		Live: intent.AdoptLive, Now: now,
+		Live: intent.AdoptLive, Client: client, Now: now,
 	}
 	if doc.Kind == document.Invoices {
 		order.Quantity = nil // an invoice is paid whole
@@ -198,6 +210,15 @@ func (s *Checkout) options(r *web.Request, doc *document.Record, ws *auth.Worksp
 		opts.WebhookURL = u
 	}
 	return opts
+}
+
+// clientKey is the payer's client key for one document: 16 hex of an HMAC (with the token
+// key) of the document id and the client address, so a document's holds and budgets name a
+// client without storing its address (nor a hash of it that a list of addresses reverses).
+func (s *Checkout) clientKey(docID, addr string) string {
+	m := hmac.New(sha256.New, s.Tokens)
+	m.Write([]byte("takapay-pay-client\x00" + docID + "\x00" + addr))
+	return hex.EncodeToString(m.Sum(nil)[:8])
 }
 
 // rateLimited is the 429 of a document whose intent creation budget is spent.

@@ -3,6 +3,7 @@ package publicdoc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -178,11 +179,15 @@ func TestPayLinkNeverOversold(t *testing.T) {
 	var mu sync.Mutex
 	got := map[int][]string{}
 	var wg sync.WaitGroup
-	for range 50 {
+	for i := range 50 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, p := postPay(t, a, token, `{"quantity": 2}`)
+			// 50 payers, each from an address of its own (one client holds at most
+			// intent.MaxHoldsPerClient uses: TestOneClientCannotHoardAPaymentLink).
+			res := a.DoFrom(t, fmt.Sprintf("127.0.0.%d", 10+i), "POST", "/v1/public/documents/"+token, "", `{"quantity": 2}`)
+			var p payResp
+			_ = json.Unmarshal(res.Body, &p)
 			mu.Lock()
 			got[res.Status] = append(got[res.Status], p.IntentID)
 			mu.Unlock()
@@ -216,7 +221,7 @@ func TestPayLinkNeverOversold(t *testing.T) {
 		t.Fatalf("after a cancel freed a use: %d %s", res.Status, res.Body)
 	}
 	if n := apitest.DDBRequests(t, a, res); n != 5 {
-		t.Errorf("a link POST made %d DynamoDB requests, want 5 (GSI3 Query, BatchGetItem, use UpdateItem, intent PutItem, snapshot PutItem)", n)
+		t.Errorf("a link POST made %d DynamoDB requests, want 5 (GSI3 Query, BatchGetItem, use hold UpdateItem, intent PutItem, snapshot PutItem)", n)
 	}
 	res, _ = postPay(t, a, token, `{}`)
 	apitest.Envelope(t, res, 409, "STATE_CONFLICT")

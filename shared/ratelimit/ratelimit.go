@@ -73,8 +73,9 @@ const keepFor = time.Minute
 type Limiter struct {
 	// Store holds the shared buckets.
 	Store Store
-	// Rate is the sustained requests per second per key (at least 1).
+	// Rate is the sustained requests per Per (a second when zero) per key (at least 1).
 	Rate int
+	Per  time.Duration
 	// Burst is the bucket's capacity: the requests a key may make at once after a pause.
 	Burst int
 	// Lease is the tokens one write takes (1 to Burst; more is taken as Burst).
@@ -103,11 +104,15 @@ func (l *Limiter) now() time.Time {
 	return time.Now()
 }
 
-// interval is the time one token stands for, 1/Rate, rounded up to a whole microsecond (the
+// interval is the time one token stands for, Per/Rate, rounded up to a whole microsecond (the
 // resolution of the stored TAT) so that rounding never grants extra tokens (a Rate above
 // 1,000,000 a second acts as 1,000,000).
 func (l *Limiter) interval() time.Duration {
-	us := (int64(time.Second/time.Microsecond) + int64(l.Rate) - 1) / int64(l.Rate)
+	per := l.Per
+	if per <= 0 {
+		per = time.Second
+	}
+	us := (int64(per/time.Microsecond) + int64(l.Rate) - 1) / int64(l.Rate)
 	return time.Duration(us) * time.Microsecond
 }
 

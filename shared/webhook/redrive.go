@@ -76,29 +76,34 @@ func (r *Redrive) Expire(ctx context.Context) (int, error) {
 			return total, errors.Join(append(errs, err)...)
 		}
 		refs := make([]payment.EventRef, len(due))
-		linked := make(map[string]bool, len(due))
+		found := make(map[string]payment.Expiring, len(due))
 		for i, e := range due {
-			refs[i], linked[e.InvoiceID] = payment.EventRef{InvoiceID: e.InvoiceID}, e.Linked
+			refs[i], found[e.InvoiceID] = payment.EventRef{InvoiceID: e.InvoiceID}, e
 		}
 		var mu sync.Mutex
 		var events []payment.EventRef
 		n, roundErrs := r.each(ctx, refs, func(ctx context.Context, ref payment.EventRef) (bool, error) {
-			// Only payments that need events (a webhook_url, or a document to tell) are in the
-			// sweep's index: each expiry emits an event.
-			d, err := payment.NewEvent(payment.Expired, now)
-			if err != nil {
-				return false, err
+			// A payment that needs events (a webhook_url, or a document to tell) emits one; a
+			// quiet one is recorded EXPIRED with its ttl only, so it ages out too.
+			var d *payment.Delivery
+			if e := found[ref.InvoiceID]; !e.Quiet {
+				var err error
+				if d, err = payment.NewEvent(payment.Expired, now); err != nil {
+					return false, err
+				}
+				d.Settle = e.Linked
 			}
-			d.Settle = linked[ref.InvoiceID]
 			if _, err := r.Store.ExpirePayment(ctx, ref.InvoiceID, d, now); err != nil {
 				if errors.Is(err, payment.ErrStateChanged) { // finished or expired meanwhile: nothing to do
 					return false, nil
 				}
 				return false, fmt.Errorf("expire %s: %w", ref.InvoiceID, err)
 			}
-			mu.Lock()
-			events = append(events, payment.EventRef{InvoiceID: ref.InvoiceID, EventID: d.EventID})
-			mu.Unlock()
+			if d != nil {
+				mu.Lock()
+				events = append(events, payment.EventRef{InvoiceID: ref.InvoiceID, EventID: d.EventID})
+				mu.Unlock()
+			}
 			return true, nil
 		})
 		total += n

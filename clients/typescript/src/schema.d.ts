@@ -299,7 +299,7 @@ export interface paths {
         put?: never;
         /**
          * The payer starts paying an invoice or a payment link (JSON, or a form from the page).
-         * @description Public (the token is the capability). The answers are checked against the document's fields (required, options, types; 422 naming the field), then the server prices a payment intent from the document as it is now and answers where to pay: 201 {intent_id, payment_url} in JSON, or 303 to payment_url for a form (a form with problems gets the page again with the error and its answers, 422). An invoice has at most one live intent: while one is PENDING and unexpired, a second POST answers that same intent (200), so two tabs or two payers cannot pay it twice; once one has COMPLETED, every POST is 409 ("this invoice has been paid"), whatever its age and before paid_minor shows it. A live intent past its expiry whose EXPIRED is not recorded yet makes the POST a 409 with Retry-After (the re-drive records it within a minute). A payment link gives each payer their own intent; its max_uses bounds completed payments and live intents together (409 when taken; an intent nobody starts within 5 minutes gives its use back), max_quantity bounds quantity. A document that is not payable (paid, cancelled, archived, expired) is 409; a live one is 403 (this release takes sandbox payments only); unknown or draft 404. Limited per token and per client address like the checkout, and per document across instances (429 with Retry-After).
+         * @description Public (the token is the capability). The answers are checked against the document's fields (required, options, types; 422 naming the field), then the server prices a payment intent from the document as it is now and answers where to pay: 201 {intent_id, payment_url} in JSON, or 303 to payment_url for a form (a form with problems gets the page again with the error and its answers, 422). An invoice has at most one live intent: while one is PENDING and unexpired, a second POST answers that same intent (200), so two tabs or two payers cannot pay it twice; once one has COMPLETED, every POST is 409 ("this invoice has been paid"), whatever its age and before paid_minor shows it. A live intent past its expiry whose EXPIRED is not recorded yet makes the POST a 409 with Retry-After (the re-drive records it within a minute). A payment link gives each payer their own intent; its max_uses bounds completed payments and live intents together (409 when taken). A live intent holds its use for minutes only: it lives 20 minutes at most (expires_at), an intent nobody starts within 5 minutes gives its use back (start_by), and a use whose intent never got written is free again a minute after that. One client address holds at most 3 uses of one payment link at once (429 with Retry-After until one of its intents ends); max_quantity bounds quantity. A document that is not payable (paid, cancelled, archived, expired) is 409; a live one is 403 (this release takes sandbox payments only); unknown or draft 404. Limited per token and per client address like the checkout, and per document and per client address and document across instances (429 with Retry-After).
          */
         post: operations["postPublicDocumentsToken"];
         delete?: never;
@@ -1706,7 +1706,7 @@ export interface components {
             redirect_url?: components["schemas"]["PublicHttpsUrl"];
             cancel_url?: components["schemas"]["PublicHttpsUrl"];
             webhook_url?: components["schemas"]["PublicHttpsUrl"];
-            /** @description How long the intent stays payable (default 30); then it is EXPIRED. */
+            /** @description How long the intent stays payable (default 30); then it is EXPIRED. An intent of a payment link with max_uses holds a use and lives at most 20 minutes, whatever is asked (expires_at says so), so no payer holds a use for longer. */
             expires_in_minutes?: number | null;
             locale?: components["schemas"]["PayerLocale"];
             /** @description At most 50 keys of 1 to 40 characters and 4096 bytes as compact JSON. No secrets. */
@@ -1752,7 +1752,7 @@ export interface components {
             expires_at: string;
             /**
              * Format: date-time
-             * @description Present while a PENDING intent holds one of a payment link's max_uses and its payer has not started (locked a route on the checkout): it expires at this time (5 minutes after create, or expires_at if sooner) unless started, and the use goes back to the link. Once started it lives to expires_at.
+             * @description Present while a PENDING intent holds one of a payment link's max_uses and its payer has not started (locked a route on the checkout): it expires at this time (5 minutes after create, or expires_at if sooner) unless started, and the use goes back to the link. Once started it lives to expires_at, which for an intent holding a use is at most 20 minutes after create (a payer holds a use for minutes, never longer).
              */
             start_by?: string;
             /** Format: date-time */

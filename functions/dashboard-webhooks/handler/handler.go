@@ -36,10 +36,10 @@ var SealerFor = func(d *app.Deps) (webhook.Sealer, error) {
 	return kmsseal.NewKMS(d.AWS, d.Config.WebhookSecretsKeyID)
 }
 
-// TestsPerMinute is how many test events one workspace may send per minute through one
-// instance (ratelimit.Window: no store, no write). With the function's reserved concurrency
-// that bounds what the dashboard can make Takapay send to any URL; each test itself is
-// bounded by the sender's timeout (webhook.DefaultTimeout).
+// TestsPerMinute is how many test events one workspace may send per minute, across every
+// instance (ratelimit.Limiter: RATE#WHTEST#<workspace>, one lease write per test event, so
+// the bound is exact): what the dashboard can make Takapay send to any URL. Each test itself
+// is bounded by the sender's timeout (webhook.DefaultTimeout).
 const TestsPerMinute = 10
 
 // Build wires the webhooks page: the dashboard's pages and sessions (package wire) with the
@@ -53,8 +53,9 @@ func Build(d *app.Deps) app.API {
 		d.Logger.Error("webhook secrets cannot be opened", slog.String("error", err.Error()))
 	}
 	w := &webhooks{store: d.Store, act: activity.New(d.Store, d.Now), logger: d.Logger, now: d.Now,
-		limit: &ratelimit.Window{Limit: TestsPerMinute, Period: time.Minute}}
+		limit: &ratelimit.Limiter{Rate: TestsPerMinute, Per: time.Minute, Burst: TestsPerMinute, Lease: 1, Now: d.Now}}
 	if d.Store != nil {
+		w.limit.Store = d.Store
 		w.tester = &webhook.Tester{URLs: d.URLs, Now: d.Now,
 			Secrets: (&webhook.Keyring{Store: d.Store, Sealer: sealer, Logger: d.Logger}).Secrets,
 			Client:  webhook.NewClient(webhook.ClientOptions{AllowLocalhost: d.URLs.AllowLocalhost})}
@@ -71,7 +72,7 @@ type webhooks struct {
 	store  webhook.IntentLister
 	tester *webhook.Tester
 	act    *activity.Service
-	limit  *ratelimit.Window
+	limit  *ratelimit.Limiter
 	logger *slog.Logger
 	now    func() time.Time
 }
@@ -112,11 +113,9 @@ func (w *webhooks) SendTest(ctx context.Context, a dashboard.Actor, env auth.Env
 	} else if err != nil {
 		return nil, err
 	}
-	now := w.clock()
-	if blocked, wait := w.limit.Blocked(a.WorkspaceID, now); blocked {
+	if ok, wait := w.limit.Allow(ctx, "WHTEST#"+a.WorkspaceID); !ok {
 		return nil, &dashboard.LimitedError{RetryAfter: wait}
 	}
-	w.limit.Add(a.WorkspaceID, now)
 	start := time.Now()
 	res, err := w.tester.Send(ctx, a.WorkspaceID, env, rawURL)
 	var out *dashboard.TestEvent

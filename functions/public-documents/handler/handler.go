@@ -2,6 +2,8 @@
 package handler
 
 import (
+	"time"
+
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/publicdoc"
 	"github.com/takapay/payments/shared/ratelimit"
@@ -14,7 +16,8 @@ var Function = app.HTTPFunction{LogicalID: "PublicDocumentsFunction", Name: "pub
 // Build wires the public document page and the payer's POST (no merchant credential; the
 // token is the capability). Both share one limiter per token and client address, with the
 // checkout's limits; the POST also spends the document's own budget of intent creations,
-// shared by every instance (DOCUMENT_PAY_RATE, DOCUMENT_PAY_BURST).
+// shared by every instance (DOCUMENT_PAY_RATE, DOCUMENT_PAY_BURST), after the client's own
+// budget on that document (DOCUMENT_PAY_PER_CLIENT a minute).
 func Build(d *app.Deps) app.API {
 	limiter := &ratelimit.CapabilityLimiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}
 	s := &publicdoc.Service{Store: d.Store, Limiter: limiter, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs, Now: d.Now}
@@ -24,6 +27,10 @@ func Build(d *app.Deps) app.API {
 		// One write per POST (a lease of one), so the bound holds exactly across instances.
 		c.Documents = &ratelimit.Limiter{Store: d.Store, Rate: d.Config.DocumentPayRate,
 			Burst: d.Config.DocumentPayBurst, Lease: 1, Now: d.Now}
+	}
+	if n := d.Config.DocumentPayPerClient; n > 0 {
+		// Per client address and document, spent first: one more write per POST.
+		c.Clients = &ratelimit.Limiter{Store: d.Store, Rate: n, Per: time.Minute, Burst: n, Lease: 1, Now: d.Now}
 	}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /v1/public/documents/{token}":  s.View,

@@ -68,6 +68,8 @@ type contractTransport struct {
 	tb       testing.TB
 	contract *contract.Contract
 	host     string
+	// base sends the request (nil: http.DefaultTransport).
+	base http.RoundTripper
 }
 
 func (t *contractTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -76,7 +78,11 @@ func (t *contractTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		req = req.Clone(req.Context())
 		req.Header.Set(checkedHeader, "1")
 	}
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(req)
 	if err != nil || !ours {
 		return resp, err
 	}

@@ -86,6 +86,9 @@ func StartTestAPI(tb testing.TB, opts Options) *TestAPI {
 	if !rate && !burst {
 		opts.Env["DOCUMENT_PAY_RATE"], opts.Env["DOCUMENT_PAY_BURST"] = "1000000", "1000000"
 	}
+	if _, set := opts.Env["DOCUMENT_PAY_PER_CLIENT"]; !set {
+		opts.Env["DOCUMENT_PAY_PER_CLIENT"] = "1000000"
+	}
 	var set *rie.Set
 	var gw *localgw.Gateway
 	var deps map[string]*app.Deps
@@ -209,17 +212,24 @@ type Result struct {
 // body that fails its schema — fails the test (tb.Errorf), and Do still returns it.
 func (a *TestAPI) Do(tb testing.TB, method, path, key, body string, headers ...string) *Result {
 	tb.Helper()
-	return a.do(tb, true, method, path, key, body, headers...)
+	return a.do(tb, true, "", method, path, key, body, headers...)
+}
+
+// DoFrom is Do from another client address: addr is a loopback address (127.0.0.2, …) the
+// request is sent from, which the gateway passes on as the request's source IP.
+func (a *TestAPI) DoFrom(tb testing.TB, addr, method, path, key, body string, headers ...string) *Result {
+	tb.Helper()
+	return a.do(tb, true, addr, method, path, key, body, headers...)
 }
 
 // DoNoRedirect is Do answering a redirect itself instead of following it: the result is the
 // first response, whose log line is the route the request was sent to.
 func (a *TestAPI) DoNoRedirect(tb testing.TB, method, path, key, body string, headers ...string) *Result {
 	tb.Helper()
-	return a.do(tb, false, method, path, key, body, headers...)
+	return a.do(tb, false, "", method, path, key, body, headers...)
 }
 
-func (a *TestAPI) do(tb testing.TB, follow bool, method, path, key, body string, headers ...string) *Result {
+func (a *TestAPI) do(tb testing.TB, follow bool, from, method, path, key, body string, headers ...string) *Result {
 	tb.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -242,7 +252,12 @@ func (a *TestAPI) do(tb testing.TB, follow bool, method, path, key, body string,
 	if c == nil {
 		c = loadContract(tb)
 	}
-	client := &http.Client{Transport: &contractTransport{tb: tb, contract: c, host: req.URL.Host}}
+	ct := &contractTransport{tb: tb, contract: c, host: req.URL.Host}
+	if from != "" {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+		ct.base = &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}
+	}
+	client := &http.Client{Transport: ct}
 	if !follow {
 		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	}

@@ -178,9 +178,9 @@ func grantFor(sts []statement, action, prefix string) grant {
 }
 
 // settlementDocumentAttributes are a document's payment state: written by the payments'
-// follow-ups (paid_minor, payments, applying) and the payers' reservations (uses,
-// live_intent), never by the documents API.
-var settlementDocumentAttributes = []string{"paid_minor", "payments", "uses", "live_intent", "applying"}
+// follow-ups (paid_minor, payments, applying) and the payers' reservations (uses, holds,
+// hv, live_intent), never by the documents API.
+var settlementDocumentAttributes = []string{"paid_minor", "payments", "uses", "holds", "hv", "live_intent", "applying"}
 
 // Least privilege, as written: no function may update an immutable payment attribute, every
 // payment update is bounded by an attribute list, and the sender cannot write signing secrets.
@@ -245,7 +245,7 @@ func TestTemplatePoliciesLeastPrivilege(t *testing.T) {
 	case put.unbounded:
 		t.Error("DocumentsFunction may PutItem documents without a dynamodb:Attributes list")
 	}
-	for _, a := range []string{"uses", "live_intent", "applying"} {
+	for _, a := range []string{"uses", "holds", "hv", "live_intent", "applying"} {
 		if slices.Contains(put.attrs, a) {
 			t.Errorf("DocumentsFunction may PutItem documents with %s", a)
 		}

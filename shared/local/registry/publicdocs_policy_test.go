@@ -22,7 +22,7 @@ var reservingFunctions = []string{"PublicDocumentsFunction", "PaymentIntentsFunc
 
 // reservationAttributes are all a reservation's UpdateItem may name on a document: the key,
 // the two reservations, and the version its condition compares.
-var reservationAttributes = []string{"pk", "sk", "live_intent", "uses", "version"}
+var reservationAttributes = []string{"pk", "sk", "live_intent", "uses", "version", "holds", "hv"}
 
 // Least privilege, as written (issue 30 item 6): IAM checks every attribute an UpdateItem
 // names — its update and its condition — against dynamodb:Attributes, so a function whose
@@ -121,8 +121,10 @@ func TestPublicDocumentsStayWithinTheirPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	api("POST", "payment-links/"+linkID+"/archive", "", 200)
-	if err := a.Store.ReserveUse(ctx, staleLink, 3); !errors.Is(err, intent.ErrDocumentChanged) {
-		t.Errorf("a use of an archived link read while active: %v, want ErrDocumentChanged", err)
+	hold := intent.UseHoldWrite{ID: "00000000-0000-4000-8000-000000000002",
+		Hold: document.UseHold{Until: time.Now().Add(time.Minute)}, Version: staleLink.HoldsVersion}
+	if err := a.Store.HoldUse(ctx, staleLink, hold); !errors.Is(err, intent.ErrHoldsChanged) {
+		t.Errorf("a hold on an archived link read while active: %v, want ErrHoldsChanged", err)
 	}
 	pay(linkToken, 409)
 	staleInv, err := a.Store.GetDocument(ctx, ws, auth.Sandbox, document.Invoices, invID)
