@@ -197,8 +197,8 @@ func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Respo
 		}
 		email := r.field("email")
 		f := &form{values: map[string]string{"email": email, "role": r.field("role")}}
-		if !validEmail(email) {
-			f.fail("email", t(r.l(), "dash.rule.email"))
+		if rule := emailRule(email); rule != "" {
+			f.fail("email", t(r.l(), rule))
 		}
 		role, ok := auth.ParseRole(r.field("role"))
 		if !ok || !slices.Contains(invitable, role) {
@@ -411,9 +411,11 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 	if err != nil {
 		return nil, err
 	}
-	// A user at passkey.MaxPerUser gets no ceremony ("" from BeginRegistration): no form.
-	options, ceremony, err := s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email)
-	if err != nil {
+	// A user at passkey.MaxPerUser gets no ceremony ("" from BeginRegistration): no form. A
+	// session without a recent proof gets the "confirm it's you" form instead.
+	options, ceremony, err := s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email, r.viewer.user.ProvedAt)
+	confirm := errors.Is(err, ErrProofNeeded)
+	if err != nil && !confirm {
 		return nil, err
 	}
 	return s.page(r, status, t(r.l(), "dash.passkeys.title"), func(d *doc) {
@@ -454,6 +456,19 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 			d.Raw("</div></li>")
 		}
 		d.Raw("</ul>\n")
+		if confirm {
+			d.Raw("<h2>")
+			d.text("dash.passkeys.add")
+			d.Raw("</h2>\n<p>")
+			d.text("dash.passkeys.confirm")
+			d.Raw("</p>\n")
+			d.errorSummary(f)
+			d.formStart("/dashboard/passkeys/confirm", "passkey-confirm-form")
+			d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
+			d.submit("dash.passkeys.confirm_submit", "passkey-confirm")
+			d.Raw("</form>\n")
+			return
+		}
 		if ceremony == "" {
 			return
 		}
@@ -508,7 +523,11 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
 		}
 		name := r.field("name")
-		err := s.Passkeys.FinishRegistration(ctx, r.viewer.user.UserID, r.form.Get("ceremony"), name, r.form.Get("response"))
+		err := s.Passkeys.FinishRegistration(ctx, r.viewer.user.UserID, r.form.Get("ceremony"), name, r.form.Get("response"),
+			r.viewer.user.ProvedAt, r.client())
+		if errors.Is(err, ErrProofNeeded) {
+			return s.passkeysPage(ctx, r, 403, nil, "")
+		}
 		var fe *FieldError
 		if errors.As(err, &fe) {
 			f := &form{values: map[string]string{"name": name}}
@@ -519,6 +538,32 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/passkeys?notice=added"), nil
+	})(ctx, wr)
+}
+
+// ConfirmPasskeyProof is POST /dashboard/passkeys/confirm: the "confirm it's you" step
+// before adding a passkey. The password typed again is recorded in the session (the account
+// service counts a wrong one as a failed sign-in); the passkeys page then offers the form.
+func (s *Service) ConfirmPasskeyProof(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if s.Passkeys == nil {
+			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
+		}
+		err := s.Accounts.ConfirmPassword(ctx, r.viewer.token, r.form.Get("password"), r.client())
+		var fe *FieldError
+		switch {
+		case errors.Is(err, ErrBadCredentials):
+			f := &form{}
+			f.fail("password", t(r.l(), "dash.passkeys.confirm_bad"))
+			return s.passkeysPage(ctx, r, 422, f, "")
+		case errors.As(err, &fe):
+			f := &form{}
+			f.fail("password", r.fieldMessage(fe))
+			return s.passkeysPage(ctx, r, 422, f, "")
+		case err != nil:
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/passkeys"), nil
 	})(ctx, wr)
 }
 
@@ -549,7 +594,7 @@ func (s *Service) RemovePasskey(ctx context.Context, wr *web.Request) (*web.Resp
 		if s.Passkeys == nil {
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
 		}
-		if err := s.Passkeys.Remove(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"]); err != nil {
+		if err := s.Passkeys.Remove(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"], r.client()); err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/passkeys?notice=removed-passkey"), nil

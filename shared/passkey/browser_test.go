@@ -95,14 +95,14 @@ func (s *testSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := s.e.ctx
 	switch r.Method + " " + r.URL.Path {
 	case "GET /register":
-		c, err := s.e.svc.BeginRegistration(ctx, s.userID, "alice@example.com")
+		c, err := s.e.svc.BeginRegistration(ctx, s.userID, "alice@example.com", s.e.clock.Now())
 		if err != nil {
 			http.Error(w, err.Error(), 500)
 			return
 		}
 		s.form(w, "register", c)
 	case "POST /register":
-		rec, err := s.e.svc.FinishRegistration(ctx, s.userID, r.PostFormValue("ceremony"), r.PostFormValue("name"), r.PostFormValue("response"))
+		rec, err := s.e.svc.FinishRegistration(ctx, s.userID, r.PostFormValue("ceremony"), r.PostFormValue("name"), r.PostFormValue("response"), s.e.clock.Now())
 		text := ""
 		if err == nil {
 			text = "registered " + rec.Name

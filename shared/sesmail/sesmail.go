@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/mail"
 	"strings"
 	"time"
@@ -107,6 +108,26 @@ func NewFromConfig(awsCfg aws.Config, endpoint string, cfg Config) (*Sender, err
 		}
 	})
 	return New(client, cfg)
+}
+
+// FromEnv is the sender of a function whose environment names MAIL_FROM (and SES_ENDPOINT
+// locally): nil, with the reason logged, when lookup is nil (route table tests) or the
+// configuration is unusable; the dashboard then reports each email as not sent.
+func FromEnv(awsCfg aws.Config, lookup func(string) (string, bool), logger *slog.Logger) takamail.Sender {
+	if lookup == nil {
+		return nil
+	}
+	endpoint, cfg, err := ConfigFromEnv(lookup)
+	if err == nil {
+		var s *Sender
+		if s, err = NewFromConfig(awsCfg, endpoint, cfg); err == nil {
+			return s
+		}
+	}
+	if logger != nil {
+		logger.Error("no email sender", slog.String("error", err.Error()))
+	}
+	return nil
 }
 
 // Send sends m: one SendEmail call under the sender's timeout (the SDK's retryer retries inside

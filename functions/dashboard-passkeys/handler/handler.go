@@ -1,7 +1,8 @@
 // Package handler is DashboardPasskeysFunction of template.yaml: the dashboard's passkey
 // pages (register, list, rename, remove; sign in with a passkey), split from
 // DashboardFunction because go-webauthn would take that binary past the size bound
-// (docs/dashboard.md). It sends no email and seals nothing.
+// (docs/dashboard.md). It sends one email, the "passkey added" notice (SES, MAIL_FROM), and
+// seals nothing.
 package handler
 
 import (
@@ -27,13 +28,14 @@ func Build(d *app.Deps) app.API {
 		pk, err := passkey.New(passkey.Config{Origin: p.Origin.Scheme + "://" + p.Origin.Host, RPID: p.Origin.Hostname(),
 			Name: "Takapay", Now: d.Now, OnEvent: passkeyEvents{rec: p.Recorder}.event}, d.Store, wire.SessionStarter{A: p.Accounts})
 		if err == nil {
-			s.Passkeys = passkeysAdapter{p: pk, rec: p.Recorder}
+			s.Passkeys = passkeysAdapter{p: pk, rec: p.Recorder, accounts: p.Accounts}
 		} else if d.Logger != nil {
 			d.Logger.Warn("dashboard: passkeys off", slog.String("error", err.Error()))
 		}
 	}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard/passkeys":                     s.PasskeysPage,
+		"POST /dashboard/passkeys/confirm":            s.ConfirmPasskeyProof,
 		"POST /dashboard/passkeys/register":           s.FinishPasskeyRegistration,
 		"POST /dashboard/passkeys/{passkeyID}/rename": s.RenamePasskey,
 		"POST /dashboard/passkeys/{passkeyID}/remove": s.RemovePasskey,

@@ -7,7 +7,6 @@ import (
 	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/dashboard/wire"
 	"github.com/takapay/payments/shared/kmsseal"
-	"github.com/takapay/payments/shared/mail"
 	"github.com/takapay/payments/shared/sesmail"
 )
 
@@ -20,16 +19,7 @@ func Service(d *app.Deps) *dashboard.Service {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	var sender mail.Sender
-	if lookup := d.Config.Lookup; lookup == nil {
-		// Deps without an environment (route table tests): no sender.
-	} else if endpoint, cfg, err := sesmail.ConfigFromEnv(lookup); err != nil {
-		logger.Error("dashboard: no email sender", slog.String("error", err.Error()))
-	} else if s, err := sesmail.NewFromConfig(d.AWS, endpoint, cfg); err != nil {
-		logger.Error("dashboard: no email sender", slog.String("error", err.Error()))
-	} else {
-		sender = s
-	}
+	sender := sesmail.FromEnv(d.AWS, d.Config.Lookup, logger)
 	sealer, err := kmsseal.New(d.AWS, d.Config.WebhookSecretsKeyID, d.Config.LocalSealingKey)
 	if err != nil && d.Store != nil {
 		logger.Warn("dashboard: webhook secrets cannot be issued", slog.String("error", err.Error()))
