@@ -65,7 +65,7 @@ func TestStolenSessionCannotAddPasskey(t *testing.T) {
 		t.Fatalf("finish with a stale proof: %d\n%.3000s", p.status, p.body)
 	}
 	// A wrong password is refused (and counted as a failed sign-in).
-	p = attacker.post("/dashboard/passkeys/confirm", url.Values{"csrf": {csrf(t, p)}, "password": {"guessed passphrase 1"}})
+	p = attacker.post("/dashboard/confirm-password", url.Values{"csrf": {csrf(t, p)}, "password": {"guessed passphrase 1"}})
 	if p.status != 422 || !strings.Contains(p.body, `id="passkey-confirm-form"`) {
 		t.Fatalf("confirm with a wrong password: %d\n%.3000s", p.status, p.body)
 	}
@@ -78,7 +78,7 @@ func TestStolenSessionCannotAddPasskey(t *testing.T) {
 	}
 
 	// The owner types the password: the form is back (a ceremony can begin).
-	p = owner.post("/dashboard/passkeys/confirm", url.Values{"csrf": {csrf(t, p)}, "password": {"a long sandbox passphrase"}})
+	p = owner.post("/dashboard/confirm-password", url.Values{"csrf": {csrf(t, p)}, "password": {"a long sandbox passphrase"}})
 	if p.status != 200 || !strings.Contains(p.body, `name="ceremony"`) || strings.Contains(p.body, `id="passkey-confirm-form"`) {
 		t.Fatalf("after confirming: %d\n%.3000s", p.status, p.body)
 	}

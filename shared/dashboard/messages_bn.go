@@ -256,5 +256,8 @@ var messagesBN = map[string]string{
 	"dash.action.member.removed":        "সদস্য সরানো",
 	"dash.action.member.left":           "সদস্য ছেড়ে গেছেন",
 	"dash.action.ownership.transferred": "মালিকানা হস্তান্তর",
+	"dash.action.passkey.added":         "পাসকি যোগ করা হয়েছে",
+	"dash.action.passkey.removed":       "পাসকি সরানো হয়েছে",
+	"dash.action.passkeys.removed":      "সব পাসকি সরানো হয়েছে",
 	"dash.sign_in.password":             "পাসওয়ার্ড দিয়ে সাইন ইন",
 }

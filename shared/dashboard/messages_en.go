@@ -253,5 +253,8 @@ var messagesEN = map[string]string{
 	"dash.action.member.removed":        "Member removed",
 	"dash.action.member.left":           "Member left",
 	"dash.action.ownership.transferred": "Ownership transferred",
+	"dash.action.passkey.added":         "Passkey added",
+	"dash.action.passkey.removed":       "Passkey removed",
+	"dash.action.passkeys.removed":      "Every passkey removed",
 	"dash.sign_in.password":             "Sign in with a password",
 }

@@ -459,14 +459,8 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 		if confirm {
 			d.Raw("<h2>")
 			d.text("dash.passkeys.add")
-			d.Raw("</h2>\n<p>")
-			d.text("dash.passkeys.confirm")
-			d.Raw("</p>\n")
-			d.errorSummary(f)
-			d.formStart("/dashboard/passkeys/confirm", "passkey-confirm-form")
-			d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
-			d.submit("dash.passkeys.confirm_submit", "passkey-confirm")
-			d.Raw("</form>\n")
+			d.Raw("</h2>\n")
+			d.confirmForm(f)
 			return
 		}
 		if ceremony == "" {
@@ -541,29 +535,40 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 	})(ctx, wr)
 }
 
-// ConfirmPasskeyProof is POST /dashboard/passkeys/confirm: the "confirm it's you" step
-// before adding a passkey. The password typed again is recorded in the session (the account
-// service counts a wrong one as a failed sign-in); the passkeys page then offers the form.
-func (s *Service) ConfirmPasskeyProof(ctx context.Context, wr *web.Request) (*web.Response, error) {
+// confirmForm is the "confirm it's you" step: the password again, posted to
+// /dashboard/confirm-password (DashboardFunction), which goes back to the passkeys page.
+func (d *doc) confirmForm(f *form) {
+	d.Raw("<p>")
+	d.text("dash.passkeys.confirm")
+	d.Raw("</p>\n")
+	d.errorSummary(f)
+	d.formStart("/dashboard/confirm-password", "passkey-confirm-form")
+	d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
+	d.submit("dash.passkeys.confirm_submit", "passkey-confirm")
+	d.Raw("</form>\n")
+}
+
+// ConfirmPassword is POST /dashboard/confirm-password: the "confirm it's you" step before
+// adding a passkey. The password typed again is recorded in the session (the account service
+// counts a wrong one as a failed sign-in, *LimitedError past the limits), then the passkeys
+// page offers its form. It is DashboardFunction's (which links the password and email code
+// already), not DashboardPasskeysFunction's.
+func (s *Service) ConfirmPassword(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
-		if s.Passkeys == nil {
-			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
-		}
 		err := s.Accounts.ConfirmPassword(ctx, r.viewer.token, r.form.Get("password"), r.client())
+		f := &form{}
 		var fe *FieldError
 		switch {
 		case errors.Is(err, ErrBadCredentials):
-			f := &form{}
 			f.fail("password", t(r.l(), "dash.passkeys.confirm_bad"))
-			return s.passkeysPage(ctx, r, 422, f, "")
 		case errors.As(err, &fe):
-			f := &form{}
 			f.fail("password", r.fieldMessage(fe))
-			return s.passkeysPage(ctx, r, 422, f, "")
 		case err != nil:
 			return nil, err
+		default:
+			return s.redirect(r, "/dashboard/passkeys"), nil
 		}
-		return s.redirect(r, "/dashboard/passkeys"), nil
+		return s.page(r, 422, t(r.l(), "dash.passkeys.confirm_submit"), func(d *doc) { d.confirmForm(f) }), nil
 	})(ctx, wr)
 }
 

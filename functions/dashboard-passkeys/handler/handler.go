@@ -35,7 +35,6 @@ func Build(d *app.Deps) app.API {
 	}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard/passkeys":                     s.PasskeysPage,
-		"POST /dashboard/passkeys/confirm":            s.ConfirmPasskeyProof,
 		"POST /dashboard/passkeys/register":           s.FinishPasskeyRegistration,
 		"POST /dashboard/passkeys/{passkeyID}/rename": s.RenamePasskey,
 		"POST /dashboard/passkeys/{passkeyID}/remove": s.RemovePasskey,
