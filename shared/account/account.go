@@ -67,6 +67,8 @@ const (
 	// EventPasskeysRemoved: a password reset or a sign out everywhere removed every passkey
 	// of the user, as the owner chose on its form.
 	EventPasskeysRemoved = "passkeys.removed"
+	// EventPasskeyAdded: a passkey was activated after its owner was emailed (Target names it).
+	EventPasskeyAdded = "passkey.added"
 	// EventPasswordConfirmed: the user re-entered their password on a "confirm it's you"
 	// step (ConfirmPassword); a wrong one is an EventSignInFailed.
 	EventPasswordConfirmed = "password.confirmed"
@@ -88,6 +90,8 @@ type Event struct {
 	Client Client
 	// Err is the error of a mail.failed event.
 	Err error
+	// Target names what the event is about (a passkey.added's passkey).
+	Target string
 }
 
 // Session is a session just started. Token is the takapay_session cookie's value (shown once,
@@ -138,15 +142,19 @@ type Config struct {
 	Passkeys Passkeys
 }
 
-// PasskeyInfo is one passkey of a user, as a reset email lists it.
+// PasskeyInfo is one passkey of a user, as a reset email lists it. Pending: registered, not
+// yet active (its owner not yet emailed).
 type PasskeyInfo struct {
 	ID, Name  string
 	CreatedAt time.Time
+	Pending   bool
 }
 
-// Passkeys lists and removes a user's passkeys (package passkey's store; adapted in wire).
+// Passkeys lists, activates and removes a user's passkeys (package passkey's store; adapted
+// in wire).
 type Passkeys interface {
 	ListPasskeys(ctx context.Context, userID string) ([]PasskeyInfo, error)
+	ActivatePasskey(ctx context.Context, userID, id string) error
 	DeletePasskey(ctx context.Context, userID, id string) error
 }
 

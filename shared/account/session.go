@@ -240,26 +240,45 @@ func (s *Service) removePasskeys(ctx context.Context, userID, email string, c Cl
 	return nil
 }
 
-// NotifyPasskeyAdded emails the user that a passkey named name was added at (in their
-// language, saying what to do if it was not them). A failed send is an EventMailFailed
-// event, not an error: the passkey is added either way.
-func (s *Service) NotifyPasskeyAdded(ctx context.Context, userID, name string, at time.Time, c Client) {
-	u, err := s.store.GetAccountUser(ctx, userID)
-	if err == nil && u == nil {
-		err = ErrUnknownUser
+// ActivatePasskeys activates the user's pending passkeys (just registered), each only after
+// its "passkey added" email to the user was sent (naming it and when it was added, saying what
+// to do if it was not them): a passkey its owner was not told about never signs in. An email
+// that cannot be sent leaves its passkey pending and is the error (the page can be reloaded).
+// Each activation is an EventPasskeyAdded.
+func (s *Service) ActivatePasskeys(ctx context.Context, userID string, c Client) error {
+	if s.cfg.Passkeys == nil {
+		return nil
 	}
-	if err == nil {
-		err = s.send(ctx, accmail.PasskeyAdded, u.Lang, accmail.Data{
-			To: u.Email, Link: s.cfg.BaseURL + ForgotPath, PasskeyName: name, At: at,
-		})
-	}
+	keys, err := s.cfg.Passkeys.ListPasskeys(ctx, userID)
 	if err != nil {
-		email := ""
-		if u != nil {
-			email = u.Email
-		}
-		s.mailFailed(ctx, userID, email, c, err)
+		return fmt.Errorf("list passkeys: %w", err)
 	}
+	var u *User
+	for _, k := range keys {
+		if !k.Pending {
+			continue
+		}
+		if u == nil {
+			if u, err = s.store.GetAccountUser(ctx, userID); err != nil {
+				return err
+			}
+			if u == nil {
+				return ErrUnknownUser
+			}
+		}
+		if err := s.send(ctx, accmail.PasskeyAdded, u.Lang, accmail.Data{
+			To: u.Email, Link: s.cfg.BaseURL + ForgotPath, PasskeyName: k.Name, At: k.CreatedAt,
+		}); err != nil {
+			return err
+		}
+		if err := s.cfg.Passkeys.ActivatePasskey(ctx, userID, k.ID); err != nil {
+			return fmt.Errorf("activate passkey: %w", err)
+		}
+		if s.cfg.OnEvent != nil {
+			s.cfg.OnEvent(ctx, Event{Kind: EventPasskeyAdded, UserID: userID, Email: u.Email, Client: c, Target: k.Name})
+		}
+	}
+	return nil
 }
 
 // endAll revokes and unlists every listed session of a user.

@@ -291,3 +291,50 @@ func TestLookAlikeEmailRefused(t *testing.T) {
 		}
 	}
 }
+
+// A passkey just registered is pending: it signs no one in until DashboardFunction has emailed
+// its owner (naming it and saying what to do if it was not them) and activated it; the
+// activity log says so.
+func TestNewPasskeyIsEmailedBeforeItWorks(t *testing.T) {
+	s := startStack(t, nil)
+	email := "owner@added.example.com.bd"
+	owner := s.signUp(t, email, "Added Shop", "")
+	ctx := context.Background()
+	userID, err := s.api.Store.EmailOwner(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What FinishRegistration stores.
+	id := record.CredentialHash([]byte("new authenticator"))
+	if err := s.api.Store.PutPasskey(ctx, &record.Passkey{ID: id, UserID: userID, Name: "Office laptop",
+		CreatedAt: time.Now().UTC(), Credential: []byte(`{}`), Pending: true}); err != nil {
+		t.Fatal(err)
+	}
+	p := owner.get("/dashboard/passkeys/activate")
+	if p.status != 200 || !strings.Contains(p.url, "/dashboard/passkeys?notice=added") {
+		t.Fatalf("activate: %d at %s\n%.2000s", p.status, p.url, p.body)
+	}
+	keys, err := s.api.Store.ListPasskeys(ctx, userID)
+	if err != nil || len(keys) != 1 || keys[0].Pending {
+		t.Fatalf("after activation: %+v, %v", keys, err)
+	}
+	mails, err := devstack.ReceivedMail(ctx, s.ses.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := devstack.MailTo(mails, email)
+	last := to[len(to)-1]
+	if !strings.Contains(last.Subject, "passkey was added") || !strings.Contains(last.Text, "“Office laptop”") ||
+		!strings.Contains(last.Text, "/dashboard/forgot-password") {
+		t.Fatalf("the passkey email: %q\n%s", last.Subject, last.Text)
+	}
+	if act := owner.get("/dashboard/activity"); !strings.Contains(act.body, "Passkey added") || !strings.Contains(act.body, "Office laptop") {
+		t.Fatalf("activity:\n%.3000s", act.body)
+	}
+	// Nothing pending: loading it again sends nothing.
+	owner.get("/dashboard/passkeys/activate")
+	mails, _ = devstack.ReceivedMail(ctx, s.ses.Endpoint)
+	if n := len(devstack.MailTo(mails, email)); n != len(to) {
+		t.Fatalf("a second activation sent %d more emails", n-len(to))
+	}
+}

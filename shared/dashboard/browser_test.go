@@ -9,6 +9,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/takapay/payments/shared/local/browsertest"
+	"github.com/takapay/payments/shared/local/devstack"
 )
 
 // keyCacheTTL is the journey's KEY_CACHE_TTL_MS: the revocation delay the API states,
@@ -169,6 +171,12 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	run(chromedp.Navigate(base+"/dashboard/activity"), chromedp.WaitVisible(chromedp.ID("main")))
 	if !strings.Contains(bodyText(), "Passkey added") {
 		t.Fatalf("no passkey.added in the activity log: %s", bodyText())
+	}
+	if mails, err := devstack.ReceivedMail(context.Background(), s.ses.Endpoint); err != nil ||
+		!slices.ContainsFunc(devstack.MailTo(mails, owner), func(m devstack.ReceivedEmail) bool {
+			return strings.Contains(m.Text, "“Journey laptop”")
+		}) {
+		t.Fatalf("no email naming the passkey to %s (%v)", owner, err)
 	}
 	both("passkeys", "/dashboard/passkeys")
 	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in")))

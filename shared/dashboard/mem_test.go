@@ -99,6 +99,7 @@ func (m *mem) SignOut(ctx context.Context, token string) error {
 	delete(m.sessions, token)
 	return nil
 }
+func (m *mem) ActivatePasskeys(ctx context.Context, userID string, c Client) error { return nil }
 func (m *mem) ConfirmPassword(ctx context.Context, token, password string, c Client) error {
 	if password != "correct horse battery" {
 		return ErrBadCredentials

@@ -230,6 +230,7 @@ var messagesEN = map[string]string{
 	"dash.passkeys.confirm":        "Before adding a passkey, confirm it's you: type your password again. A passkey signs in without the password, so adding one needs your password (or a sign-in) from the last 5 minutes.",
 	"dash.passkeys.confirm_submit": "Confirm it's you",
 	"dash.passkeys.confirm_bad":    "That is not your password.",
+	"dash.passkeys.pending":        "Not active yet: finish adding it",
 	"dash.verify.bad_password":     "This is not the password chosen when this sign-up was made. If someone else made it, sign up again with your own password and use the link in that newer email.",
 	"dash.hint.verify_password":    "The password you chose when you signed up.",
 	"dash.remove_passkeys":         "Also remove every passkey of my account",

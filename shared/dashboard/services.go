@@ -93,6 +93,9 @@ type Accounts interface {
 	// again (ErrBadCredentials when wrong, *LimitedError while limited).
 	ConfirmPassword(ctx context.Context, token, password string, c Client) error
 	SignOut(ctx context.Context, token string) error
+	// ActivatePasskeys emails the user about each passkey they just registered, then lets it
+	// sign in (a passkey is pending until then).
+	ActivatePasskeys(ctx context.Context, userID string, c Client) error
 	// SignOutEverywhere removes every passkey of the user too when removePasskeys.
 	SignOutEverywhere(ctx context.Context, userID string, removePasskeys bool, c Client) error
 }
@@ -212,6 +215,8 @@ type Passkey struct {
 	ID, Name  string
 	CreatedAt time.Time
 	LastUsed  *time.Time
+	// Pending: registered, not yet active (the owner is emailed first).
+	Pending bool
 }
 
 // Passkeys registers passkeys and signs in with them (package passkey). A begun ceremony is

@@ -438,6 +438,10 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 			d.Text(p.Name)
 			d.Raw("</strong> · ")
 			d.date(p.CreatedAt)
+			if p.Pending {
+				d.Raw(" · ")
+				d.link("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")
+			}
 			d.Raw(`<div class="actions">`)
 			d.formStart("/dashboard/passkeys/"+p.ID+"/rename", "")
 			d.Raw("<label")
@@ -529,6 +533,21 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 			return s.passkeysPage(ctx, r, 422, f, "")
 		}
 		if err != nil {
+			return nil, err
+		}
+		// The passkey is pending: DashboardFunction emails the owner, then activates it.
+		return s.redirect(r, "/dashboard/passkeys/activate"), nil
+	})(ctx, wr)
+}
+
+// ActivatePasskeys is GET /dashboard/passkeys/activate (DashboardFunction, which sends the
+// email): where registering a passkey goes next. Each of the user's pending passkeys is
+// emailed to them, then activated (signs in from then on) and recorded in the activity log.
+// A GET because it only finishes what the user's own registration began, whoever makes the
+// browser load it.
+func (s *Service) ActivatePasskeys(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.Accounts.ActivatePasskeys(ctx, r.viewer.user.UserID, r.client()); err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/passkeys?notice=added"), nil

@@ -104,6 +104,13 @@ func (s *testSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "POST /register":
 		rec, err := s.e.svc.FinishRegistration(ctx, s.userID, r.PostFormValue("ceremony"), r.PostFormValue("name"), r.PostFormValue("response"), s.e.clock.Now())
 		text := ""
+		if err == nil && !rec.Pending {
+			err = errors.New("a new passkey is active before its owner was told")
+		}
+		if err == nil {
+			// What the dashboard does once the owner was emailed.
+			err = s.e.store.ActivatePasskey(ctx, s.userID, rec.ID)
+		}
 		if err == nil {
 			text = "registered " + rec.Name
 		}

@@ -253,8 +253,9 @@ func (s *Service) takeCeremony(ctx context.Context, id, kind, userID string) (*w
 }
 
 // FinishRegistration verifies the authenticator's response (the form's "response" field,
-// JSON) to a ceremony the same user began, and stores the passkey under name. It returns the
-// new passkey. The session's proof (provedAt) must still be within FreshProof
+// JSON) to a ceremony the same user began, and stores the passkey under name, pending: it
+// signs in only once activated (record.Store.ActivatePasskey, after the owner was emailed).
+// It returns the new passkey. The session's proof (provedAt) must still be within FreshProof
 // (ErrStaleProof, the ceremony kept). Otherwise the ceremony is used up whatever the outcome.
 func (s *Service) FinishRegistration(ctx context.Context, userID, ceremonyID, name, responseJSON string, provedAt time.Time) (*Record, error) {
 	if err := s.fresh(provedAt); err != nil {
@@ -297,9 +298,11 @@ func (s *Service) FinishRegistration(ctx context.Context, userID, ceremonyID, na
 	if err != nil {
 		return nil, err
 	}
+	// Pending until the dashboard has told the owner (an email) and activates it: a passkey
+	// nobody was told about never signs anyone in.
 	rec := &Record{
 		ID: id, UserID: userID, Name: name, CreatedAt: s.now().UTC(),
-		SignCount: cred.Authenticator.SignCount, Credential: credJSON,
+		SignCount: cred.Authenticator.SignCount, Credential: credJSON, Pending: true,
 	}
 	if err := s.store.PutPasskey(ctx, rec); err != nil {
 		return nil, err
@@ -368,6 +371,9 @@ func (s *Service) finishLogin(ctx context.Context, session *webauthn.SessionData
 	}
 	rec := recs[i]
 	failed.UserID, failed.PasskeyID = userID, id
+	if rec.Pending {
+		return nil, failed, fmt.Errorf("%w: the passkey is not active yet", ErrRefused)
+	}
 	creds, err := decodeCredentials([]*Record{rec})
 	if err != nil {
 		return nil, Event{}, err

@@ -28,7 +28,7 @@ func Build(d *app.Deps) app.API {
 		pk, err := passkey.New(passkey.Config{Origin: p.Origin.Scheme + "://" + p.Origin.Host, RPID: p.Origin.Hostname(),
 			Name: "Takapay", Now: d.Now, OnEvent: passkeyEvents{rec: p.Recorder}.event}, d.Store, wire.SessionStarter{A: p.Accounts})
 		if err == nil {
-			s.Passkeys = passkeysAdapter{p: pk, rec: p.Recorder, accounts: p.Accounts}
+			s.Passkeys = passkeysAdapter{p: pk, rec: p.Recorder}
 		} else if d.Logger != nil {
 			d.Logger.Warn("dashboard: passkeys off", slog.String("error", err.Error()))
 		}

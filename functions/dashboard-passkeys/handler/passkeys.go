@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/dashboard"
@@ -35,9 +34,8 @@ func short(id string) string {
 // --- passkeys ---
 
 type passkeysAdapter struct {
-	p        *passkey.Service
-	rec      *wire.Recorder
-	accounts *account.Service
+	p   *passkey.Service
+	rec *wire.Recorder
 }
 
 func passkeyErr(err error) error {
@@ -68,20 +66,17 @@ func (p passkeysAdapter) BeginRegistration(ctx context.Context, userID, email st
 	return c.Options, c.ID, nil
 }
 
-// FinishRegistration adds the passkey, then tells the user by email and records it in the
-// activity log of each of their workspaces.
+// FinishRegistration adds the passkey, pending until /dashboard/passkeys/activate.
 func (p passkeysAdapter) FinishRegistration(ctx context.Context, userID, ceremony, name, response string, provedAt time.Time, c dashboard.Client) error {
-	rec, err := p.p.FinishRegistration(ctx, userID, ceremony, name, response, provedAt)
+	_, err := p.p.FinishRegistration(ctx, userID, ceremony, name, response, provedAt)
 	if errors.Is(err, passkey.ErrCeremony) || errors.Is(err, passkey.ErrRefused) || errors.Is(err, passkey.ErrDuplicate) {
 		return &dashboard.FieldError{Field: "name", Rule: "passkey", Message: err.Error()}
 	}
 	if err != nil {
 		return passkeyErr(err)
 	}
-	// TODO(issue 30): the "passkey added" email (account.Service.NotifyPasskeyAdded) is not
-	// sent from here: SES would take this binary past the size bound (docs/dashboard.md).
-	p.rec.ToUser(ctx, userID, activity.Event{ActorUserID: userID, Action: activity.PasskeyAdded,
-		Target: "passkey " + short(rec.ID) + " (" + rec.Name + ")", IP: c.IP, UserAgent: c.UserAgent})
+	// Pending: DashboardFunction's /dashboard/passkeys/activate (where the page goes next)
+	// emails the owner, then activates it and records it in the activity log.
 	return nil
 }
 
@@ -92,7 +87,7 @@ func (p passkeysAdapter) List(ctx context.Context, userID string) ([]dashboard.P
 	}
 	out := make([]dashboard.Passkey, 0, len(list))
 	for _, r := range list {
-		out = append(out, dashboard.Passkey{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, LastUsed: r.LastUsedAt})
+		out = append(out, dashboard.Passkey{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, LastUsed: r.LastUsedAt, Pending: r.Pending})
 	}
 	return out, nil
 }

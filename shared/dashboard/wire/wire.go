@@ -133,9 +133,9 @@ func (r *Recorder) ToUser(ctx context.Context, userID string, e activity.Event) 
 func (r *Recorder) accountEvent(ctx context.Context, e account.Event) {
 	switch e.Kind {
 	case account.EventSignInSucceeded, account.EventSignInFailed, account.EventSignInLimited,
-		account.EventPasswordReset, account.EventSignOutEverywhere, account.EventPasskeysRemoved:
+		account.EventPasswordReset, account.EventSignOutEverywhere, account.EventPasskeysRemoved, account.EventPasskeyAdded:
 		r.ToUser(ctx, e.UserID, activity.Event{ActorUserID: e.UserID, ActorEmail: e.Email, Action: e.Kind,
-			IP: e.Client.IP, UserAgent: e.Client.UserAgent})
+			Target: e.Target, IP: e.Client.IP, UserAgent: e.Client.UserAgent})
 	case account.EventMailFailed:
 		msg := ""
 		if e.Err != nil {
@@ -213,6 +213,10 @@ func (a accountsAdapter) ResetPassword(ctx context.Context, token, pw string, re
 	return accountErr(a.a.ResetPassword(ctx, token, pw, removePasskeys, client(c)))
 }
 
+func (a accountsAdapter) ActivatePasskeys(ctx context.Context, userID string, c dashboard.Client) error {
+	return accountErr(a.a.ActivatePasskeys(ctx, userID, client(c)))
+}
+
 func (a accountsAdapter) ConfirmPassword(ctx context.Context, token, pw string, c dashboard.Client) error {
 	return accountErr(a.a.ConfirmPassword(ctx, token, pw, client(c)))
 }
@@ -252,9 +256,13 @@ func (p passkeyItems) ListPasskeys(ctx context.Context, userID string) ([]accoun
 	slices.SortStableFunc(recs, func(a, b *record.Passkey) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	out := make([]account.PasskeyInfo, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, account.PasskeyInfo{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt})
+		out = append(out, account.PasskeyInfo{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, Pending: r.Pending})
 	}
 	return out, nil
+}
+
+func (p passkeyItems) ActivatePasskey(ctx context.Context, userID, id string) error {
+	return p.s.ActivatePasskey(ctx, userID, id)
 }
 
 func (p passkeyItems) DeletePasskey(ctx context.Context, userID, id string) error {
