@@ -168,22 +168,16 @@ func texts(k Kind, l page.Lang, d Data) content {
 // passkeyLines are a reset email's words about the account's passkeys: which exist (name and
 // when each was added), and that the reset form can remove them all.
 func passkeyLines(l page.Lang, keys []Passkey) []string {
+	none, intro, added := "Your account has no passkeys.", "Your account has these passkeys (the reset form can remove them all):", "added"
 	if l == page.BN {
-		if len(keys) == 0 {
-			return []string{"আপনার অ্যাকাউন্টে কোনো পাসকি নেই।"}
-		}
-		out := []string{"আপনার অ্যাকাউন্টে এই পাসকিগুলো আছে (রিসেটের ফর্ম এগুলো সব সরিয়ে দিতে পারে):"}
-		for _, k := range keys {
-			out = append(out, "• “"+k.Name+"”, যোগ করা হয়েছে "+l.DateTime(k.CreatedAt))
-		}
-		return out
+		none, intro, added = "আপনার অ্যাকাউন্টে কোনো পাসকি নেই।", "আপনার অ্যাকাউন্টে এই পাসকিগুলো আছে (রিসেটের ফর্ম এগুলো সব সরিয়ে দিতে পারে):", "যোগ করা হয়েছে"
 	}
 	if len(keys) == 0 {
-		return []string{"Your account has no passkeys."}
+		return []string{none}
 	}
-	out := []string{"Your account has these passkeys (the reset form can remove them all):"}
+	out := []string{intro}
 	for _, k := range keys {
-		out = append(out, "• “"+k.Name+"”, added "+l.DateTime(k.CreatedAt))
+		out = append(out, "• “"+k.Name+"”, "+added+" "+l.DateTime(k.CreatedAt))
 	}
 	return out
 }
