@@ -167,6 +167,34 @@ func TestResetRemovesPasskeysAndEndsOtherLinks(t *testing.T) {
 	if keys, err := s.api.Store.ListPasskeys(ctx, userID); err != nil || len(keys) != 1 {
 		t.Fatalf("passkeys after a reset without the box: %d, %v", len(keys), err)
 	}
+
+	// Sign out everywhere offers the same box, unticked: without it the passkey stays, with
+	// it every passkey goes.
+	signOut := func(remove bool) {
+		t.Helper()
+		c := s.browser(t)
+		p := c.get("/dashboard/sign-in")
+		c.post("/dashboard/sign-in", url.Values{"csrf": {csrf(t, p)}, "email": {email}, "password": {"yet another passphrase"}})
+		home := c.get("/dashboard")
+		if !strings.Contains(home.body, `id="sign-out-remove-passkeys">`) {
+			t.Fatalf("no unticked box on the sign-out-everywhere form:\n%.3000s", home.body)
+		}
+		form := url.Values{"csrf": {csrf(t, home)}}
+		if remove {
+			form.Set("remove_passkeys", "yes")
+		}
+		if p := c.post("/dashboard/sign-out-everywhere", form); p.status != 200 || !strings.Contains(p.url, "/dashboard/sign-in") {
+			t.Fatalf("sign out everywhere: %d at %s", p.status, p.url)
+		}
+	}
+	signOut(false)
+	if keys, _ := s.api.Store.ListPasskeys(ctx, userID); len(keys) != 1 {
+		t.Fatalf("sign out everywhere without the box removed passkeys: %d left", len(keys))
+	}
+	signOut(true)
+	if keys, _ := s.api.Store.ListPasskeys(ctx, userID); len(keys) != 0 {
+		t.Fatalf("sign out everywhere with the box: %d passkeys left", len(keys))
+	}
 }
 
 // Someone signs up with the victim's address and their own password; the victim signs up
