@@ -56,14 +56,17 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	if err != nil {
 		return err
 	}
+	// The passkeys are read for an address without an account too (the dummy user's: none),
+	// so that the reset makes the same requests either way.
+	keys, err := s.passkeyList(ctx, lookup)
+	if err != nil {
+		return err
+	}
 	if u != nil && allowed {
-		keys, err := s.passkeyList(ctx, u.ID)
-		if err == nil {
-			err = s.send(ctx, accmail.ResetPassword, string(l), accmail.Data{
-				To: u.Email, Link: s.cfg.BaseURL + ResetPath + "?token=" + url.QueryEscape(token), ValidFor: ResetValidFor,
-				Passkeys: keys,
-			})
-		}
+		err := s.send(ctx, accmail.ResetPassword, string(l), accmail.Data{
+			To: u.Email, Link: s.cfg.BaseURL + ResetPath + "?token=" + url.QueryEscape(token), ValidFor: ResetValidFor,
+			Passkeys: keys,
+		})
 		if err != nil {
 			s.mailFailed(ctx, u.ID, u.Email, c, err)
 		}
