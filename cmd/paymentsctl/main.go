@@ -1186,16 +1186,17 @@ func (p printer) webhookSecret(s *operator.IssuedWebhookSecret) error {
 func (p printer) session(s *operator.IssuedSession) error {
 	cookie := auth.SessionCookie + "=" + s.Token
 	v := struct {
-		Token     string `json:"token"`
-		Cookie    string `json:"cookie"`
-		UserID    string `json:"user_id"`
-		CreatedAt string `json:"created_at"`
-		ExpiresAt string `json:"expires_at"`
-	}{s.Token, cookie, s.Record.UserID, s.Record.CreatedAt.Format(time.RFC3339), s.Record.ExpiresAt.Format(time.RFC3339)}
+		Token      string `json:"token"`
+		Cookie     string `json:"cookie"`
+		HostCookie string `json:"host_cookie"`
+		UserID     string `json:"user_id"`
+		CreatedAt  string `json:"created_at"`
+		ExpiresAt  string `json:"expires_at"`
+	}{s.Token, cookie, auth.HostSessionCookie + "=" + s.Token, s.Record.UserID, s.Record.CreatedAt.Format(time.RFC3339), s.Record.ExpiresAt.Format(time.RFC3339)}
 	return p.print(v, fmt.Sprintf("user_id: %s\nexpires_at: %s\ntoken: %s\n\n"+
 		"The token is shown once and stored only as a hash. Keep it secret. It is the value of the\n"+
-		"%s cookie, e.g.:\n"+
+		"%s cookie where the dashboard's origin is https (%s on plain http), e.g.:\n"+
 		"  curl -b %s \"$API/v1/workspaces/<workspace_id>/documents/invoices?environment=sandbox\"\n"+
 		"Writes (POST, PATCH) also need -H \"Origin: <one of DASHBOARD_ORIGINS>\".\n",
-		s.Record.UserID, v.ExpiresAt, s.Token, auth.SessionCookie, cookie))
+		s.Record.UserID, v.ExpiresAt, s.Token, auth.HostSessionCookie, auth.SessionCookie, v.HostCookie))
 }

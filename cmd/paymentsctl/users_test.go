@@ -137,7 +137,7 @@ func TestSessionCreateAndRevoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("printed token %q: %v\n%s", token, err, out)
 	}
-	if f["user_id"] != u || !strings.Contains(out, "curl -b "+auth.SessionCookie+"="+token+" ") || strings.Contains(stderr, token) {
+	if f["user_id"] != u || !strings.Contains(out, "curl -b "+auth.HostSessionCookie+"="+token+" ") || strings.Contains(stderr, token) {
 		t.Errorf("session create output =\n%s\nstderr: %s", out, stderr)
 	}
 	rec, err := c.store.GetSession(c.ctx, hash)

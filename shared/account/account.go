@@ -66,6 +66,14 @@ const (
 	EventPasswordReset     = "password.reset"
 	EventSignUpVerified    = "signup.verified"
 	EventSignOutEverywhere = "signout.everywhere"
+	// EventPasskeysRemoved: a password reset or a sign out everywhere removed every passkey
+	// of the user, as the owner chose on its form.
+	EventPasskeysRemoved = "passkeys.removed"
+	// EventPasskeyAdded: a passkey was activated after its owner was emailed (Target names it).
+	EventPasskeyAdded = "passkey.added"
+	// EventPasswordConfirmed: the user re-entered their password on a "confirm it's you"
+	// step (ConfirmPassword); a wrong one is an EventSignInFailed.
+	EventPasswordConfirmed = "password.confirmed"
 	// EventMailFailed reports an email that could not be sent where the answer must not show it
 	// (password reset, sign-in attempts).
 	EventMailFailed = "mail.failed"
@@ -84,6 +92,8 @@ type Event struct {
 	Client Client
 	// Err is the error of a mail.failed event.
 	Err error
+	// Target names what the event is about (a passkey.added's passkey).
+	Target string
 }
 
 // Session is a session just started. Token is the takapay_session cookie's value (shown once,
@@ -108,6 +118,9 @@ type SessionInfo struct {
 	ExpiresAt         time.Time // idle deadline, at most AbsoluteExpiresAt
 	AbsoluteExpiresAt time.Time
 	CSRFToken         string
+	// ProvedAt is when the user last proved who they are in this session: the sign-in, or
+	// ConfirmPassword (zero: never, an operator-made session).
+	ProvedAt time.Time
 }
 
 // Config configures a Service.
@@ -127,6 +140,25 @@ type Config struct {
 	// (DefaultAnswerFloor when 0; negative: none, for tests). It is measured on the real
 	// clock, not Now.
 	AnswerFloor time.Duration
+	// Passkeys are the users' passkeys as accounts see them: a reset email lists them, and a
+	// reset or sign out everywhere removes them when the owner asks (nil: no passkeys).
+	Passkeys Passkeys
+}
+
+// PasskeyInfo is one passkey of a user, as a reset email lists it. Pending: registered, not
+// yet active (its owner not yet emailed).
+type PasskeyInfo struct {
+	ID, Name  string
+	CreatedAt time.Time
+	Pending   bool
+}
+
+// Passkeys lists, activates and removes a user's passkeys (package passkey's store; adapted
+// in wire).
+type Passkeys interface {
+	ListPasskeys(ctx context.Context, userID string) ([]PasskeyInfo, error)
+	ActivatePasskey(ctx context.Context, userID, id string) error
+	DeletePasskey(ctx context.Context, userID, id string) error
 }
 
 // User is a dashboard user as accounts see it.
@@ -162,9 +194,12 @@ type PendingToken struct {
 	Lang                string
 	Next                string
 	JoinOnly            bool
-	CreatedAt           time.Time
-	ExpiresAt           time.Time
-	ClaimedAt           time.Time // zero until a use claims it
+	// Epoch is a reset's user's session epoch when the link was sent: a reset whose user's
+	// epoch has moved since (another reset used, a sign out everywhere) is no longer valid.
+	Epoch     int64
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	ClaimedAt time.Time // zero until a use claims it
 }
 
 // Store keeps accounts' items. Every write is one single-item (conditional) write.
@@ -178,8 +213,9 @@ type Store interface {
 	GetAccountUser(ctx context.Context, id string) (*User, error)
 	// CreateAccountUser creates a user; ErrConflict when the id exists.
 	CreateAccountUser(ctx context.Context, u *User) error
-	// SetPassword replaces an existing user's password hash and grows its session epoch.
-	SetPassword(ctx context.Context, userID, hash string, at time.Time) error
+	// SetPassword replaces an existing user's password hash and grows its session epoch, only
+	// while the epoch is still epoch: ErrUnknownUser when the user is absent or it moved.
+	SetPassword(ctx context.Context, userID, hash string, at time.Time, epoch int64) error
 	// RehashPassword replaces a user's password hash by an equivalent one (new parameters),
 	// only if it is still old; it ends no session. ErrConflict when it is not.
 	RehashPassword(ctx context.Context, userID, old, hash string) error
@@ -192,6 +228,9 @@ type Store interface {
 	ClaimPendingToken(ctx context.Context, kind, hash string, now, staleBefore time.Time) (*PendingToken, error)
 	// DeletePendingToken deletes a pending token still claimed at claimedAt.
 	DeletePendingToken(ctx context.Context, kind, hash string, claimedAt time.Time) error
+	// ReleasePendingToken unclaims a pending token still claimed at claimedAt (usable again
+	// at once); ErrConflict when it is not.
+	ReleasePendingToken(ctx context.Context, kind, hash string, claimedAt time.Time) error
 
 	// CreateWorkspace creates a workspace; ErrConflict when the id exists.
 	CreateWorkspace(ctx context.Context, w auth.Workspace) error
@@ -199,6 +238,9 @@ type Store interface {
 
 	PutSession(ctx context.Context, rec *auth.SessionRecord) error
 	GetSession(ctx context.Context, hash string) (*auth.SessionRecord, error)
+	// ProveSession sets a session's ProvedAt to at, if it exists and is not revoked
+	// (ErrNoSession otherwise).
+	ProveSession(ctx context.Context, hash string, at time.Time) error
 	// TouchSession moves a session's idle deadline: seen_at from seen to now and expires_at to
 	// expires, only if seen_at is still seen and it is not revoked (ErrConflict otherwise).
 	TouchSession(ctx context.Context, hash string, seen, now, expires time.Time) error
@@ -302,8 +344,11 @@ func langOf(s string) page.Lang {
 
 // ParseEmail trims an email address and checks that it is one bare address
 // (name@example.com: no display name, no list, no quoted local part) of at most MaxEmailLen
-// bytes; the error names field "email". It is the one rule for a dashboard user's email: sign
-// up, sign in, reset, invitations (package team) and the operator's CLI call it.
+// bytes; the error names field "email". The whole address must be ASCII: a look-alike such
+// as Cyrillic "аlice" is refused with RuleASCII, never folded into another address, and so is
+// a domain in Unicode (bücher.example; its IDNA A-label form xn--bcher-kva.example is
+// accepted as typed). It is the one rule for a dashboard user's email: sign up, sign in, reset,
+// invitations (package team), the dashboard's forms and the operator's CLI call it.
 func ParseEmail(email string) (string, *FieldError) {
 	email = strings.TrimSpace(email)
 	if email == "" {
@@ -315,7 +360,23 @@ func ParseEmail(email string) (string, *FieldError) {
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" || strings.ContainsAny(email, " ,;<>\"") {
 		return "", &FieldError{Field: "email", Rule: RuleFormat, Message: "email must be an address like name@example.com"}
 	}
+	at := strings.LastIndexByte(email, '@')
+	local, domain := email[:at], email[at+1:]
+	if !isASCII(local) {
+		// A look-alike (Cyrillic а for Latin a) must never reach the case-folded claim, where
+		// it could name another person's address, nor an inbox that renders it as theirs.
+		return "", &FieldError{Field: "email", Rule: RuleASCII, Message: "the part of email before @ must be ASCII letters, digits and punctuation"}
+	}
+	if !isASCII(domain) {
+		// A Unicode domain is refused, not converted: its A-labels (xn--…) are accepted as
+		// typed, so one domain has one spelling and no look-alike is ever mapped onto it.
+		return "", &FieldError{Field: "email", Rule: RuleASCII, Message: "the domain of email must be written in ASCII (an internationalised domain as its xn-- form)"}
+	}
 	return email, nil
+}
+
+func isASCII(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r > unicode.MaxASCII })
 }
 
 // foldEmail is the case-insensitive form of an email (as the email claim keys it).

@@ -183,7 +183,7 @@ func signUp(t *testing.T, ctx context.Context, e *env, s *account.Service, email
 	if len(msgs) != n+1 {
 		t.Fatalf("sign-up sent %d emails to %s, want 1", len(msgs)-n, email)
 	}
-	sess, err := s.VerifyEmail(ctx, linkToken(t, msgs[n]), client)
+	sess, err := s.VerifyEmail(ctx, linkToken(t, msgs[n]), goodPassword, client)
 	if err != nil {
 		t.Fatalf("VerifyEmail: %v", err)
 	}
@@ -221,7 +221,7 @@ func TestSignUpVerifyAndSignIn(t *testing.T) {
 		t.Fatalf("sign-in before verification: %v", err)
 	}
 
-	sess, err := s.VerifyEmail(ctx, token, client)
+	sess, err := s.VerifyEmail(ctx, token, goodPassword, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,11 +249,11 @@ func TestSignUpVerifyAndSignIn(t *testing.T) {
 	}
 
 	// The link works once.
-	if _, err := s.VerifyEmail(ctx, token, client); !errors.Is(err, account.ErrInvalidToken) {
+	if _, err := s.VerifyEmail(ctx, token, goodPassword, client); !errors.Is(err, account.ErrInvalidToken) {
 		t.Fatalf("second verification: %v", err)
 	}
 	for _, bad := range []string{"", "short", strings.Repeat("A", 43), token + "A"} {
-		if _, err := s.VerifyEmail(ctx, bad, client); !errors.Is(err, account.ErrInvalidToken) {
+		if _, err := s.VerifyEmail(ctx, bad, goodPassword, client); !errors.Is(err, account.ErrInvalidToken) {
 			t.Fatalf("VerifyEmail(%q): %v", bad, err)
 		}
 	}
@@ -382,7 +382,7 @@ func TestVerifyExpiredAndRace(t *testing.T) {
 			if i%2 == 1 {
 				svc = s2
 			}
-			sessions[i], results[i] = svc.VerifyEmail(ctx, race, client)
+			sessions[i], results[i] = svc.VerifyEmail(ctx, race, goodPassword, client)
 		}()
 	}
 	wg.Wait()
@@ -404,7 +404,7 @@ func TestVerifyExpiredAndRace(t *testing.T) {
 
 	// 24 hours later the other link has expired.
 	e.clock.Advance(24*time.Hour + time.Second)
-	if _, err := s.VerifyEmail(ctx, late, client); !errors.Is(err, account.ErrInvalidToken) {
+	if _, err := s.VerifyEmail(ctx, late, goodPassword, client); !errors.Is(err, account.ErrInvalidToken) {
 		t.Fatalf("expired verification: %v", err)
 	}
 	if owner, _ := e.store.EmailOwner(ctx, "late@shop.com.bd"); owner != "" {
@@ -430,12 +430,12 @@ func TestVerifyAfterAPartialFailureIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Within the lease the link is refused (another use may be running)...
-	if _, err := s.VerifyEmail(ctx, token, client); !errors.Is(err, account.ErrInvalidToken) {
+	if _, err := s.VerifyEmail(ctx, token, goodPassword, client); !errors.Is(err, account.ErrInvalidToken) {
 		t.Fatalf("use within the lease: %v", err)
 	}
 	// ...after it, the same link finishes the job with the same ids.
 	e.clock.Advance(account.ClaimLease + time.Second)
-	sess, err := s.VerifyEmail(ctx, token, client)
+	sess, err := s.VerifyEmail(ctx, token, goodPassword, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,7 +697,7 @@ func TestSignOutAndSignOutEverywhere(t *testing.T) {
 		t.Fatalf("StartSession of nobody: %v", err)
 	}
 
-	if err := s.SignOutEverywhere(ctx, first.UserID); err != nil {
+	if err := s.SignOutEverywhere(ctx, first.UserID, false, client); err != nil {
 		t.Fatal(err)
 	}
 	for _, tok := range append(tokens[1:], first.Token, pk.Token) {
@@ -751,7 +751,7 @@ func TestPasswordReset(t *testing.T) {
 
 	// A weak new password is refused before the link is used.
 	var fe *account.FieldError
-	if err := s.ResetPassword(ctx, token, "password1234", client); !errors.As(err, &fe) || fe.Rule != account.RuleCommon {
+	if err := s.ResetPassword(ctx, token, "password1234", false, client); !errors.As(err, &fe) || fe.Rule != account.RuleCommon {
 		t.Fatalf("weak reset: %v", err)
 	}
 	// The account is being guessed and is locked when its owner resets the password.
@@ -764,7 +764,7 @@ func TestPasswordReset(t *testing.T) {
 	if _, err := s.SignIn(ctx, "owner@shop.com.bd", newPassword, client); err == nil {
 		t.Fatal("not locked")
 	}
-	if err := s.ResetPassword(ctx, token, newPassword, client); err != nil {
+	if err := s.ResetPassword(ctx, token, newPassword, false, client); err != nil {
 		t.Fatal(err)
 	}
 	// Every session ended; the old password no longer works; the new one does.
@@ -784,7 +784,7 @@ func TestPasswordReset(t *testing.T) {
 		t.Fatalf("want a password changed email last, got %q", got.Subject)
 	}
 	// Single use.
-	if err := s.ResetPassword(ctx, token, "yet another passphrase", client); !errors.Is(err, account.ErrInvalidToken) {
+	if err := s.ResetPassword(ctx, token, "yet another passphrase", false, client); !errors.Is(err, account.ErrInvalidToken) {
 		t.Fatalf("reused reset link: %v", err)
 	}
 	// Expired after 30 minutes.
@@ -794,7 +794,7 @@ func TestPasswordReset(t *testing.T) {
 	msgs = e.mail.to("owner@shop.com.bd")
 	expired := linkToken(t, msgs[len(msgs)-1])
 	e.clock.Advance(account.ResetValidFor)
-	if err := s.ResetPassword(ctx, expired, "yet another passphrase", client); !errors.Is(err, account.ErrInvalidToken) {
+	if err := s.ResetPassword(ctx, expired, "yet another passphrase", false, client); !errors.Is(err, account.ErrInvalidToken) {
 		t.Fatalf("expired reset link: %v", err)
 	}
 	if !slices.Contains(e.events.kinds(), account.EventPasswordReset) {
@@ -855,7 +855,7 @@ func TestEverywhereEndsOperatorSessionsAndBlocksSessionsBeingStarted(t *testing.
 	if err := e.store.PutUserSession(ctx, first.UserID, hash, abs); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SignOutEverywhere(ctx, first.UserID); err != nil {
+	if err := s.SignOutEverywhere(ctx, first.UserID, false, client); err != nil {
 		t.Fatal(err)
 	}
 	if err := workspaceAuth(ctx, e, issued.Token, first.WorkspaceID); err == nil {
@@ -882,10 +882,10 @@ func TestTwoSignUpsOfOneAddress(t *testing.T) {
 	if len(msgs) != 2 {
 		t.Fatalf("%d emails", len(msgs))
 	}
-	if _, err := s.VerifyEmail(ctx, linkToken(t, msgs[1]), client); err != nil {
+	if _, err := s.VerifyEmail(ctx, linkToken(t, msgs[1]), goodPassword, client); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.VerifyEmail(ctx, linkToken(t, msgs[0]), client); !errors.Is(err, account.ErrAccountExists) {
+	if _, err := s.VerifyEmail(ctx, linkToken(t, msgs[0]), goodPassword, client); !errors.Is(err, account.ErrAccountExists) {
 		t.Fatalf("the other link after the address got an account: %v", err)
 	}
 }
@@ -897,7 +897,7 @@ func TestJoinOnlySignUpMakesNoWorkspace(t *testing.T) {
 	if err := s.SignUp(ctx, account.SignUpInput{Email: "dev@shop.com.bd", Password: goodPassword, Lang: "en", Next: next, JoinOnly: true}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("dev@shop.com.bd")[0]), client)
+	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("dev@shop.com.bd")[0]), goodPassword, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -924,7 +924,7 @@ func TestRequestsPerOperation(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("SignUp", "PutItem", "GetItem", "BatchGetItem", "PutItem")
-	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("n@shop.com.bd")[0]), client)
+	sess, err := s.VerifyEmail(ctx, linkToken(t, e.mail.to("n@shop.com.bd")[0]), goodPassword, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -946,7 +946,7 @@ func TestRequestsPerOperation(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("RequestPasswordReset", "GetItem", "GetItem", "PutItem", "BatchGetItem", "PutItem")
-	if err := s.SignOutEverywhere(ctx, sess.UserID); err != nil {
+	if err := s.SignOutEverywhere(ctx, sess.UserID, false, client); err != nil {
 		t.Fatal(err)
 	}
 	// Two live sessions (the verified one and StartSession's): two writes each.
@@ -1011,7 +1011,7 @@ func TestOwnersResetIsSentAfterAFlood(t *testing.T) {
 	if len(msgs) != before+1 || !strings.Contains(msgs[len(msgs)-1].Text, "/dashboard/reset-password?token=") {
 		t.Fatalf("the owner's reset after the flood: %d new emails, want 1 with a reset link", len(msgs)-before)
 	}
-	if err := a.ResetPassword(ctx, linkToken(t, msgs[len(msgs)-1]), "a brand new passphrase", owner); err != nil {
+	if err := a.ResetPassword(ctx, linkToken(t, msgs[len(msgs)-1]), "a brand new passphrase", false, owner); err != nil {
 		t.Fatalf("the owner's link: %v", err)
 	}
 }

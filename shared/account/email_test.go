@@ -35,3 +35,18 @@ func TestParseEmail(t *testing.T) {
 		}
 	}
 }
+
+// A look-alike address is refused, never folded into another: Cyrillic а (U+0430) in the
+// part before @ is not alice@example.com; a Unicode domain is refused too (its xn-- form is
+// accepted as typed).
+func TestParseEmailRefusesLookAlikes(t *testing.T) {
+	for _, in := range []string{"\u0430lice@example.com", "ALİCE@example.com", "alice\u200b@example.com", "ａlice@example.com",
+		"alice@ex\u0430mple.com", "alice@bücher.example", "alice@\u09AC\u09BE\u0982\u09B2\u09BE.bd"} {
+		if got, fe := ParseEmail(in); fe == nil || fe.Field != "email" || fe.Rule != RuleASCII {
+			t.Errorf("ParseEmail(%q) = %q, %v; want field email, rule %s", in, got, fe, RuleASCII)
+		}
+	}
+	if got, fe := ParseEmail("alice@xn--bcher-kva.example"); fe != nil || got != "alice@xn--bcher-kva.example" {
+		t.Errorf("an A-label domain: %q, %v", got, fe)
+	}
+}

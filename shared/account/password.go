@@ -138,6 +138,8 @@ const (
 	RuleMaxLength = "max_length"
 	RuleCommon    = "common_password"
 	RuleFormat    = "format"
+	// RuleASCII: an email whose part before @ is not ASCII (a look-alike address).
+	RuleASCII = "ascii"
 )
 
 //go:embed commonpasswords.txt

@@ -48,12 +48,18 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	now := s.now()
 	p := &PendingToken{Kind: TokenReset, Hash: hash, Lang: string(l), CreatedAt: now, ExpiresAt: now.Add(ResetValidFor)}
 	if u != nil {
-		p.UserID, p.Email = u.ID, u.Email
+		p.UserID, p.Email, p.Epoch = u.ID, u.Email, u.SessionEpoch
 	}
 	if err := s.store.PutPendingToken(ctx, p); err != nil {
 		return fmt.Errorf("store reset: %w", err)
 	}
 	allowed, err := s.allowMail(ctx, resetMailKey(email, c.IP), resetMailRule, now)
+	if err != nil {
+		return err
+	}
+	// The passkeys are read for an address without an account too (the dummy user's: none),
+	// so that the reset makes the same requests either way.
+	keys, err := s.passkeyList(ctx, lookup)
 	if err != nil {
 		return err
 	}
@@ -63,6 +69,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	case u != nil:
 		err := s.send(ctx, accmail.ResetPassword, string(l), accmail.Data{
 			To: u.Email, Link: s.cfg.BaseURL + ResetPath + "?token=" + url.QueryEscape(token), ValidFor: ResetValidFor,
+			Passkeys: keys,
 		})
 		if err != nil {
 			s.mailFailed(ctx, u.ID, u.Email, c, err)
@@ -76,14 +83,34 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	return nil
 }
 
+// passkeyList is a user's passkeys as a reset email lists them (none when Config.Passkeys is
+// nil).
+func (s *Service) passkeyList(ctx context.Context, userID string) ([]accmail.Passkey, error) {
+	if s.cfg.Passkeys == nil {
+		return nil, nil
+	}
+	keys, err := s.cfg.Passkeys.ListPasskeys(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list passkeys: %w", err)
+	}
+	out := make([]accmail.Passkey, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, accmail.Passkey{Name: k.Name, CreatedAt: k.CreatedAt})
+	}
+	return out, nil
+}
+
 // ResetPassword sets a new password (the same policy as sign-up: a *FieldError before the link
 // is used) with a reset link, once: it claims the reset (one conditional UpdateItem; unknown,
 // expired, used, decoy or malformed is ErrInvalidToken), stores the new hash and grows the
-// user's session epoch (one UpdateItem), ends every session of the user (a Query, two writes
-// a session), clears the account's failed sign-ins (one DeleteItem), deletes the reset, and
-// emails PasswordChanged. A reset that failed half way can be retried with the same link
-// after ClaimLease.
-func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, c Client) error {
+// user's session epoch only while the epoch is still the one the link was sent at (one
+// conditional UpdateItem: so a successful reset, or a sign out everywhere, ends every other
+// reset link of the account, which then answers ErrInvalidToken), ends every session of the
+// user (a Query, two writes a session), with removePasskeys removes every passkey of the user,
+// clears the account's failed sign-ins (one DeleteItem), deletes the reset, and emails
+// PasswordChanged. A reset that failed before its password was stored can be retried with the
+// same link after ClaimLease; once stored, the link is spent.
+func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, removePasskeys bool, c Client) error {
 	if fe := CheckPassword(newPassword); fe != nil {
 		return fe
 	}
@@ -103,14 +130,21 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, 
 	if p == nil || p.UserID == "" {
 		return ErrInvalidToken
 	}
-	if err := s.store.SetPassword(ctx, p.UserID, pwHash, now); err != nil {
+	if err := s.store.SetPassword(ctx, p.UserID, pwHash, now, p.Epoch); err != nil {
 		if errors.Is(err, ErrUnknownUser) {
+			// Another reset (or a sign out everywhere) came first: this link is spent.
+			_ = s.store.DeletePendingToken(ctx, TokenReset, hash, p.ClaimedAt)
 			return ErrInvalidToken
 		}
 		return fmt.Errorf("set password: %w", err)
 	}
 	if err := s.endAll(ctx, p.UserID); err != nil {
 		return err
+	}
+	if removePasskeys {
+		if err := s.removePasskeys(ctx, p.UserID, p.Email, c); err != nil {
+			return err
+		}
 	}
 	// Whoever holds the mailbox may sign in at once: the account's failed sign-ins are
 	// forgotten (the client address's are not).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
+	accmail "github.com/takapay/payments/shared/mail"
 )
 
 // Sessions
@@ -51,7 +52,9 @@ func (s *Service) startSession(ctx context.Context, u *User, epoch *int64) (*Ses
 			return nil, errEpochMoved
 		}
 	}
-	rec := &auth.SessionRecord{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: idle, AbsoluteExpiresAt: abs, SeenAt: now}
+	// Every session starts with a proof of who the user is (the password, a passkey, or the
+	// password again at a sign-up's verification): ProvedAt is its start.
+	rec := &auth.SessionRecord{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: idle, AbsoluteExpiresAt: abs, SeenAt: now, ProvedAt: now}
 	if err := s.store.PutSession(ctx, rec); err != nil {
 		return nil, fmt.Errorf("store session: %w", err)
 	}
@@ -98,7 +101,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*SessionInfo,
 	}
 	info := &SessionInfo{
 		UserID: rec.UserID, Hash: hash, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
-		AbsoluteExpiresAt: rec.AbsoluteExpiresAt, CSRFToken: csrfToken(token),
+		AbsoluteExpiresAt: rec.AbsoluteExpiresAt, CSRFToken: csrfToken(token), ProvedAt: rec.ProvedAt,
 	}
 	if rec.AbsoluteExpiresAt.IsZero() {
 		info.AbsoluteExpiresAt = rec.ExpiresAt
@@ -148,17 +151,133 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	return nil
 }
 
+// ConfirmPassword is a "confirm it's you" step: the signed-in user of token types their
+// password again, and the session records the proof (ProvedAt, one conditional UpdateItem),
+// which adding a passkey needs within the last passkey.FreshProof. A wrong password counts as
+// a failed sign-in of the account and the client address (the same limits, so a stolen
+// session cannot guess the password faster than the sign-in page), answering
+// ErrBadCredentials, and *LimitedError while either is locked; a session that is not active
+// is ErrNoSession.
+func (s *Service) ConfirmPassword(ctx context.Context, token, password string, c Client) error {
+	info, err := s.Authenticate(ctx, token)
+	if err != nil {
+		return err
+	}
+	if fe := checkPresented(password); fe != nil {
+		return fe
+	}
+	u, err := s.store.GetAccountUser(ctx, info.UserID)
+	if err != nil {
+		return err
+	}
+	if u == nil {
+		return ErrNoSession
+	}
+	now := s.now()
+	keys, counters, err := s.checkLocks(ctx, u.Email, now, c)
+	if err != nil {
+		return err
+	}
+	hash := dummyHash()
+	if u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	ok, err := VerifyPassword(hash, password)
+	if err != nil {
+		return fmt.Errorf("verify password: %w", err)
+	}
+	if !ok || u.PasswordHash == "" {
+		if _, err := s.recordFailure(ctx, keys, counters, now, u, c); err != nil {
+			return err
+		}
+		s.event(ctx, EventSignInFailed, u.ID, u.Email, c)
+		return ErrBadCredentials
+	}
+	if err := s.store.ProveSession(ctx, info.Hash, now); err != nil {
+		return err
+	}
+	s.event(ctx, EventPasswordConfirmed, u.ID, u.Email, c)
+	return nil
+}
+
 // SignOutEverywhere ends every session of a user: it grows the user's session epoch (a
 // sign-in in flight then stops), lists the user's sessions (one Query) and revokes and
-// unlists each (two writes a session). ErrUnknownUser when there is no such user.
-func (s *Service) SignOutEverywhere(ctx context.Context, userID string) error {
+// unlists each (two writes a session); with removePasskeys it then removes every passkey of
+// the user (so that one an attacker added cannot sign them back in). ErrUnknownUser when
+// there is no such user.
+func (s *Service) SignOutEverywhere(ctx context.Context, userID string, removePasskeys bool, c Client) error {
 	if err := s.store.BumpSessionEpoch(ctx, userID); err != nil {
 		return err
 	}
 	if err := s.endAll(ctx, userID); err != nil {
 		return err
 	}
-	s.event(ctx, EventSignOutEverywhere, userID, "", Client{})
+	s.event(ctx, EventSignOutEverywhere, userID, "", c)
+	if removePasskeys {
+		return s.removePasskeys(ctx, userID, "", c)
+	}
+	return nil
+}
+
+// removePasskeys removes every passkey of a user (a Query, one DeleteItem each) and records
+// it when there were any.
+func (s *Service) removePasskeys(ctx context.Context, userID, email string, c Client) error {
+	if s.cfg.Passkeys == nil {
+		return nil
+	}
+	keys, err := s.cfg.Passkeys.ListPasskeys(ctx, userID)
+	if err != nil {
+		return fmt.Errorf("list passkeys: %w", err)
+	}
+	for _, k := range keys {
+		if err := s.cfg.Passkeys.DeletePasskey(ctx, userID, k.ID); err != nil {
+			return fmt.Errorf("remove passkey: %w", err)
+		}
+	}
+	if len(keys) > 0 {
+		s.event(ctx, EventPasskeysRemoved, userID, email, c)
+	}
+	return nil
+}
+
+// ActivatePasskeys activates the user's pending passkeys (just registered), each only after
+// its "passkey added" email to the user was sent (naming it and when it was added, saying what
+// to do if it was not them): a passkey its owner was not told about never signs in. An email
+// that cannot be sent leaves its passkey pending and is the error (the page can be reloaded).
+// Each activation is an EventPasskeyAdded.
+func (s *Service) ActivatePasskeys(ctx context.Context, userID string, c Client) error {
+	if s.cfg.Passkeys == nil {
+		return nil
+	}
+	keys, err := s.cfg.Passkeys.ListPasskeys(ctx, userID)
+	if err != nil {
+		return fmt.Errorf("list passkeys: %w", err)
+	}
+	var u *User
+	for _, k := range keys {
+		if !k.Pending {
+			continue
+		}
+		if u == nil {
+			if u, err = s.store.GetAccountUser(ctx, userID); err != nil {
+				return err
+			}
+			if u == nil {
+				return ErrUnknownUser
+			}
+		}
+		if err := s.send(ctx, accmail.PasskeyAdded, u.Lang, accmail.Data{
+			To: u.Email, Link: s.cfg.BaseURL + ForgotPath, PasskeyName: k.Name, At: k.CreatedAt,
+		}); err != nil {
+			return err
+		}
+		if err := s.cfg.Passkeys.ActivatePasskey(ctx, userID, k.ID); err != nil {
+			return fmt.Errorf("activate passkey: %w", err)
+		}
+		if s.cfg.OnEvent != nil {
+			s.cfg.OnEvent(ctx, Event{Kind: EventPasskeyAdded, UserID: userID, Email: u.Email, Client: c, Target: k.Name})
+		}
+	}
 	return nil
 }
 

@@ -195,30 +195,13 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	if fe != nil {
 		return nil, fe
 	}
-	if password == "" {
-		return nil, &FieldError{Field: "password", Rule: RuleRequired, Message: "password is required"}
-	}
-	if utf8.RuneCountInString(password) > MaxPasswordRunes {
-		return nil, &FieldError{Field: "password", Rule: RuleMaxLength, Message: fmt.Sprintf("password must be at most %d characters", MaxPasswordRunes)}
+	if fe := checkPresented(password); fe != nil {
+		return nil, fe
 	}
 	start, now := time.Now(), s.now()
-	keys := []string{accountKey(email)}
-	if k := ipKey(c.IP); k != "" {
-		keys = append(keys, k)
-	}
-	counters, err := s.store.GetSignInCounters(ctx, keys...)
+	keys, counters, err := s.checkLocks(ctx, email, now, c)
 	if err != nil {
 		return nil, err
-	}
-	var wait time.Duration
-	for _, k := range keys {
-		if cur := live(k, counters[k], now); cur.LockedUntil.After(now) {
-			wait = max(wait, cur.LockedUntil.Sub(now))
-		}
-	}
-	if wait > 0 {
-		s.event(ctx, EventSignInLimited, "", email, c)
-		return nil, &LimitedError{RetryAfter: wait}
 	}
 
 	owner, err := s.store.EmailOwner(ctx, email)
@@ -282,6 +265,42 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	}
 	s.event(ctx, EventSignInSucceeded, u.ID, u.Email, c)
 	return sess, nil
+}
+
+// checkPresented checks a password typed to prove who one is (sign in, confirm it's you):
+// required, at most MaxPasswordRunes.
+func checkPresented(password string) *FieldError {
+	if password == "" {
+		return &FieldError{Field: "password", Rule: RuleRequired, Message: "password is required"}
+	}
+	if utf8.RuneCountInString(password) > MaxPasswordRunes {
+		return &FieldError{Field: "password", Rule: RuleMaxLength, Message: fmt.Sprintf("password must be at most %d characters", MaxPasswordRunes)}
+	}
+	return nil
+}
+
+// checkLocks reads the failure counters of the account (email) and the client address (one
+// BatchGetItem) and answers *LimitedError while either is locked.
+func (s *Service) checkLocks(ctx context.Context, email string, now time.Time, c Client) ([]string, map[string]*Counter, error) {
+	keys := []string{accountKey(email)}
+	if k := ipKey(c.IP); k != "" {
+		keys = append(keys, k)
+	}
+	counters, err := s.store.GetSignInCounters(ctx, keys...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var wait time.Duration
+	for _, k := range keys {
+		if cur := live(k, counters[k], now); cur.LockedUntil.After(now) {
+			wait = max(wait, cur.LockedUntil.Sub(now))
+		}
+	}
+	if wait > 0 {
+		s.event(ctx, EventSignInLimited, "", email, c)
+		return nil, nil, &LimitedError{RetryAfter: wait}
+	}
+	return keys, counters, nil
 }
 
 // recordFailure counts one failure on every counter (re-reading on a lost race) and sends

@@ -65,18 +65,25 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	return err
 }
 
-// VerifyEmail carries out a sign-up's verification link, once: it claims the pending sign-up
-// (one conditional UpdateItem; of two concurrent uses one wins, the other gets
-// ErrInvalidToken), claims the email, creates the user with the password hash, and unless
+// VerifyEmail carries out a sign-up's verification link, once, for the person who knows the
+// sign-up's password: it claims the pending sign-up (one conditional UpdateItem; of two
+// concurrent uses one wins, the other gets ErrInvalidToken) and checks password against the
+// one chosen at sign-up. A wrong one gives the claim back (one UpdateItem, so the link can be
+// tried again at once) and answers ErrBadCredentials: whoever signed up with someone else's
+// address cannot have that person click the link into an account whose password the first
+// sign-up chose. Then it claims the email, creates the user with the password hash, and unless
 // JoinOnly creates the workspace (sandbox-first, as every workspace) with the user as owner,
 // then starts a session and deletes the pending sign-up. Each step is one single-item write
 // whose ids were chosen at sign-up, so a verification that failed half way can be retried with
 // the same link after ClaimLease. An unknown, expired, used or malformed token is
 // ErrInvalidToken; an email that got an account meanwhile is ErrAccountExists.
-func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (*Session, error) {
+func (s *Service) VerifyEmail(ctx context.Context, token, password string, c Client) (*Session, error) {
 	hash, ok := parseLinkToken(token)
 	if !ok {
 		return nil, ErrInvalidToken
+	}
+	if fe := checkPresented(password); fe != nil {
+		return nil, fe
 	}
 	now := s.now()
 	p, err := s.store.ClaimPendingToken(ctx, TokenSignUp, hash, now, now.Add(-ClaimLease))
@@ -85,6 +92,16 @@ func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (*Ses
 	}
 	if p == nil || p.UserID == "" || p.Email == "" {
 		return nil, ErrInvalidToken
+	}
+	ok, err = VerifyPassword(p.PasswordHash, password)
+	if err != nil || !ok {
+		if rerr := s.store.ReleasePendingToken(ctx, TokenSignUp, hash, p.ClaimedAt); rerr != nil && !errors.Is(rerr, ErrConflict) {
+			return nil, rerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("verify password: %w", err)
+		}
+		return nil, ErrBadCredentials
 	}
 	return s.finishSignUp(ctx, p, c)
 }

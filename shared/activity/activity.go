@@ -49,8 +49,11 @@ const (
 	InviteRevoked        Action = "invite.revoked"
 	PasskeyAdded         Action = "passkey.added"
 	PasskeyRemoved       Action = "passkey.removed"
-	DocumentWebhookSet   Action = "document_webhook.set"
-	WebhookTestSent      Action = "webhook.test_sent"
+	// PasskeysRemoved is every passkey of a user removed at once, as the owner chose on the
+	// password reset or sign-out-everywhere form.
+	PasskeysRemoved    Action = "passkeys.removed"
+	DocumentWebhookSet Action = "document_webhook.set"
+	WebhookTestSent    Action = "webhook.test_sent"
 	// PaymentsExported is a CSV export of payments (the dashboard's export page).
 	PaymentsExported Action = "payments.exported"
 )
@@ -60,7 +63,7 @@ var Actions = []Action{
 	SignInSucceeded, SignInFailed, SignInLimited, PasswordReset, SignOutEverywhere,
 	KeyCreated, KeyRevoked, KeyRolled, WebhookSecretIssued, WebhookSecretRolled,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, MemberLeft,
-	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved, DocumentWebhookSet, WebhookTestSent,
+	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved, PasskeysRemoved, DocumentWebhookSet, WebhookTestSent,
 	PaymentsExported,
 }
 

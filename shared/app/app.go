@@ -223,6 +223,16 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	return c, nil
 }
 
+// DashboardOrigin is the dashboard's origin: the first of DashboardOrigins, else
+// PublicBaseURL. The emails' links, the passkeys' relying party and the cookies' names
+// (auth.HostCookies) follow it: configuration, never a request header.
+func (c Config) DashboardOrigin() string {
+	if len(c.DashboardOrigins) > 0 {
+		return c.DashboardOrigins[0]
+	}
+	return c.PublicBaseURL
+}
+
 // ParseOrigins parses a comma-separated list of origins as browsers send them in the Origin
 // header: http or https, a host, an optional port and nothing else, in lower case, without a
 // default port or a trailing slash (so that an exact comparison is right). Blank entries are
@@ -298,6 +308,7 @@ func New(cfg Config, db *dynamodb.Client, q *sqs.Client, logger *slog.Logger) *D
 		keys = &auth.KeyCache{Store: store, TTL: cfg.KeyCacheTTL}
 	}
 	authn := &auth.Authenticator{Keys: keys, Sessions: store, AllowedOrigins: cfg.DashboardOrigins,
+		SessionCookieName: auth.SessionCookieName(auth.HostCookies(cfg.DashboardOrigin())),
 		// A key's last use, for the dashboard's key list: at most one conditional UpdateItem
 		// per key per hour per instance (template: RecordKeyUse).
 		LastUsed: &auth.LastUsed{Store: store}}

@@ -170,6 +170,10 @@ type Authenticator struct {
 	// AllowedOrigins are the exact Origin values ("https://dashboard.example.com.bd") from
 	// which a session-cookie request may use an unsafe method; empty allows none.
 	AllowedOrigins []string
+	// SessionCookieName is the session cookie read (SessionCookieName(HostCookies(the
+	// dashboard's origin))); "" reads SessionCookie. A request with two session cookies is
+	// refused whatever it is.
+	SessionCookieName string
 	// Limiter, when set, is consulted after every successful authentication, with the key
 	// "<workspace>#<environment>" for an API key and "<workspace>#dashboard" for a session:
 	// 429 RATE_LIMITED with Retry-After when that budget is spent. A request that fails

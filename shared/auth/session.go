@@ -19,8 +19,74 @@ import (
 )
 
 // SessionCookie is the name of the dashboard session cookie (the spec's dashboardSession
-// security scheme).
-const SessionCookie = "takapay_session"
+// security scheme) where the dashboard's origin is plain http (make dev's localhost);
+// HostSessionCookie is its name where the origin is https: the __Host- prefix makes the
+// browser keep it only when Secure, Path=/ and without Domain, so no sibling subdomain can
+// set or overwrite it (SessionCookieName decides from the configured origin).
+const (
+	SessionCookie     = "takapay_session"
+	HostSessionCookie = HostPrefix + SessionCookie
+	// HostPrefix is the cookie name prefix browsers keep only from a secure origin, host-only,
+	// with Path=/.
+	HostPrefix = "__Host-"
+)
+
+// HostCookies reports whether the dashboard at origin (its configured origin: DASHBOARD_ORIGINS'
+// first, else PUBLIC_BASE_URL; never a request header) names its cookies with HostPrefix:
+// when it is https. Browsers refuse a __Host- cookie without Secure, which plain-http
+// localhost cannot keep for Go clients, so make dev keeps the plain names.
+func HostCookies(origin string) bool {
+	return len(origin) > len("https://") && strings.EqualFold(origin[:len("https://")], "https://")
+}
+
+// SessionCookieName is the session cookie's name for a dashboard whose cookies carry
+// HostPrefix (host) or not.
+func SessionCookieName(host bool) string {
+	if host {
+		return HostSessionCookie
+	}
+	return SessionCookie
+}
+
+// ErrTwoSessionCookies refuses a request that carries more than one session cookie (the same
+// name twice, or both SessionCookie and HostSessionCookie): which one the browser meant cannot
+// be told, and resolving by order would let a cookie planted by another site win.
+var ErrTwoSessionCookies = errors.New("the request carries more than one session cookie")
+
+// FindSessionCookie returns the value of the request's session cookie named name
+// (SessionCookie or HostSessionCookie), from the payload 2.0 cookies list or, failing that, a
+// raw Cookie header; ok false when absent. ErrTwoSessionCookies when the request carries more
+// than one cookie named SessionCookie or HostSessionCookie, whichever name is configured.
+func FindSessionCookie(r *web.Request, name string) (value string, ok bool, err error) {
+	sources := r.Cookies
+	if len(sources) == 0 {
+		sources = []string{r.Header("Cookie")}
+	}
+	n := 0
+	for _, src := range sources {
+		// API Gateway splits the Cookie header on ";" but a caller-built event may not.
+		for part := range strings.SplitSeq(src, ";") {
+			k, v, found := strings.Cut(strings.TrimSpace(part), "=")
+			k = strings.TrimSpace(k)
+			if !found || (k != SessionCookie && k != HostSessionCookie) {
+				continue
+			}
+			if n++; n > 1 {
+				return "", false, ErrTwoSessionCookies
+			}
+			if k != name {
+				continue
+			}
+			v = strings.TrimSpace(v)
+			// RFC 6265 allows a double-quoted value.
+			if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+				v = v[1 : len(v)-1]
+			}
+			value, ok = v, true
+		}
+	}
+	return value, ok, nil
+}
 
 // sessionTokenBytes is the entropy of a session token; base64url without padding makes it
 // sessionTokenChars characters.
@@ -116,6 +182,10 @@ type SessionRecord struct {
 	AbsoluteExpiresAt time.Time
 	// SeenAt is when ExpiresAt was last moved by use (zero when never).
 	SeenAt time.Time
+	// ProvedAt is when the session's user last proved who they are in it: the sign-in (with
+	// the password or a passkey), or re-entering the password on a "confirm it's you" step
+	// (zero when never: operator-made sessions). Adding a passkey needs a recent one.
+	ProvedAt time.Time
 }
 
 // Active reports whether the session may be used at t: not revoked and t before ExpiresAt (a
@@ -148,6 +218,7 @@ const (
 	msgNoCredentials  = "missing credentials: send Authorization: Bearer <key> or the dashboard session cookie"
 	msgOriginRequired = "Origin header required"
 	msgCrossOrigin    = "cross-origin request refused"
+	msgTwoSessions    = "more than one session cookie: sign out, clear this site's cookies and sign in again"
 )
 
 // AuthenticateWorkspace authenticates a request to a workspace-scoped operation (the
@@ -184,7 +255,14 @@ func (a *Authenticator) AuthenticateWorkspace(ctx context.Context, r *web.Reques
 		}
 		return id, nil
 	}
-	token, ok := sessionCookie(r)
+	name := a.SessionCookieName
+	if name == "" {
+		name = SessionCookie
+	}
+	token, ok, err := FindSessionCookie(r, name)
+	if err != nil {
+		return nil, apierr.New(apierr.InvalidAPIKey, msgTwoSessions)
+	}
 	if !ok {
 		return nil, apierr.New(apierr.InvalidAPIKey, msgNoCredentials)
 	}
@@ -251,35 +329,6 @@ func safeMethod(m string) bool {
 		return true
 	}
 	return false
-}
-
-// sessionCookie returns the first takapay_session cookie of the request: from the payload 2.0
-// cookies list ("name=value" each) or, failing that, from a raw Cookie header.
-func sessionCookie(r *web.Request) (string, bool) {
-	for _, c := range r.Cookies {
-		// API Gateway splits the Cookie header on ";" but a caller-built event may not.
-		if v, ok := cookieValue(c); ok {
-			return v, true
-		}
-	}
-	return cookieValue(r.Header("Cookie"))
-}
-
-// cookieValue finds SessionCookie in a Cookie header value ("a=b; c=d").
-func cookieValue(header string) (string, bool) {
-	for part := range strings.SplitSeq(header, ";") {
-		name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok || strings.TrimSpace(name) != SessionCookie {
-			continue
-		}
-		value = strings.TrimSpace(value)
-		// RFC 6265 allows a double-quoted value.
-		if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
-			value = value[1 : len(value)-1]
-		}
-		return value, true
-	}
-	return "", false
 }
 
 // RequiredEnvironment reads the environment query parameter the workspace routes require:

@@ -289,8 +289,18 @@ func TestAuthenticateWorkspace(t *testing.T) {
 			want: sessionID(userDev, auth.RoleDeveloper, writer), sessCalls: 1, memberCalls: 1},
 		{name: "GET quoted cookie value", r: req("GET", nil, auth.SessionCookie+`="`+tok["dev"]+`"`),
 			want: sessionID(userDev, auth.RoleDeveloper, writer), sessCalls: 1, memberCalls: 1},
-		{name: "GET first of two session cookies", r: req("GET", nil, cookie(tok["dev"]), cookie(tok["viewer"])),
-			want: sessionID(userDev, auth.RoleDeveloper, writer), sessCalls: 1, memberCalls: 1},
+		// Two session cookies are refused, never resolved by order (issue 30): nothing is read.
+		{name: "GET two session cookies", r: req("GET", nil, cookie(tok["dev"]), cookie(tok["viewer"])),
+			code: apierr.InvalidAPIKey, msg: "more than one session cookie"},
+		{name: "GET the same session cookie twice", r: req("GET", nil, cookie(tok["dev"]), cookie(tok["dev"])),
+			code: apierr.InvalidAPIKey, msg: "more than one session cookie"},
+		{name: "GET two session cookies in one header", r: req("GET", map[string]string{"cookie": cookie(tok["dev"]) + "; " + cookie(tok["viewer"])}),
+			code: apierr.InvalidAPIKey, msg: "more than one session cookie"},
+		{name: "GET the plain and the __Host- session cookies", r: req("GET", nil, cookie(tok["dev"]), auth.HostSessionCookie+"="+tok["viewer"]),
+			code: apierr.InvalidAPIKey, msg: "more than one session cookie"},
+		// The plain-http name is read; a __Host- one alone is not this dashboard's.
+		{name: "GET a __Host- cookie where the origin is http", r: req("GET", nil, auth.HostSessionCookie+"="+tok["dev"]),
+			code: apierr.InvalidAPIKey, msg: "missing credentials"},
 		{name: "GET with a foreign Origin", r: req("GET", origin("https://evil.example"), cookie(tok["dev"])),
 			want: sessionID(userDev, auth.RoleDeveloper, writer), sessCalls: 1, memberCalls: 1},
 		{name: "HEAD without Origin", r: req("HEAD", nil, cookie(tok["dev"])),
@@ -572,4 +582,31 @@ func apiKey(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// Where the dashboard's origin is https, the session cookie is __Host-takapay_session: it is
+// read, and the plain name alone is not (a sibling subdomain could have set it).
+func TestHostSessionCookie(t *testing.T) {
+	if !auth.HostCookies("https://dash.example.com.bd") || auth.HostCookies("http://localhost:3000") || auth.HostCookies("") {
+		t.Fatal("HostCookies: https only")
+	}
+	if auth.SessionCookieName(true) != "__Host-takapay_session" || auth.SessionCookieName(false) != "takapay_session" {
+		t.Fatal("SessionCookieName")
+	}
+	f := newSessionFixture(t)
+	a := f.authenticator()
+	a.SessionCookieName = auth.HostSessionCookie
+	id, err := a.AuthenticateWorkspace(context.Background(), req("GET", nil, auth.HostSessionCookie+"="+f.tokens["dev"]), wsA)
+	if err != nil || id.UserID != userDev {
+		t.Fatalf("the __Host- cookie: %+v, %v", id, err)
+	}
+	for name, r := range map[string]*web.Request{
+		"plain name alone": req("GET", nil, cookie(f.tokens["dev"])),
+		"both names":       req("GET", nil, auth.HostSessionCookie+"="+f.tokens["dev"], cookie(f.tokens["viewer"])),
+	} {
+		var ae *apierr.Error
+		if _, err := a.AuthenticateWorkspace(context.Background(), r, wsA); !errors.As(err, &ae) || ae.Code != apierr.InvalidAPIKey {
+			t.Errorf("%s: %v, want 401 INVALID_API_KEY", name, err)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/takapay/payments/shared/local/browsertest"
+	"github.com/takapay/payments/shared/local/devstack"
 )
 
 // keyCacheTTL is the journey's KEY_CACHE_TTL_MS: the revocation delay the API states,
@@ -76,7 +78,8 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	both("check-email", "/dashboard/check-email?for=sign-up")
 	link, _ := mailLink(owner, "/dashboard/verify-email", 0)
 	both("verify", link)
-	run(chromedp.Navigate(base+link), chromedp.WaitVisible(chromedp.ID("verify-submit")), chromedp.Click(chromedp.ID("verify-submit")),
+	run(chromedp.Navigate(base+link), chromedp.WaitVisible(chromedp.ID("verify-submit")),
+		chromedp.SendKeys(chromedp.ID("f-password"), "journey sandbox passphrase"), chromedp.Click(chromedp.ID("verify-submit")),
 		chromedp.WaitVisible(chromedp.ID("home-workspace")))
 	both("overview-owner", "/dashboard")
 
@@ -165,11 +168,26 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// Adding a passkey needs the password (or a sign-in) within 5 minutes: the journey signs
+	// in again first (its first sign-in may be older than that on a slow machine).
+	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("sign-in-form")),
+		chromedp.SendKeys(chromedp.ID("f-email"), owner), chromedp.SendKeys(chromedp.ID("f-password"), "journey sandbox passphrase"),
+		chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
 	both("passkeys-empty", "/dashboard/passkeys")
 	run(chromedp.WaitVisible(chromedp.ID("passkey-add")), chromedp.SendKeys(chromedp.ID("f-name"), "Journey laptop"),
 		chromedp.Click(chromedp.ID("passkey-add")), chromedp.WaitVisible(chromedp.ID("notice")))
 	if !strings.Contains(bodyText(), "Journey laptop") {
 		t.Fatalf("passkey list after register: %s", bodyText())
+	}
+	run(chromedp.Navigate(base+"/dashboard/activity"), chromedp.WaitVisible(chromedp.ID("main")))
+	if !strings.Contains(bodyText(), "Passkey added") {
+		t.Fatalf("no passkey.added in the activity log: %s", bodyText())
+	}
+	if mails, err := devstack.ReceivedMail(context.Background(), s.ses.Endpoint); err != nil ||
+		!slices.ContainsFunc(devstack.MailTo(mails, owner), func(m devstack.ReceivedEmail) bool {
+			return strings.Contains(m.Text, "“Journey laptop”")
+		}) {
+		t.Fatalf("no email naming the passkey to %s (%v)", owner, err)
 	}
 	both("passkeys", "/dashboard/passkeys")
 	run(chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("passkey-sign-in")))
@@ -192,7 +210,9 @@ func TestBrowserDashboardJourney(t *testing.T) {
 	run(chromedp.SendKeys(chromedp.ID("f-email"), dev), chromedp.SendKeys(chromedp.ID("f-password"), "developer sandbox passphrase"),
 		chromedp.Click(chromedp.ID("sign-up-submit")), chromedp.WaitVisible(chromedp.ID("check-email-message")))
 	link, _ = mailLink(dev, "/dashboard/verify-email", 0)
-	run(chromedp.Navigate(base+link), chromedp.Click(chromedp.ID("verify-submit")), chromedp.WaitVisible(chromedp.ID("accept-invite")))
+	run(chromedp.Navigate(base+link), chromedp.WaitVisible(chromedp.ID("f-password")),
+		chromedp.SendKeys(chromedp.ID("f-password"), "developer sandbox passphrase"), chromedp.Click(chromedp.ID("verify-submit")),
+		chromedp.WaitVisible(chromedp.ID("accept-invite")))
 	both("invite-signed-in", invite)
 	run(chromedp.Click(chromedp.ID("accept-invite")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
 	if text := bodyText(); !strings.Contains(text, "Journey Shop") || !strings.Contains(text, "Developer") {

@@ -339,3 +339,67 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+// Where the dashboard's origin is https (HostCookies, set from the configured origin), the
+// session and form-token cookies are __Host- cookies: Secure, Path=/, no Domain; the plain
+// names are not read. Plain http (make dev) keeps the plain names.
+func TestHostCookies(t *testing.T) {
+	s, m := newService()
+	s.HostCookies = true
+	page := do(t, s.SignInPage, call{method: "GET", path: "/dashboard/sign-in"})
+	pre := setCookie(page, "__Host-takapay_csrf")
+	if pre == "" || setCookie(page, preCSRFCookie) != "" || !strings.Contains(pre, "; Path=/;") || !strings.Contains(pre, "Secure") || strings.Contains(pre, "Domain") {
+		t.Fatalf("form-token cookie %q (cookies %q)", pre, page.Cookies)
+	}
+	token := csrfOf(t, page)
+	good := url.Values{"csrf": {token}, "email": {"owner@shop.com.bd"}, "password": {"correct horse battery"}}
+	// The plain name is not the form token any more.
+	if r := do(t, s.SignIn, call{method: "POST", path: "/dashboard/sign-in", form: good, cookies: []string{preCSRFCookie + "=" + token}}); r.Status != 403 {
+		t.Fatalf("sign-in with the plain form-token cookie: %d", r.Status)
+	}
+	r := do(t, s.SignIn, call{method: "POST", path: "/dashboard/sign-in", form: good, cookies: []string{"__Host-takapay_csrf=" + token}})
+	sc := setCookie(r, "__Host-takapay_session")
+	if r.Status != 303 || sc == "" || strings.Contains(sc, "Domain") {
+		t.Fatalf("sign-in: %d, cookies %q", r.Status, r.Cookies)
+	}
+	for _, attr := range []string{"HttpOnly", "Secure", "SameSite=Lax", "; Path=/;"} {
+		if !strings.Contains(sc+";", attr) {
+			t.Errorf("session cookie %q lacks %s", sc, attr)
+		}
+	}
+	sess := strings.TrimPrefix(strings.SplitN(sc, ";", 2)[0], "__Host-takapay_session=")
+	if r := do(t, s.Home, call{method: "GET", path: "/dashboard", cookies: []string{"__Host-takapay_session=" + sess}}); r.Status != 200 {
+		t.Fatalf("home with the __Host- cookie: %d", r.Status)
+	}
+	if r := do(t, s.Home, call{method: "GET", path: "/dashboard", cookies: []string{SessionCookie + "=" + sess}}); r.Status != 303 {
+		t.Fatalf("home with the plain name on an https dashboard: %d", r.Status)
+	}
+
+	// Plain http keeps today's names.
+	s2 := &Service{Accounts: m, Team: m, Keys: m, Activity: m, InsecureCookies: true}
+	page = do(t, s2.SignInPage, call{method: "GET", path: "/dashboard/sign-in"})
+	if c := setCookie(page, preCSRFCookie); c == "" || strings.Contains(c, "Secure") || !strings.Contains(c, "Path=/dashboard") {
+		t.Fatalf("http form-token cookie %q", page.Cookies)
+	}
+}
+
+// Two session cookies on one request (the same name twice, or both names) are refused, not
+// resolved by order: the page goes to sign in and the session cookies are cleared.
+func TestTwoSessionCookies(t *testing.T) {
+	s, m := newService()
+	a, b := m.signIn("owner", auth.RoleOwner), m.signIn("viewer", auth.RoleViewer)
+	for name, cookies := range map[string][]string{
+		"same name twice":      {SessionCookie + "=" + a, SessionCookie + "=" + b},
+		"the same value twice": {SessionCookie + "=" + a, SessionCookie + "=" + a},
+		"both names":           {"__Host-takapay_session=" + b, SessionCookie + "=" + a},
+		"in one entry":         {SessionCookie + "=" + a + "; " + SessionCookie + "=" + b},
+	} {
+		r := do(t, s.Home, call{method: "GET", path: "/dashboard", cookies: cookies})
+		if r.Status != 303 || !strings.HasPrefix(r.Headers["Location"], "/dashboard/sign-in") || !strings.Contains(setCookie(r, SessionCookie), "Max-Age=0") {
+			t.Errorf("%s: %d to %q, cookies %q", name, r.Status, r.Headers["Location"], r.Cookies)
+		}
+	}
+	if r := do(t, s.Home, call{method: "GET", path: "/dashboard", cookies: []string{SessionCookie + "=" + a}}); r.Status != 200 {
+		t.Fatalf("one cookie: %d", r.Status)
+	}
+}

@@ -31,7 +31,9 @@ import (
 )
 
 // Cookie names. The session cookie is the API's own (auth.SessionCookie): Path=/ because
-// the /v1 workspace routes read it too.
+// the /v1 workspace routes read it too. With Service.HostCookies (an https origin) the session
+// and form-token cookies are named with the __Host- prefix (__Host-takapay_session,
+// __Host-takapay_csrf), Secure, Path=/, no Domain.
 const (
 	SessionCookie   = auth.SessionCookie
 	preCSRFCookie   = "takapay_csrf"
@@ -58,7 +60,11 @@ type Service struct {
 	// InsecureCookies leaves Secure off the cookies: never set outside tests over plain http
 	// to a host a browser does not treat as secure. make dev serves 127.0.0.1, which is.
 	InsecureCookies bool
-	Now             func() time.Time
+	// HostCookies names the session and form-token cookies with the __Host- prefix (Secure,
+	// Path=/, no Domain): set from the configured origin when it is https (auth.HostCookies),
+	// never from a request header. make dev's plain-http localhost keeps the plain names.
+	HostCookies bool
+	Now         func() time.Time
 	// OfferPasskeys shows "Sign in with a passkey" on the sign-in page (its form posts to
 	// the passkey pages, which DashboardPasskeysFunction serves).
 	OfferPasskeys bool
@@ -163,7 +169,7 @@ func cookie(r *web.Request, name string) (string, bool) {
 
 func (s *Service) cookieAttrs(path string, maxAge int) string {
 	a := "; Path=" + path + "; HttpOnly; SameSite=Lax"
-	if !s.InsecureCookies {
+	if !s.InsecureCookies || s.HostCookies {
 		a += "; Secure"
 	}
 	if maxAge >= 0 {
@@ -173,7 +179,25 @@ func (s *Service) cookieAttrs(path string, maxAge int) string {
 }
 
 func (s *Service) sessionCookie(token string) string {
-	return SessionCookie + "=" + token + s.cookieAttrs("/", int(SessionLifetime/time.Second))
+	return s.sessionName() + "=" + token + s.cookieAttrs("/", int(SessionLifetime/time.Second))
+}
+
+// sessionName is the session cookie's name (auth.HostSessionCookie with HostCookies).
+func (s *Service) sessionName() string { return auth.SessionCookieName(s.HostCookies) }
+
+// clearSession clears the session cookie (both names: one left over from before the origin
+// became https would otherwise make every request carry two).
+func (s *Service) clearSession(r *req) {
+	r.setCookie = append(r.setCookie, s.clearCookie(auth.SessionCookieName(true), "/"), s.clearCookie(auth.SessionCookieName(false), "/"))
+}
+
+// csrfCookie is the public forms' double-submit cookie: its name and path (__Host- and Path=/
+// with HostCookies, the prefix's rule; else Path=/dashboard).
+func (s *Service) csrfCookie() (name, path string) {
+	if s.HostCookies {
+		return auth.HostPrefix + preCSRFCookie, "/"
+	}
+	return preCSRFCookie, "/dashboard"
 }
 
 func (s *Service) clearCookie(name, path string) string {
@@ -238,7 +262,8 @@ func (s *Service) publicPost(r *req) error {
 	if err := r.parseForm(); err != nil {
 		return err
 	}
-	c, _ := cookie(r.Request, preCSRFCookie)
+	name, _ := s.csrfCookie()
+	c, _ := cookie(r.Request, name)
 	if !equal(c, r.form.Get(csrfField)) {
 		return errDenied
 	}
@@ -248,12 +273,13 @@ func (s *Service) publicPost(r *req) error {
 
 // publicGet gives a pre-session form its double-submit token (the cookie's, or a new one).
 func (s *Service) publicGet(r *req) {
-	if c, ok := cookie(r.Request, preCSRFCookie); ok && len(c) == 43 {
+	name, path := s.csrfCookie()
+	if c, ok := cookie(r.Request, name); ok && len(c) == 43 {
 		r.preToken = c
 		return
 	}
 	r.preToken = randomToken()
-	r.setCookie = append(r.setCookie, preCSRFCookie+"="+r.preToken+s.cookieAttrs("/dashboard", 2*3600))
+	r.setCookie = append(r.setCookie, name+"="+r.preToken+s.cookieAttrs(path, 2*3600))
 }
 
 // errSignIn sends a request without a session to the sign-in page.
@@ -262,12 +288,18 @@ type errSignIn struct{ next string }
 func (e *errSignIn) Error() string { return "dashboard: sign in first" }
 
 // signedIn loads the viewer: the session, then the workspace (the takapay_ws cookie when the
-// user is a member of it, else the session's, else their first).
+// user is a member of it, else the session's, else their first). A request carrying two
+// session cookies (auth.ErrTwoSessionCookies) has no session: it goes to the sign-in page,
+// and the host's own session cookies are cleared (decision record).
 func (s *Service) signedIn(ctx context.Context, r *req) error {
-	token, ok := cookie(r.Request, SessionCookie)
+	token, ok, err := auth.FindSessionCookie(r.Request, s.sessionName())
 	next := r.Path
 	if r.Method != "GET" {
 		next = "/dashboard"
+	}
+	if err != nil {
+		s.clearSession(r)
+		return &errSignIn{next: next}
 	}
 	if !ok || token == "" {
 		return &errSignIn{next: next}

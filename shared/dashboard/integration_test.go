@@ -164,7 +164,7 @@ func (s *stack) signUp(t *testing.T, email, workspace, next string) *browser {
 	}
 	link, _ := s.mailLink(t, email, "/dashboard/verify-email", 0)
 	p = b.get(link)
-	p = b.post(link, url.Values{"csrf": {csrf(t, p)}})
+	p = b.post(link, url.Values{"csrf": {csrf(t, p)}, "password": {"a long sandbox passphrase"}})
 	if p.status != 200 {
 		t.Fatalf("verify: %d at %s\n%.3000s", p.status, p.url, p.body)
 	}

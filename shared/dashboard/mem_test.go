@@ -52,9 +52,12 @@ func (m *mem) SignUp(ctx context.Context, in SignUpInput) error {
 	}
 	return nil
 }
-func (m *mem) VerifyEmail(ctx context.Context, token string, c Client) (*Session, error) {
+func (m *mem) VerifyEmail(ctx context.Context, token, password string, c Client) (*Session, error) {
 	if token != "good" {
 		return nil, ErrInvalidToken
+	}
+	if password != "correct horse battery" {
+		return nil, ErrBadCredentials
 	}
 	return &Session{Token: m.signIn("newbie", auth.RoleOwner)}, nil
 }
@@ -75,7 +78,7 @@ func (m *mem) SignIn(ctx context.Context, email, password string, c Client) (*Se
 func (m *mem) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error {
 	return nil
 }
-func (m *mem) ResetPassword(ctx context.Context, token, pw string, c Client) error {
+func (m *mem) ResetPassword(ctx context.Context, token, pw string, removePasskeys bool, c Client) error {
 	if token != "good" {
 		return ErrInvalidToken
 	}
@@ -96,7 +99,14 @@ func (m *mem) SignOut(ctx context.Context, token string) error {
 	delete(m.sessions, token)
 	return nil
 }
-func (m *mem) SignOutEverywhere(ctx context.Context, userID string) error {
+func (m *mem) ActivatePasskeys(ctx context.Context, userID string, c Client) error { return nil }
+func (m *mem) ConfirmPassword(ctx context.Context, token, password string, c Client) error {
+	if password != "correct horse battery" {
+		return ErrBadCredentials
+	}
+	return nil
+}
+func (m *mem) SignOutEverywhere(ctx context.Context, userID string, removePasskeys bool, c Client) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k, u := range m.sessions {

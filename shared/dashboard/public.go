@@ -143,11 +143,18 @@ func (r *req) fieldMessage(fe *FieldError) string {
 	return fe.Message
 }
 
-// validEmail is the form's check of an email, before any service is called: account's rule,
-// the one rule for a dashboard user's email.
-func validEmail(s string) bool {
+// emailRule is the form's check of an email, before any service is called: account's rule,
+// the one rule for a dashboard user's email. It returns the message key of what is wrong
+// ("" when nothing): a look-alike (non-ASCII) address has its own words.
+func emailRule(s string) string {
 	_, fe := account.ParseEmail(s)
-	return fe == nil
+	switch {
+	case fe == nil:
+		return ""
+	case fe.Rule == account.RuleASCII:
+		return "dash.rule.email.ascii"
+	}
+	return "dash.rule.email"
 }
 
 // --- sign up ---------------------------------------------------------------------------------
@@ -215,8 +222,8 @@ func (s *Service) SignUp(ctx context.Context, wr *web.Request) (*web.Response, e
 		switch {
 		case in.Email == "":
 			f.fail("email", t(r.l(), "dash.rule.required"))
-		case !validEmail(in.Email):
-			f.fail("email", t(r.l(), "dash.rule.email"))
+		case emailRule(in.Email) != "":
+			f.fail("email", t(r.l(), emailRule(in.Email)))
 		}
 		if in.Password == "" {
 			f.fail("password", t(r.l(), "dash.rule.required"))
@@ -267,26 +274,49 @@ func (s *Service) CheckEmail(ctx context.Context, wr *web.Request) (*web.Respons
 func (s *Service) VerifyPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
 		s.publicGet(r)
-		return s.page(r, 200, t(r.l(), "dash.verify.title"), func(d *doc) {
-			d.Raw("<p>")
-			d.text("dash.verify.message")
-			d.Raw("</p>\n")
-			d.formStart("/dashboard/verify-email?token="+url.QueryEscape(r.token()), "verify-form")
-			d.submit("dash.verify.submit", "verify-submit")
-			d.Raw("</form>\n")
-		}), nil
+		return s.verifyForm(r, 200, &form{}), nil
 	})(ctx, wr)
 }
 
-// Verify is POST /dashboard/verify-email: the address is verified, the workspace created,
-// and the person signed in.
+// verifyForm asks for the password chosen at sign-up: only the person who chose it can
+// finish the sign-up (decision record: someone who signed up with another's address cannot
+// have its owner click the account into being with the first sign-up's password).
+func (s *Service) verifyForm(r *req, status int, f *form) *web.Response {
+	return s.page(r, status, t(r.l(), "dash.verify.title"), func(d *doc) {
+		d.errorSummary(f)
+		d.Raw("<p>")
+		d.text("dash.verify.message")
+		d.Raw("</p>\n")
+		d.formStart("/dashboard/verify-email?token="+url.QueryEscape(r.token()), "verify-form")
+		d.input(f, "password", "password", "dash.field.password", "current-password", "dash.hint.verify_password", true)
+		d.submit("dash.verify.submit", "verify-submit")
+		d.Raw("</form>\n")
+	})
+}
+
+// Verify is POST /dashboard/verify-email: with the sign-up's password, the address is
+// verified, the workspace created, and the person signed in.
 func (s *Service) Verify(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.serve(func(ctx context.Context, r *req) (*web.Response, error) {
 		if err := s.publicPost(r); err != nil {
 			return nil, err
 		}
-		sess, err := s.Accounts.VerifyEmail(ctx, r.token(), r.client())
-		if err != nil {
+		f := &form{}
+		pw := r.form.Get("password")
+		if pw == "" {
+			f.fail("password", t(r.l(), "dash.rule.required"))
+			return s.verifyForm(r, 422, f), nil
+		}
+		sess, err := s.Accounts.VerifyEmail(ctx, r.token(), pw, r.client())
+		var fe *FieldError
+		switch {
+		case errors.Is(err, ErrBadCredentials):
+			f.fail("password", t(r.l(), "dash.verify.bad_password"))
+			return s.verifyForm(r, 422, f), nil
+		case errors.As(err, &fe):
+			f.fail("password", r.fieldMessage(fe))
+			return s.verifyForm(r, 422, f), nil
+		case err != nil:
 			return nil, err
 		}
 		return s.startSession(r, sess, sess.Next), nil
@@ -296,7 +326,8 @@ func (s *Service) Verify(ctx context.Context, wr *web.Request) (*web.Response, e
 // startSession sets the new session's cookie (and forgets the public form token and any
 // workspace choice of a previous session), then goes on.
 func (s *Service) startSession(r *req, sess *Session, next string) *web.Response {
-	r.setCookie = append(r.setCookie, s.sessionCookie(sess.Token), s.clearCookie(preCSRFCookie, "/dashboard"),
+	csrfName, csrfPath := s.csrfCookie()
+	r.setCookie = append(r.setCookie, s.sessionCookie(sess.Token), s.clearCookie(csrfName, csrfPath),
 		s.clearCookie(workspaceCookie, "/dashboard"))
 	if next == "" {
 		next = "/dashboard"
@@ -368,6 +399,8 @@ func (s *Service) SignIn(ctx context.Context, wr *web.Request) (*web.Response, e
 		f := &form{values: map[string]string{"email": email, "next": next}}
 		if email == "" {
 			f.fail("email", t(r.l(), "dash.rule.required"))
+		} else if rule := emailRule(email); rule != "" {
+			f.fail("email", t(r.l(), rule))
 		}
 		if password == "" {
 			f.fail("password", t(r.l(), "dash.rule.required"))
@@ -423,8 +456,8 @@ func (s *Service) Forgot(ctx context.Context, wr *web.Request) (*web.Response, e
 		}
 		email := r.field("email")
 		f := &form{values: map[string]string{"email": email}}
-		if !validEmail(email) {
-			f.fail("email", t(r.l(), "dash.rule.email"))
+		if rule := emailRule(email); rule != "" {
+			f.fail("email", t(r.l(), rule))
 			return s.forgotForm(r, 422, f), nil
 		}
 		if err := s.limitForm(ctx, r, FormReset); err != nil {
@@ -450,6 +483,7 @@ func (s *Service) resetForm(r *req, status int, f *form) *web.Response {
 		d.errorSummary(f)
 		d.formStart("/dashboard/reset-password?token="+url.QueryEscape(r.token()), "reset-form")
 		d.input(f, "password", "password", "dash.field.new_password", "new-password", "dash.hint.password", true)
+		d.removePasskeysBox("remove-passkeys", f == nil || f.value(removePasskeysField) != "no")
 		d.submit("dash.reset.submit", "reset-submit")
 		d.Raw("</form>\n")
 	})
@@ -467,7 +501,11 @@ func (s *Service) Reset(ctx context.Context, wr *web.Request) (*web.Response, er
 			f.fail("password", t(r.l(), "dash.rule.required"))
 			return s.resetForm(r, 422, f), nil
 		}
-		err := s.Accounts.ResetPassword(ctx, r.token(), pw, r.client())
+		remove := r.form.Get(removePasskeysField) != ""
+		if !remove {
+			f.values = map[string]string{removePasskeysField: "no"}
+		}
+		err := s.Accounts.ResetPassword(ctx, r.token(), pw, remove, r.client())
 		var fe *FieldError
 		if errors.As(err, &fe) {
 			f.fail("password", r.fieldMessage(fe))
@@ -476,9 +514,28 @@ func (s *Service) Reset(ctx context.Context, wr *web.Request) (*web.Response, er
 		if err != nil {
 			return nil, err
 		}
-		r.setCookie = append(r.setCookie, s.clearCookie(SessionCookie, "/"))
+		s.clearSession(r)
 		return s.redirect(r, "/dashboard/sign-in?notice=reset"), nil
 	})(ctx, wr)
+}
+
+// removePasskeysField is the box on the reset and sign-out-everywhere forms that removes every
+// passkey of the user too (decision record: ticked by default on the reset, whose user may
+// have lost control of the account; not on sign out everywhere, a routine action of a
+// signed-in user who sees their passkeys listed).
+const removePasskeysField = "remove_passkeys"
+
+// removePasskeysBox writes the remove-every-passkey box.
+func (d *doc) removePasskeysBox(id string, checked bool) {
+	d.Raw(`<div class="row"><label class="check"><input type="checkbox" value="yes"`)
+	d.Attr("name", removePasskeysField)
+	d.Attr("id", id)
+	if checked {
+		d.Raw(" checked")
+	}
+	d.Raw("> ")
+	d.text("dash.remove_passkeys")
+	d.Raw("</label></div>\n")
 }
 
 // --- sign out --------------------------------------------------------------------------------
@@ -492,7 +549,8 @@ func (s *Service) SignOut(ctx context.Context, wr *web.Request) (*web.Response, 
 		if err := s.Accounts.SignOut(ctx, r.viewer.token); err != nil {
 			return nil, err
 		}
-		r.setCookie = append(r.setCookie, s.clearCookie(SessionCookie, "/"), s.clearCookie(workspaceCookie, "/dashboard"))
+		s.clearSession(r)
+		r.setCookie = append(r.setCookie, s.clearCookie(workspaceCookie, "/dashboard"))
 		return s.redirect(r, "/dashboard/sign-in?notice=signed-out"), nil
 	})(ctx, wr)
 }
@@ -503,10 +561,12 @@ func (s *Service) SignOutEverywhere(ctx context.Context, wr *web.Request) (*web.
 		if err := s.sessionPost(ctx, r); err != nil {
 			return nil, err
 		}
-		if err := s.Accounts.SignOutEverywhere(ctx, r.viewer.user.UserID); err != nil {
+		remove := r.form.Get(removePasskeysField) != ""
+		if err := s.Accounts.SignOutEverywhere(ctx, r.viewer.user.UserID, remove, r.client()); err != nil {
 			return nil, err
 		}
-		r.setCookie = append(r.setCookie, s.clearCookie(SessionCookie, "/"), s.clearCookie(workspaceCookie, "/dashboard"))
+		s.clearSession(r)
+		r.setCookie = append(r.setCookie, s.clearCookie(workspaceCookie, "/dashboard"))
 		return s.redirect(r, "/dashboard/sign-in?notice=signed-out-everywhere"), nil
 	})(ctx, wr)
 }

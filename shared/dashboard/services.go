@@ -36,6 +36,10 @@ type SessionUser struct {
 	// CSRF is the session's form token (the account service derives it from the session
 	// token); CheckCSRF compares a form's in constant time.
 	CSRF string
+	// ProvedAt is when the user last proved who they are in this session (the sign-in, or
+	// the password typed again on the "confirm it's you" step); adding a passkey needs a
+	// recent one.
+	ProvedAt time.Time
 }
 
 // SignUpInput is a sign-up form.
@@ -57,6 +61,11 @@ var ErrNoSession = errors.New("dashboard: no session")
 // ErrInvalidToken is a verification, reset or invitation link that is unknown, used or expired.
 var ErrInvalidToken = errors.New("dashboard: the link is not valid")
 
+// ErrProofNeeded refuses adding a passkey in a session whose user has not proved who they
+// are recently (the password or a passkey, within passkey.FreshProof): the page asks for the
+// password first.
+var ErrProofNeeded = errors.New("dashboard: confirm it's you first")
+
 // LimitedError is a sign-in refused because of too many failures.
 type LimitedError struct {
 	RetryAfter time.Duration
@@ -77,14 +86,23 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 // Accounts signs people up and in, and keeps their sessions (package account).
 type Accounts interface {
 	SignUp(ctx context.Context, in SignUpInput) error
-	VerifyEmail(ctx context.Context, token string, c Client) (*Session, error)
+	// VerifyEmail answers ErrBadCredentials when password is not the sign-up's.
+	VerifyEmail(ctx context.Context, token, password string, c Client) (*Session, error)
 	SignIn(ctx context.Context, email, password string, c Client) (*Session, error)
 	RequestPasswordReset(ctx context.Context, email, lang string, c Client) error
-	ResetPassword(ctx context.Context, token, newPassword string, c Client) error
+	// ResetPassword removes every passkey of the user too when removePasskeys.
+	ResetPassword(ctx context.Context, token, newPassword string, removePasskeys bool, c Client) error
 	// Authenticate returns ErrNoSession for a token that is not an active session.
 	Authenticate(ctx context.Context, token string) (*SessionUser, error)
+	// ConfirmPassword records in the session of token that its user typed their password
+	// again (ErrBadCredentials when wrong, *LimitedError while limited).
+	ConfirmPassword(ctx context.Context, token, password string, c Client) error
 	SignOut(ctx context.Context, token string) error
-	SignOutEverywhere(ctx context.Context, userID string) error
+	// ActivatePasskeys emails the user about each passkey they just registered, then lets it
+	// sign in (a passkey is pending until then).
+	ActivatePasskeys(ctx context.Context, userID string, c Client) error
+	// SignOutEverywhere removes every passkey of the user too when removePasskeys.
+	SignOutEverywhere(ctx context.Context, userID string, removePasskeys bool, c Client) error
 }
 
 // Membership is a user's role in a workspace.
@@ -202,17 +220,23 @@ type Passkey struct {
 	ID, Name  string
 	CreatedAt time.Time
 	LastUsed  *time.Time
+	// Pending: registered, not yet active (the owner is emailed first).
+	Pending bool
 }
 
 // Passkeys registers passkeys and signs in with them (package passkey). A begun ceremony is
 // its options (WebAuthn JSON for navigator.credentials) and its id, which the page's form
 // carries back ("ceremony") with the authenticator's answer ("response").
+//
+// Adding one needs the session's recent proof (provedAt, SessionUser.ProvedAt): begin and
+// finish both answer ErrProofNeeded without it. A passkey added is emailed to the user and
+// recorded in the activity log, as is one removed.
 type Passkeys interface {
-	BeginRegistration(ctx context.Context, userID, email string) (options, ceremony string, err error)
-	FinishRegistration(ctx context.Context, userID, ceremony, name, response string) error
+	BeginRegistration(ctx context.Context, userID, email string, provedAt time.Time) (options, ceremony string, err error)
+	FinishRegistration(ctx context.Context, userID, ceremony, name, response string, provedAt time.Time, c Client) error
 	List(ctx context.Context, userID string) ([]Passkey, error)
 	Rename(ctx context.Context, userID, id, name string) error
-	Remove(ctx context.Context, userID, id string) error
+	Remove(ctx context.Context, userID, id string, c Client) error
 	BeginLogin(ctx context.Context) (options, ceremony string, err error)
 	// FinishLogin answers ErrBadCredentials for a response that does not sign in.
 	FinishLogin(ctx context.Context, ceremony, response string, c Client) (*Session, error)

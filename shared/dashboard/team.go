@@ -199,8 +199,8 @@ func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Respo
 		}
 		email := r.field("email")
 		f := &form{values: map[string]string{"email": email, "role": r.field("role")}}
-		if !validEmail(email) {
-			f.fail("email", t(r.l(), "dash.rule.email"))
+		if rule := emailRule(email); rule != "" {
+			f.fail("email", t(r.l(), rule))
 		}
 		role, ok := auth.ParseRole(r.field("role"))
 		if !ok || !slices.Contains(invitable, role) {
@@ -419,9 +419,11 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 	if err != nil {
 		return nil, err
 	}
-	// A user at passkey.MaxPerUser gets no ceremony ("" from BeginRegistration): no form.
-	options, ceremony, err := s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email)
-	if err != nil {
+	// A user at passkey.MaxPerUser gets no ceremony ("" from BeginRegistration): no form. A
+	// session without a recent proof gets the "confirm it's you" form instead.
+	options, ceremony, err := s.Passkeys.BeginRegistration(ctx, r.viewer.user.UserID, r.viewer.user.Email, r.viewer.user.ProvedAt)
+	confirm := errors.Is(err, ErrProofNeeded)
+	if err != nil && !confirm {
 		return nil, err
 	}
 	return s.page(r, status, t(r.l(), "dash.passkeys.title"), func(d *doc) {
@@ -444,6 +446,10 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 			d.Text(p.Name)
 			d.Raw("</strong> · ")
 			d.date(p.CreatedAt)
+			if p.Pending {
+				d.Raw(" · ")
+				d.link("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")
+			}
 			d.Raw(`<div class="actions">`)
 			d.formStart("/dashboard/passkeys/"+p.ID+"/rename", "")
 			d.Raw("<label")
@@ -462,6 +468,13 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 			d.Raw("</div></li>")
 		}
 		d.Raw("</ul>\n")
+		if confirm {
+			d.Raw("<h2>")
+			d.text("dash.passkeys.add")
+			d.Raw("</h2>\n")
+			d.confirmForm(f)
+			return
+		}
 		if ceremony == "" {
 			return
 		}
@@ -516,7 +529,11 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
 		}
 		name := r.field("name")
-		err := s.Passkeys.FinishRegistration(ctx, r.viewer.user.UserID, r.form.Get("ceremony"), name, r.form.Get("response"))
+		err := s.Passkeys.FinishRegistration(ctx, r.viewer.user.UserID, r.form.Get("ceremony"), name, r.form.Get("response"),
+			r.viewer.user.ProvedAt, r.client())
+		if errors.Is(err, ErrProofNeeded) {
+			return s.passkeysPage(ctx, r, 403, nil, "")
+		}
 		var fe *FieldError
 		if errors.As(err, &fe) {
 			f := &form{values: map[string]string{"name": name}}
@@ -526,7 +543,59 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 		if err != nil {
 			return nil, err
 		}
+		// The passkey is pending: DashboardFunction emails the owner, then activates it.
+		return s.redirect(r, "/dashboard/passkeys/activate"), nil
+	})(ctx, wr)
+}
+
+// ActivatePasskeys is GET /dashboard/passkeys/activate (DashboardFunction, which sends the
+// email): where registering a passkey goes next. Each of the user's pending passkeys is
+// emailed to them, then activated (signs in from then on) and recorded in the activity log.
+// A GET because it only finishes what the user's own registration began, whoever makes the
+// browser load it.
+func (s *Service) ActivatePasskeys(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := s.Accounts.ActivatePasskeys(ctx, r.viewer.user.UserID, r.client()); err != nil {
+			return nil, err
+		}
 		return s.redirect(r, "/dashboard/passkeys?notice=added"), nil
+	})(ctx, wr)
+}
+
+// confirmForm is the "confirm it's you" step: the password again, posted to
+// /dashboard/confirm-password (DashboardFunction), which goes back to the passkeys page.
+func (d *doc) confirmForm(f *form) {
+	d.Raw("<p>")
+	d.text("dash.passkeys.confirm")
+	d.Raw("</p>\n")
+	d.errorSummary(f)
+	d.formStart("/dashboard/confirm-password", "passkey-confirm-form")
+	d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
+	d.submit("dash.passkeys.confirm_submit", "passkey-confirm")
+	d.Raw("</form>\n")
+}
+
+// ConfirmPassword is POST /dashboard/confirm-password: the "confirm it's you" step before
+// adding a passkey. The password typed again is recorded in the session (the account service
+// counts a wrong one as a failed sign-in, *LimitedError past the limits), then the passkeys
+// page offers its form. It is DashboardFunction's (which links the password and email code
+// already), not DashboardPasskeysFunction's.
+func (s *Service) ConfirmPassword(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		err := s.Accounts.ConfirmPassword(ctx, r.viewer.token, r.form.Get("password"), r.client())
+		f := &form{}
+		var fe *FieldError
+		switch {
+		case errors.Is(err, ErrBadCredentials):
+			f.fail("password", t(r.l(), "dash.passkeys.confirm_bad"))
+		case errors.As(err, &fe):
+			f.fail("password", r.fieldMessage(fe))
+		case err != nil:
+			return nil, err
+		default:
+			return s.redirect(r, "/dashboard/passkeys"), nil
+		}
+		return s.page(r, 422, t(r.l(), "dash.passkeys.confirm_submit"), func(d *doc) { d.confirmForm(f) }), nil
 	})(ctx, wr)
 }
 
@@ -557,7 +626,7 @@ func (s *Service) RemovePasskey(ctx context.Context, wr *web.Request) (*web.Resp
 		if s.Passkeys == nil {
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
 		}
-		if err := s.Passkeys.Remove(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"]); err != nil {
+		if err := s.Passkeys.Remove(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"], r.client()); err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/passkeys?notice=removed-passkey"), nil

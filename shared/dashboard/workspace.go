@@ -132,7 +132,11 @@ func (s *Service) accountActions(d *doc) {
 	d.Raw("</h2>\n<p class=\"hint\">")
 	d.text("dash.home.sessions_hint")
 	d.Raw("</p>\n")
-	d.smallButton("/dashboard/sign-out-everywhere", "sign-out-everywhere", "dash.sign_out_everywhere", true)
+	d.formStart("/dashboard/sign-out-everywhere", "sign-out-everywhere-form")
+	d.removePasskeysBox("sign-out-remove-passkeys", false)
+	d.Raw(`<button type="submit" class="linkbutton danger" id="sign-out-everywhere">`)
+	d.text("dash.sign_out_everywhere")
+	d.Raw("</button></form>")
 }
 
 // SwitchWorkspace is POST /dashboard/workspace: another workspace of the user's.

@@ -44,7 +44,7 @@ func TestSessionCookieAuth(t *testing.T) {
 	outsider := session(other.ID, auth.RoleOwner)
 
 	url := docs(a, "customers") + "?environment=sandbox"
-	cookie := func(token string) string { return auth.SessionCookie + "=" + token }
+	cookie := func(token string) string { return auth.HostSessionCookie + "=" + token } // an https dashboard: the __Host- name
 	body := `{"reference": "cookie-1"}`
 
 	res := a.Do(t, "GET", url, "", "", "Cookie", cookie(dev))

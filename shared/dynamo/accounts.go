@@ -126,19 +126,24 @@ func (s *Store) CreateAccountUser(ctx context.Context, u *account.User) error {
 	return err
 }
 
-// SetPassword replaces an existing user's password hash and adds one to its session epoch
-// (one conditional UpdateItem); account.ErrUnknownUser when absent.
-func (s *Store) SetPassword(ctx context.Context, userID, hash string, at time.Time) error {
+// SetPassword replaces an existing user's password hash and adds one to its session epoch,
+// only while the epoch is still epoch (one conditional UpdateItem); account.ErrUnknownUser
+// when the user is absent or the epoch moved.
+func (s *Store) SetPassword(ctx context.Context, userID, hash string, at time.Time, epoch int64) error {
 	if !validID(userID) {
 		return account.ErrUnknownUser
+	}
+	cond := "session_epoch = :e"
+	if epoch == 0 {
+		cond = "attribute_exists(pk) AND (attribute_not_exists(session_epoch) OR session_epoch = :e)"
 	}
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.Table),
 		Key:                 key(userPK(userID), "USER"),
 		UpdateExpression:    aws.String("SET password_hash = :h, password_changed_at = :t ADD session_epoch :one"),
-		ConditionExpression: aws.String("attribute_exists(pk)"),
+		ConditionExpression: aws.String(cond),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":h": sval(hash), ":t": sval(formatTime(at)), ":one": nval(1),
+			":h": sval(hash), ":t": sval(formatTime(at)), ":one": nval(1), ":e": nval(epoch),
 		},
 	})
 	if isConditionFailed(err) {
@@ -196,6 +201,7 @@ type pendingItem struct {
 	Lang          string     `dynamodbav:"lang,omitempty"`
 	Next          string     `dynamodbav:"next,omitempty"`
 	JoinOnly      bool       `dynamodbav:"join_only,omitempty"`
+	Epoch         int64      `dynamodbav:"epoch,omitempty"`
 	CreatedAt     time.Time  `dynamodbav:"created_at"`
 	ExpiresAt     time.Time  `dynamodbav:"expires_at"`
 	ClaimedAt     *time.Time `dynamodbav:"claimed_at,omitempty"`
@@ -218,7 +224,7 @@ func (s *Store) PutPendingToken(ctx context.Context, p *account.PendingToken) er
 	return s.putNew(ctx, pendingItem{
 		PK: p.Kind + "#" + p.Hash, SK: p.Kind, UserID: p.UserID, WorkspaceID: p.WorkspaceID, Email: p.Email,
 		PasswordHash: p.PasswordHash, WorkspaceName: p.WorkspaceName, Lang: p.Lang, Next: p.Next,
-		JoinOnly: p.JoinOnly, CreatedAt: p.CreatedAt.UTC(), ExpiresAt: p.ExpiresAt.UTC(), TTL: ttlSeconds(p.ExpiresAt),
+		JoinOnly: p.JoinOnly, Epoch: p.Epoch, CreatedAt: p.CreatedAt.UTC(), ExpiresAt: p.ExpiresAt.UTC(), TTL: ttlSeconds(p.ExpiresAt),
 	})
 }
 
@@ -254,7 +260,7 @@ func (s *Store) ClaimPendingToken(ctx context.Context, kind, hash string, now, s
 	p := &account.PendingToken{
 		Kind: kind, Hash: hash, UserID: it.UserID, WorkspaceID: it.WorkspaceID, Email: it.Email,
 		PasswordHash: it.PasswordHash, WorkspaceName: it.WorkspaceName, Lang: it.Lang, Next: it.Next,
-		JoinOnly: it.JoinOnly, CreatedAt: it.CreatedAt, ExpiresAt: it.ExpiresAt,
+		JoinOnly: it.JoinOnly, Epoch: it.Epoch, CreatedAt: it.CreatedAt, ExpiresAt: it.ExpiresAt,
 	}
 	if it.ClaimedAt != nil {
 		p.ClaimedAt = *it.ClaimedAt
@@ -277,6 +283,47 @@ func (s *Store) DeletePendingToken(ctx context.Context, kind, hash string, claim
 	})
 	if isConditionFailed(err) {
 		return account.ErrConflict
+	}
+	return err
+}
+
+// ReleasePendingToken gives a claimed pending token back (removes claimed_at while it is
+// still claimedAt: one conditional UpdateItem), so that it can be used again at once;
+// account.ErrConflict when it is not claimed at claimedAt.
+func (s *Store) ReleasePendingToken(ctx context.Context, kind, hash string, claimedAt time.Time) error {
+	k, err := pendingKey(kind, hash)
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Table),
+		Key:                       k,
+		UpdateExpression:          aws.String("REMOVE claimed_at"),
+		ConditionExpression:       aws.String("claimed_at = :c"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sval(formatTime(claimedAt))},
+	})
+	if isConditionFailed(err) {
+		return account.ErrConflict
+	}
+	return err
+}
+
+// ProveSession records a proof of who the user is in a session (proved_at = at: one
+// conditional UpdateItem, the session existing and not revoked); account.ErrNoSession
+// otherwise.
+func (s *Store) ProveSession(ctx context.Context, hash string, at time.Time) error {
+	if !validID(hash) {
+		return account.ErrNoSession
+	}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Table),
+		Key:                       key(sessionPK(hash), "SESSION"),
+		UpdateExpression:          aws.String("SET proved_at = :t"),
+		ConditionExpression:       aws.String("attribute_exists(pk) AND attribute_not_exists(revoked_at)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": sval(formatTime(at))},
+	})
+	if isConditionFailed(err) {
+		return account.ErrNoSession
 	}
 	return err
 }

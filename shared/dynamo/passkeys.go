@@ -41,6 +41,7 @@ type passkeyItem struct {
 	LastUsedAt *time.Time `dynamodbav:"last_used_at,omitempty"`
 	SignCount  uint32     `dynamodbav:"sign_count"`
 	Credential []byte     `dynamodbav:"credential"`
+	Pending    bool       `dynamodbav:"pending,omitempty"`
 }
 
 func validPasskeyKey(userID, id string) bool { return validID(userID) && validID(id) }
@@ -54,6 +55,7 @@ func (s *Store) PutPasskey(ctx context.Context, r *record.Passkey) error {
 	err := s.putNew(ctx, passkeyItem{
 		PK: userPK(r.UserID), SK: passkeySKPrefix + r.ID, UserID: r.UserID, Name: r.Name,
 		CreatedAt: r.CreatedAt.UTC(), LastUsedAt: r.LastUsedAt, SignCount: r.SignCount, Credential: r.Credential,
+		Pending: r.Pending,
 	})
 	if isConditionFailed(err) {
 		return record.ErrDuplicate
@@ -90,6 +92,7 @@ func (s *Store) ListPasskeys(ctx context.Context, userID string) ([]*record.Pass
 			out = append(out, &record.Passkey{
 				ID: strings.TrimPrefix(it.SK, passkeySKPrefix), UserID: it.UserID, Name: it.Name,
 				CreatedAt: it.CreatedAt, LastUsedAt: it.LastUsedAt, SignCount: it.SignCount, Credential: it.Credential,
+				Pending: it.Pending,
 			})
 		}
 	}
@@ -111,6 +114,25 @@ func (s *Store) RenamePasskey(ctx context.Context, userID, id, name string) erro
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":name": &types.AttributeValueMemberS{Value: name},
 		},
+	})
+	if isConditionFailed(err) {
+		return record.ErrNotFound
+	}
+	return err
+}
+
+// ActivatePasskey clears a pending passkey's pending flag (one conditional UpdateItem);
+// record.ErrNotFound when the user has no such pending passkey.
+func (s *Store) ActivatePasskey(ctx context.Context, userID, id string) error {
+	if !validPasskeyKey(userID, id) {
+		return record.ErrNotFound
+	}
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Table),
+		Key:                       key(userPK(userID), passkeySKPrefix+id),
+		UpdateExpression:          aws.String("REMOVE pending"),
+		ConditionExpression:       aws.String("pending = :t"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}},
 	})
 	if isConditionFailed(err) {
 		return record.ErrNotFound

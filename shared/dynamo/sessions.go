@@ -154,6 +154,8 @@ type sessionItem struct {
 	// AbsoluteExpiresAt and SeenAt: sign-in sessions only (auth.SessionRecord).
 	AbsoluteExpiresAt *time.Time `dynamodbav:"absolute_expires_at,omitempty"`
 	SeenAt            *time.Time `dynamodbav:"seen_at,omitempty"`
+	// ProvedAt: the last proof of who the user is in this session (auth.SessionRecord).
+	ProvedAt *time.Time `dynamodbav:"proved_at,omitempty"`
 	// TTL lets DynamoDB delete the item some time after it expires (epoch seconds).
 	TTL int64 `dynamodbav:"ttl"`
 }
@@ -192,6 +194,10 @@ func (s *Store) PutSession(ctx context.Context, rec *auth.SessionRecord) error {
 			it.TTL = ttlSeconds(abs)
 		}
 	}
+	if !rec.ProvedAt.IsZero() {
+		proved := rec.ProvedAt.UTC()
+		it.ProvedAt = &proved
+	}
 	return s.putNew(ctx, it)
 }
 
@@ -219,6 +225,9 @@ func (s *Store) GetSession(ctx context.Context, hash string) (*auth.SessionRecor
 	}
 	if it.SeenAt != nil {
 		rec.SeenAt = *it.SeenAt
+	}
+	if it.ProvedAt != nil {
+		rec.ProvedAt = *it.ProvedAt
 	}
 	return rec, nil
 }

@@ -75,7 +75,7 @@ func TestDashboardIntents(t *testing.T) {
 
 	base := "/v1/workspaces/" + ws + "/payment-intents"
 	sandbox, live := "?environment=sandbox", "?environment=live"
-	cookie := func(token string) []string { return []string{"Cookie", auth.SessionCookie + "=" + token} }
+	cookie := func(token string) []string { return []string{"Cookie", auth.HostSessionCookie + "=" + token} } // an https dashboard
 	// unsafe adds what a dashboard POST carries: the session cookie, the allowed Origin and a
 	// fresh Idempotency-Key.
 	unsafe := func(token string) []string {

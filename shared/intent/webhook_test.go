@@ -146,7 +146,7 @@ func TestIntentWebhookData(t *testing.T) {
 	// (d) A standalone intent cancelled from the dashboard (the workspace route, a session).
 	dashboard, _ := createIntent(t, a, idemKey(), `{"amount": 15, "reference": "order-wh-10", "webhook_url": "`+hook("dashboard")+`"}`)
 	if res := a.Do(t, "POST", "/v1/workspaces/"+a.Creds.WorkspaceID+"/payment-intents/"+dashboard.ID+"/cancel?environment=sandbox", "", "",
-		"Cookie", auth.SessionCookie+"="+a.Creds.SessionToken, "Origin", dashboardOrigin); res.Status != http.StatusOK {
+		"Cookie", auth.HostSessionCookie+"="+a.Creds.SessionToken, "Origin", dashboardOrigin); res.Status != http.StatusOK {
 		t.Fatalf("dashboard cancel: %d %s", res.Status, res.Body)
 	}
 

@@ -60,10 +60,13 @@ const (
 	// Invitation invites someone to a workspace (InviterEmail, WorkspaceName, Role, Link, valid
 	// ValidFor, default 7 days).
 	Invitation Kind = "invitation"
+	// PasskeyAdded says a passkey was added to the account (PasskeyName, At; Link: the
+	// password reset page, whose form can remove every passkey).
+	PasskeyAdded Kind = "passkey_added"
 )
 
 // Kinds are every kind Compose knows, in a stable order.
-var Kinds = []Kind{VerifyEmail, AccountExists, ResetPassword, ResetNoAccount, PasswordChanged, SignInAttempts, Invitation}
+var Kinds = []Kind{VerifyEmail, AccountExists, ResetPassword, ResetNoAccount, PasswordChanged, SignInAttempts, Invitation, PasskeyAdded}
 
 // Data is what an email says besides its fixed words. Which fields a kind needs is said at the
 // kind; a field a kind does not use is ignored.
@@ -73,7 +76,22 @@ type Data struct {
 	ValidFor time.Duration
 	// Attempts is the number of failed sign-ins (SignInAttempts).
 	Attempts int
+	// Passkeys are the account's passkeys, which a ResetPassword email lists (none: it says
+	// there are none).
+	Passkeys []Passkey
+	// PasskeyName and At are the passkey a PasskeyAdded email names and when it was added.
+	PasskeyName string
+	At          time.Time
 }
+
+// Passkey is one passkey of an account as an email lists it.
+type Passkey struct {
+	Name      string
+	CreatedAt time.Time
+}
+
+// maxPasskeyName bounds a passkey's name in an email (package passkey allows 64 characters).
+const maxPasskeyName = 64
 
 // Default validity of the links, when Data.ValidFor is zero.
 const (
@@ -202,6 +220,11 @@ func Compose(k Kind, l page.Lang, d Data) (Message, error) {
 		if d.ValidFor == 0 {
 			d.ValidFor = ResetValidFor
 		}
+		for _, p := range d.Passkeys {
+			if err := checkText("Passkeys.Name", p.Name, maxPasskeyName); err != nil {
+				return Message{}, err
+			}
+		}
 	case Invitation:
 		if d.ValidFor == 0 {
 			d.ValidFor = InvitationValidFor
@@ -218,6 +241,13 @@ func Compose(k Kind, l page.Lang, d Data) (Message, error) {
 	case SignInAttempts:
 		if d.Attempts <= 0 {
 			return Message{}, invalid("Attempts", "must be at least 1")
+		}
+	case PasskeyAdded:
+		if err := checkText("PasskeyName", d.PasskeyName, maxPasskeyName); err != nil {
+			return Message{}, err
+		}
+		if d.At.IsZero() {
+			return Message{}, invalid("At", "is required")
 		}
 	case AccountExists, ResetNoAccount, PasswordChanged:
 	default:

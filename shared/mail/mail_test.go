@@ -19,6 +19,11 @@ func sample(k Kind) Data {
 		d.Attempts = 12
 	case Invitation:
 		d.WorkspaceName, d.InviterEmail, d.Role = "Dhaka Saree House", "owner@shop.com.bd", "developer"
+	case ResetPassword:
+		d.Passkeys = []Passkey{{Name: "Rahim's phone", CreatedAt: time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)},
+			{Name: "অফিসের ল্যাপটপ", CreatedAt: time.Date(2026, 11, 20, 14, 5, 0, 0, time.UTC)}}
+	case PasskeyAdded:
+		d.PasskeyName, d.At = "Work laptop", time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	}
 	return d
 }
@@ -159,6 +164,9 @@ func TestComposeRefuses(t *testing.T) {
 		"inviter with CR":           {Invitation, func(d *Data) { d.InviterEmail = "o@b.com\r\nX: y" }},
 		"unknown role":              {Invitation, func(d *Data) { d.Role = "root" }},
 		"no attempts":               {SignInAttempts, func(d *Data) { d.Attempts = 0 }},
+		"passkey name with LF":      {PasskeyAdded, func(d *Data) { d.PasskeyName = "laptop\n\nClick evil.test" }},
+		"passkey without time":      {PasskeyAdded, func(d *Data) { d.At = time.Time{} }},
+		"listed passkey with LF":    {ResetPassword, func(d *Data) { d.Passkeys = []Passkey{{Name: "a\nb"}} }},
 		"negative validity":         {VerifyEmail, func(d *Data) { d.ValidFor = -time.Minute }},
 		"unknown kind":              {Kind("spam"), func(*Data) {}},
 		"password changed bad link": {PasswordChanged, func(d *Data) { d.Link = "ftp://a.test/" }},

@@ -55,6 +55,7 @@ func texts(k Kind, l page.Lang, d Data) content {
 				"লিংকটি একবারই কাজ করবে, আর " + valid + " পর এর মেয়াদ শেষ হবে। পাসওয়ার্ড বদলালে আপনার অ্যাকাউন্টের সব সেশন থেকে সাইন আউট হয়ে যাবে।",
 				"অনুরোধটি আপনি না করে থাকলে এই ইমেইলটি উপেক্ষা করুন: আপনার পাসওয়ার্ড বদলাবে না।",
 			}
+			c.After = append(c.After, passkeyLines(l, d.Passkeys)...)
 		case ResetNoAccount:
 			c.Subject = "Takapay-এ পাসওয়ার্ড রিসেটের অনুরোধ"
 			c.Heading = "এই ঠিকানায় কোনো Takapay অ্যাকাউন্ট নেই"
@@ -91,6 +92,15 @@ func texts(k Kind, l page.Lang, d Data) content {
 				"আমন্ত্রণটি " + valid + " পর্যন্ত বৈধ। আপনার অ্যাকাউন্ট না থাকলে লিংকটি আপনাকে সাইন আপ করাবে।",
 				"এই ব্যক্তিকে না চিনলে এই ইমেইলটি উপেক্ষা করুন।",
 			}
+		case PasskeyAdded:
+			c.Subject = "আপনার Takapay অ্যাকাউন্টে একটি পাসকি যোগ করা হয়েছে"
+			c.Heading = "একটি নতুন পাসকি যোগ করা হয়েছে"
+			c.Before = []string{
+				"আপনার Takapay অ্যাকাউন্টে “" + d.PasskeyName + "” নামের একটি পাসকি যোগ করা হয়েছে, " + l.DateTime(d.At) + " (ঢাকার সময়)। এই পাসকি দিয়ে পাসওয়ার্ড ছাড়াই সাইন ইন করা যায়।",
+				"কাজটি আপনি করে থাকলে কিছুই করতে হবে না।",
+				"আপনি না করে থাকলে এখনই পাসওয়ার্ড রিসেট করুন এবং রিসেটের ফর্মে “সব পাসকি সরিয়ে দিন” বেছে রাখুন: এতে সব সেশন থেকে সাইন আউট হবে আর পাসকিটি আর কাজ করবে না। তারপর আপনার ওয়ার্কস্পেসের মালিক বা অ্যাডমিনকে জানান।",
+			}
+			c.Action = "পাসওয়ার্ড রিসেট করুন"
 		}
 		return c
 	}
@@ -123,6 +133,7 @@ func texts(k Kind, l page.Lang, d Data) content {
 			"The link works once and expires in " + valid + ". Changing your password signs you out of every session.",
 			"If you did not ask for this, ignore this email: your password stays as it is.",
 		}
+		c.After = append(c.After, passkeyLines(l, d.Passkeys)...)
 	case ResetNoAccount:
 		c.Subject = "Password reset request on Takapay"
 		c.Heading = "There is no Takapay account for this address"
@@ -163,8 +174,34 @@ func texts(k Kind, l page.Lang, d Data) content {
 			"The invitation is valid for " + valid + ". If you have no account yet, the link signs you up.",
 			"If you do not know this person, ignore this email.",
 		}
+	case PasskeyAdded:
+		c.Subject = "A passkey was added to your Takapay account"
+		c.Heading = "A new passkey was added"
+		c.Before = []string{
+			"A passkey named “" + d.PasskeyName + "” was added to your Takapay account on " + l.DateTime(d.At) + " (Dhaka time). It signs in without your password.",
+			"If this was you, there is nothing to do.",
+			"If it was not you, reset your password now and keep “Remove every passkey” ticked on the reset form: that signs out every session and the passkey stops working. Then tell your workspace's owner or an admin.",
+		}
+		c.Action = "Reset your password"
 	}
 	return c
+}
+
+// passkeyLines are a reset email's words about the account's passkeys: which exist (name and
+// when each was added), and that the reset form can remove them all.
+func passkeyLines(l page.Lang, keys []Passkey) []string {
+	none, intro, added := "Your account has no passkeys.", "Your account has these passkeys (the reset form can remove them all):", "added"
+	if l == page.BN {
+		none, intro, added = "আপনার অ্যাকাউন্টে কোনো পাসকি নেই।", "আপনার অ্যাকাউন্টে এই পাসকিগুলো আছে (রিসেটের ফর্ম এগুলো সব সরিয়ে দিতে পারে):", "যোগ করা হয়েছে"
+	}
+	if len(keys) == 0 {
+		return []string{none}
+	}
+	out := []string{intro}
+	for _, k := range keys {
+		out = append(out, "• “"+k.Name+"”, "+added+" "+l.DateTime(k.CreatedAt))
+	}
+	return out
 }
 
 // article puts "a" or "an" before a role name.

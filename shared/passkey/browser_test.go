@@ -95,15 +95,22 @@ func (s *testSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := s.e.ctx
 	switch r.Method + " " + r.URL.Path {
 	case "GET /register":
-		c, err := s.e.svc.BeginRegistration(ctx, s.userID, "alice@example.com")
+		c, err := s.e.svc.BeginRegistration(ctx, s.userID, "alice@example.com", s.e.clock.Now())
 		if err != nil {
 			http.Error(w, err.Error(), 500)
 			return
 		}
 		s.form(w, "register", c)
 	case "POST /register":
-		rec, err := s.e.svc.FinishRegistration(ctx, s.userID, r.PostFormValue("ceremony"), r.PostFormValue("name"), r.PostFormValue("response"))
+		rec, err := s.e.svc.FinishRegistration(ctx, s.userID, r.PostFormValue("ceremony"), r.PostFormValue("name"), r.PostFormValue("response"), s.e.clock.Now())
 		text := ""
+		if err == nil && !rec.Pending {
+			err = errors.New("a new passkey is active before its owner was told")
+		}
+		if err == nil {
+			// What the dashboard does once the owner was emailed.
+			err = s.e.store.ActivatePasskey(ctx, s.userID, rec.ID)
+		}
 		if err == nil {
 			text = "registered " + rec.Name
 		}

@@ -22,6 +22,10 @@
 //   - Every signature counter is checked (ErrCloned when it did not grow) and the new count is
 //     written only if the stored one is still the one verified against.
 //   - Someone else's passkey is ErrNotFound, exactly like a missing one.
+//   - Registering needs the session's proof of who its user is (the password or a sign-in)
+//     within FreshProof (5 minutes), at begin and at finish: ErrStaleProof otherwise. A new
+//     passkey is stored Pending and signs no one in until the caller has told its owner (the
+//     dashboard emails them) and activated it (Store.ActivatePasskey).
 //
 // # The form contract (what a dashboard page renders)
 //

@@ -152,13 +152,26 @@ func decodeCredentials(recs []*Record) ([]webauthn.Credential, error) {
 	return out, nil
 }
 
+// fresh refuses (ErrStaleProof) a session whose last proof of its user, provedAt, is zero or
+// older than FreshProof.
+func (s *Service) fresh(provedAt time.Time) error {
+	if provedAt.IsZero() || s.now().Sub(provedAt) > FreshProof || provedAt.After(s.now().Add(time.Minute)) {
+		return ErrStaleProof
+	}
+	return nil
+}
+
 // BeginRegistration starts adding a passkey for a signed-in user (email is what the
-// authenticator shows). ErrTooMany when the user has MaxPerUser already. The user's
-// existing passkeys are excluded, so an authenticator that holds one says so instead of
-// making a second.
-func (s *Service) BeginRegistration(ctx context.Context, userID, userEmail string) (*Ceremony, error) {
+// authenticator shows) whose session proved who they are at provedAt: ErrStaleProof unless
+// within FreshProof. ErrTooMany when the user has MaxPerUser already. The user's existing
+// passkeys are excluded, so an authenticator that holds one says so instead of making a
+// second.
+func (s *Service) BeginRegistration(ctx context.Context, userID, userEmail string, provedAt time.Time) (*Ceremony, error) {
 	if !validUserID(userID) {
 		return nil, fmt.Errorf("passkey: invalid user id")
+	}
+	if err := s.fresh(provedAt); err != nil {
+		return nil, err
 	}
 	recs, err := s.store.ListPasskeys(ctx, userID)
 	if err != nil {
@@ -240,9 +253,14 @@ func (s *Service) takeCeremony(ctx context.Context, id, kind, userID string) (*w
 }
 
 // FinishRegistration verifies the authenticator's response (the form's "response" field,
-// JSON) to a ceremony the same user began, and stores the passkey under name. It returns the
-// new passkey. The ceremony is used up whatever the outcome.
-func (s *Service) FinishRegistration(ctx context.Context, userID, ceremonyID, name, responseJSON string) (*Record, error) {
+// JSON) to a ceremony the same user began, and stores the passkey under name, pending: it
+// signs in only once activated (record.Store.ActivatePasskey, after the owner was emailed).
+// It returns the new passkey. The session's proof (provedAt) must still be within FreshProof
+// (ErrStaleProof, the ceremony kept). Otherwise the ceremony is used up whatever the outcome.
+func (s *Service) FinishRegistration(ctx context.Context, userID, ceremonyID, name, responseJSON string, provedAt time.Time) (*Record, error) {
+	if err := s.fresh(provedAt); err != nil {
+		return nil, err
+	}
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
@@ -280,9 +298,11 @@ func (s *Service) FinishRegistration(ctx context.Context, userID, ceremonyID, na
 	if err != nil {
 		return nil, err
 	}
+	// Pending until the dashboard has told the owner (an email) and activates it: a passkey
+	// nobody was told about never signs anyone in.
 	rec := &Record{
 		ID: id, UserID: userID, Name: name, CreatedAt: s.now().UTC(),
-		SignCount: cred.Authenticator.SignCount, Credential: credJSON,
+		SignCount: cred.Authenticator.SignCount, Credential: credJSON, Pending: true,
 	}
 	if err := s.store.PutPasskey(ctx, rec); err != nil {
 		return nil, err
@@ -351,6 +371,9 @@ func (s *Service) finishLogin(ctx context.Context, session *webauthn.SessionData
 	}
 	rec := recs[i]
 	failed.UserID, failed.PasskeyID = userID, id
+	if rec.Pending {
+		return nil, failed, fmt.Errorf("%w: the passkey is not active yet", ErrRefused)
+	}
 	creds, err := decodeCredentials([]*Record{rec})
 	if err != nil {
 		return nil, Event{}, err

@@ -101,7 +101,7 @@ func TestRegistrationOptions(t *testing.T) {
 	e := newEnv(t, "https://dash.example.com", "example.com")
 	alice := uuid.NewString()
 	old := e.putPasskey(t, alice, 0)
-	c, err := e.svc.BeginRegistration(e.ctx, alice, "alice@example.com")
+	c, err := e.svc.BeginRegistration(e.ctx, alice, "alice@example.com", e.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,26 +162,26 @@ func TestCeremonyRules(t *testing.T) {
 	if _, err := e.svc.FinishLogin(e.ctx, c.ID, `{}`, passkey.Client{}); !errors.Is(err, passkey.ErrCeremony) {
 		t.Fatalf("expired ceremony = %v, want ErrCeremony", err)
 	}
-	c, _ = e.svc.BeginRegistration(e.ctx, alice, "a@example.com")
+	c, _ = e.svc.BeginRegistration(e.ctx, alice, "a@example.com", e.clock.Now())
 	e.clock.Add(passkey.CeremonyLifetime - time.Nanosecond)
-	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Laptop", `{}`); !errors.Is(err, passkey.ErrRefused) {
+	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Laptop", `{}`, e.clock.Now()); !errors.Is(err, passkey.ErrRefused) {
 		t.Fatalf("ceremony 1 ns before expiry = %v, want ErrRefused (taken, then the response fails)", err)
 	}
 
 	// A registration ceremony is not a login's, nor another user's.
-	c, _ = e.svc.BeginRegistration(e.ctx, alice, "a@example.com")
+	c, _ = e.svc.BeginRegistration(e.ctx, alice, "a@example.com", e.clock.Now())
 	if _, err := e.svc.FinishLogin(e.ctx, c.ID, `{}`, passkey.Client{}); !errors.Is(err, passkey.ErrCeremony) {
 		t.Fatalf("registration ceremony used to sign in = %v", err)
 	}
-	c, _ = e.svc.BeginRegistration(e.ctx, alice, "a@example.com")
-	if _, err := e.svc.FinishRegistration(e.ctx, bob, c.ID, "Mine", `{}`); !errors.Is(err, passkey.ErrCeremony) {
+	c, _ = e.svc.BeginRegistration(e.ctx, alice, "a@example.com", e.clock.Now())
+	if _, err := e.svc.FinishRegistration(e.ctx, bob, c.ID, "Mine", `{}`, e.clock.Now()); !errors.Is(err, passkey.ErrCeremony) {
 		t.Fatalf("alice's ceremony finished by bob = %v", err)
 	}
-	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Mine", `{}`); !errors.Is(err, passkey.ErrCeremony) {
+	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Mine", `{}`, e.clock.Now()); !errors.Is(err, passkey.ErrCeremony) {
 		t.Fatalf("alice's ceremony after bob burnt it = %v", err)
 	}
 	l, _ := e.svc.BeginLogin(e.ctx)
-	if _, err := e.svc.FinishRegistration(e.ctx, alice, l.ID, "Mine", `{}`); !errors.Is(err, passkey.ErrCeremony) {
+	if _, err := e.svc.FinishRegistration(e.ctx, alice, l.ID, "Mine", `{}`, e.clock.Now()); !errors.Is(err, passkey.ErrCeremony) {
 		t.Fatalf("login ceremony used to register = %v", err)
 	}
 
@@ -213,12 +213,12 @@ func TestNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A bad name is refused before the ceremony is touched.
-	c, _ := e.svc.BeginRegistration(e.ctx, alice, "a@example.com")
+	c, _ := e.svc.BeginRegistration(e.ctx, alice, "a@example.com", e.clock.Now())
 	var fe *passkey.FieldError
-	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "", `{}`); !errors.As(err, &fe) {
+	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "", `{}`, e.clock.Now()); !errors.As(err, &fe) {
 		t.Fatalf("empty name = %v", err)
 	}
-	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Laptop", `{}`); !errors.Is(err, passkey.ErrRefused) {
+	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Laptop", `{}`, e.clock.Now()); !errors.Is(err, passkey.ErrRefused) {
 		t.Fatalf("after a refused name the ceremony = %v, want still usable (ErrRefused on the response)", err)
 	}
 }
@@ -256,15 +256,15 @@ func TestCap(t *testing.T) {
 	for i := range passkey.MaxPerUser - 1 {
 		e.putPasskey(t, alice, i)
 	}
-	c, err := e.svc.BeginRegistration(e.ctx, alice, "a@example.com")
+	c, err := e.svc.BeginRegistration(e.ctx, alice, "a@example.com", e.clock.Now())
 	if err != nil {
 		t.Fatalf("begin with %d passkeys: %v", passkey.MaxPerUser-1, err)
 	}
 	e.putPasskey(t, alice, passkey.MaxPerUser) // the tenth arrives meanwhile
-	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Eleventh", `{}`); !errors.Is(err, passkey.ErrTooMany) {
+	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Eleventh", `{}`, e.clock.Now()); !errors.Is(err, passkey.ErrTooMany) {
 		t.Fatalf("finish at the cap = %v", err)
 	}
-	if _, err := e.svc.BeginRegistration(e.ctx, alice, "a@example.com"); !errors.Is(err, passkey.ErrTooMany) {
+	if _, err := e.svc.BeginRegistration(e.ctx, alice, "a@example.com", e.clock.Now()); !errors.Is(err, passkey.ErrTooMany) {
 		t.Fatalf("begin at the cap = %v, want ErrTooMany", err)
 	}
 }
@@ -278,4 +278,34 @@ func (e *env) eventSummary() string {
 		parts = append(parts, ev.Kind+"/"+ev.Reason+"/"+ev.UserID)
 	}
 	return strings.Join(parts, " ")
+}
+
+// A stolen session alone cannot add a passkey: beginning and finishing both need the
+// session's proof (the password or a sign-in) within FreshProof, checked on the server.
+func TestRegistrationNeedsFreshProof(t *testing.T) {
+	e := newEnv(t, "https://dash.example.com", "example.com")
+	alice := uuid.NewString()
+	signedIn := e.clock.Now()
+	for name, proved := range map[string]time.Time{
+		"never proved":          {},
+		"proved 5 min 1 ns ago": signedIn.Add(-passkey.FreshProof - time.Nanosecond),
+		"proved an hour ago":    signedIn.Add(-time.Hour),
+		"proved in the future":  signedIn.Add(time.Hour),
+	} {
+		if c, err := e.svc.BeginRegistration(e.ctx, alice, "a@example.com", proved); !errors.Is(err, passkey.ErrStaleProof) || c != nil {
+			t.Errorf("begin, %s: %v, %v; want ErrStaleProof", name, c, err)
+		}
+	}
+	c, err := e.svc.BeginRegistration(e.ctx, alice, "a@example.com", signedIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ceremony was begun with a fresh proof, but the proof went stale before the finish.
+	e.clock.Add(passkey.FreshProof + time.Second)
+	if _, err := e.svc.FinishRegistration(e.ctx, alice, c.ID, "Laptop", `{}`, signedIn); !errors.Is(err, passkey.ErrStaleProof) {
+		t.Fatalf("finish with a stale proof = %v, want ErrStaleProof", err)
+	}
+	if recs, _ := e.svc.List(e.ctx, alice); len(recs) != 0 {
+		t.Fatalf("passkeys stored: %d", len(recs))
+	}
 }

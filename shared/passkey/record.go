@@ -30,6 +30,10 @@ var (
 	ErrTooMany = errors.New("passkey: too many passkeys")
 	// ErrNotFound: the user has no passkey with that id (someone else's passkey included).
 	ErrNotFound = record.ErrNotFound
+	// ErrStaleProof: adding a passkey in a session whose user has not proved who they are
+	// (the password, or a passkey sign-in) within FreshProof. A stolen session cookie alone
+	// cannot add a passkey.
+	ErrStaleProof = errors.New("passkey: adding a passkey needs the password or a sign-in within the last 5 minutes")
 )
 
 // FieldError is a validation error of one input (422 naming Field and Rule).
@@ -47,6 +51,9 @@ const (
 	MaxNameChars = 64
 	// CeremonyLifetime is how long a begun ceremony may be finished.
 	CeremonyLifetime = 5 * time.Minute
+	// FreshProof is how recent the session's proof of who its user is (its ProvedAt) must be
+	// to begin, and to finish, adding a passkey.
+	FreshProof = 5 * time.Minute
 	// maxResponseBytes bounds the authenticator response accepted (a real one is ~1-2 KiB).
 	maxResponseBytes = 64 << 10
 )

@@ -110,6 +110,26 @@ func NewFromConfig(awsCfg aws.Config, endpoint string, cfg Config) (*Sender, err
 	return New(client, cfg)
 }
 
+// FromEnv is the sender of a function whose environment names MAIL_FROM (and SES_ENDPOINT
+// locally): nil, with the reason logged, when lookup is nil (route table tests) or the
+// configuration is unusable; the dashboard then reports each email as not sent.
+func FromEnv(awsCfg aws.Config, lookup func(string) (string, bool), logger *slog.Logger) takamail.Sender {
+	if lookup == nil {
+		return nil
+	}
+	endpoint, cfg, err := ConfigFromEnv(lookup)
+	if err == nil {
+		var s *Sender
+		if s, err = NewFromConfig(awsCfg, endpoint, cfg); err == nil {
+			return s
+		}
+	}
+	if logger != nil {
+		logger.Error("no email sender", slog.String("error", err.Error()))
+	}
+	return nil
+}
+
 // Send sends m: one SendEmail call under the sender's timeout (the SDK's retryer retries inside
 // it). It refuses, without calling SES, a To or Subject that could add a header
 // (mail.CheckHeaders) and a message with neither body.
@@ -148,25 +168,4 @@ func (s *Sender) Send(ctx context.Context, m takamail.Message) error {
 
 func utf8Content(s string) *types.Content {
 	return &types.Content{Data: aws.String(s), Charset: aws.String("UTF-8")}
-}
-
-// FromEnv is the dashboard functions' sender: SES v2 configured from the environment
-// (ConfigFromEnv), or nil, with the reason logged, when it is not configured. A nil lookup (a
-// route table test's deps) is no sender, silently.
-func FromEnv(awsCfg aws.Config, lookup func(string) (string, bool), logger *slog.Logger) takamail.Sender {
-	if lookup == nil {
-		return nil
-	}
-	endpoint, cfg, err := ConfigFromEnv(lookup)
-	if err == nil {
-		var s *Sender
-		if s, err = NewFromConfig(awsCfg, endpoint, cfg); err == nil {
-			return s
-		}
-	}
-	if logger == nil {
-		logger = slog.Default()
-	}
-	logger.Error("dashboard: no email sender", slog.String("error", err.Error()))
-	return nil
 }

@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/apierr"
@@ -48,12 +49,14 @@ func passkeyErr(err error) error {
 		return apierr.New(apierr.NotFound, "no such passkey")
 	case errors.Is(err, passkey.ErrTooMany):
 		return apierr.New(apierr.StateConflict, "%s", err.Error())
+	case errors.Is(err, passkey.ErrStaleProof):
+		return dashboard.ErrProofNeeded
 	}
 	return err
 }
 
-func (p passkeysAdapter) BeginRegistration(ctx context.Context, userID, email string) (string, string, error) {
-	c, err := p.p.BeginRegistration(ctx, userID, email)
+func (p passkeysAdapter) BeginRegistration(ctx context.Context, userID, email string, provedAt time.Time) (string, string, error) {
+	c, err := p.p.BeginRegistration(ctx, userID, email, provedAt)
 	if err != nil {
 		if errors.Is(err, passkey.ErrTooMany) {
 			return "", "", nil
@@ -63,12 +66,18 @@ func (p passkeysAdapter) BeginRegistration(ctx context.Context, userID, email st
 	return c.Options, c.ID, nil
 }
 
-func (p passkeysAdapter) FinishRegistration(ctx context.Context, userID, ceremony, name, response string) error {
-	_, err := p.p.FinishRegistration(ctx, userID, ceremony, name, response)
+// FinishRegistration adds the passkey, pending until /dashboard/passkeys/activate.
+func (p passkeysAdapter) FinishRegistration(ctx context.Context, userID, ceremony, name, response string, provedAt time.Time, c dashboard.Client) error {
+	_, err := p.p.FinishRegistration(ctx, userID, ceremony, name, response, provedAt)
 	if errors.Is(err, passkey.ErrCeremony) || errors.Is(err, passkey.ErrRefused) || errors.Is(err, passkey.ErrDuplicate) {
 		return &dashboard.FieldError{Field: "name", Rule: "passkey", Message: err.Error()}
 	}
-	return passkeyErr(err)
+	if err != nil {
+		return passkeyErr(err)
+	}
+	// Pending: DashboardFunction's /dashboard/passkeys/activate (where the page goes next)
+	// emails the owner, then activates it and records it in the activity log.
+	return nil
 }
 
 func (p passkeysAdapter) List(ctx context.Context, userID string) ([]dashboard.Passkey, error) {
@@ -78,7 +87,7 @@ func (p passkeysAdapter) List(ctx context.Context, userID string) ([]dashboard.P
 	}
 	out := make([]dashboard.Passkey, 0, len(list))
 	for _, r := range list {
-		out = append(out, dashboard.Passkey{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, LastUsed: r.LastUsedAt})
+		out = append(out, dashboard.Passkey{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, LastUsed: r.LastUsedAt, Pending: r.Pending})
 	}
 	return out, nil
 }
@@ -87,8 +96,15 @@ func (p passkeysAdapter) Rename(ctx context.Context, userID, id, name string) er
 	return passkeyErr(p.p.Rename(ctx, userID, id, name))
 }
 
-func (p passkeysAdapter) Remove(ctx context.Context, userID, id string) error {
-	return passkeyErr(p.p.Remove(ctx, userID, id))
+// Remove removes the passkey and records it in the activity log of each of the user's
+// workspaces.
+func (p passkeysAdapter) Remove(ctx context.Context, userID, id string, c dashboard.Client) error {
+	if err := p.p.Remove(ctx, userID, id); err != nil {
+		return passkeyErr(err)
+	}
+	p.rec.ToUser(ctx, userID, activity.Event{ActorUserID: userID, Action: activity.PasskeyRemoved,
+		Target: "passkey " + short(id), IP: c.IP, UserAgent: c.UserAgent})
+	return nil
 }
 
 func (p passkeysAdapter) BeginLogin(ctx context.Context) (string, string, error) {

@@ -22,6 +22,8 @@ func Build(d *app.Deps) app.API {
 		"POST /dashboard/sign-in":                        s.SignIn,
 		"POST /dashboard/sign-out":                       s.SignOut,
 		"POST /dashboard/sign-out-everywhere":            s.SignOutEverywhere,
+		"POST /dashboard/confirm-password":               s.ConfirmPassword,
+		"GET /dashboard/passkeys/activate":               s.ActivatePasskeys,
 		"GET /dashboard/keys":                            s.KeysPage,
 		"POST /dashboard/keys":                           s.CreateKey,
 		"POST /dashboard/keys/{keyID}/revoke":            s.RevokeKey,

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/passkey/record"
 	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/team"
 	"github.com/takapay/payments/shared/urlcheck"
@@ -51,10 +53,7 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	origin := d.Config.PublicBaseURL
-	if len(d.Config.DashboardOrigins) > 0 {
-		origin = d.Config.DashboardOrigins[0]
-	}
+	origin := d.Config.DashboardOrigin()
 	base := strings.TrimRight(origin, "/") + "/dashboard"
 	if sender == nil {
 		sender = failingSender{}
@@ -69,7 +68,11 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 			logger.Warn("activity record failed", slog.String("action", e.Action), slog.String("error", err.Error()))
 		}}, d.Store, sender)
 	rec := &Recorder{act: act, teams: teams, logger: logger}
-	accounts := account.New(account.Config{BaseURL: base, Now: d.Now, OnEvent: rec.accountEvent}, d.Store, sender)
+	var keys account.Passkeys
+	if d.Store != nil {
+		keys = passkeyItems{d.Store}
+	}
+	accounts := account.New(account.Config{BaseURL: base, Now: d.Now, OnEvent: rec.accountEvent, Passkeys: keys}, d.Store, sender)
 	creds := &credential.Service{Store: d.Store, Sealer: sealer, Now: d.Now}
 	s := &dashboard.Service{
 		Accounts: accountsAdapter{a: accounts},
@@ -81,6 +84,8 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 		// Plain http is only the local stack's (make dev, the tests): browsers keep Secure
 		// cookies from http://localhost, but Go clients do not send them back over http.
 		InsecureCookies: strings.HasPrefix(origin, "http://"),
+		// https: the session and form-token cookies carry the __Host- prefix.
+		HostCookies: auth.HostCookies(origin),
 	}
 	if d.Store != nil {
 		s.Forms = d.Store // the create forms' one-use tokens (dashboard/once.go)
@@ -139,9 +144,9 @@ func (r *Recorder) ToUser(ctx context.Context, userID string, e activity.Event) 
 func (r *Recorder) accountEvent(ctx context.Context, e account.Event) {
 	switch e.Kind {
 	case account.EventSignInSucceeded, account.EventSignInFailed, account.EventSignInLimited,
-		account.EventPasswordReset, account.EventSignOutEverywhere:
+		account.EventPasswordReset, account.EventSignOutEverywhere, account.EventPasskeysRemoved, account.EventPasskeyAdded:
 		r.ToUser(ctx, e.UserID, activity.Event{ActorUserID: e.UserID, ActorEmail: e.Email, Action: e.Kind,
-			IP: e.Client.IP, UserAgent: e.Client.UserAgent})
+			Target: e.Target, IP: e.Client.IP, UserAgent: e.Client.UserAgent})
 	case account.EventMailFailed:
 		msg := ""
 		if e.Err != nil {
@@ -195,8 +200,8 @@ func (a accountsAdapter) SignUp(ctx context.Context, in dashboard.SignUpInput) e
 		Lang: in.Lang, Next: in.Next, JoinOnly: in.JoinOnly, Client: client(in.Client)}))
 }
 
-func (a accountsAdapter) VerifyEmail(ctx context.Context, token string, c dashboard.Client) (*dashboard.Session, error) {
-	s, err := a.a.VerifyEmail(ctx, token, client(c))
+func (a accountsAdapter) VerifyEmail(ctx context.Context, token, password string, c dashboard.Client) (*dashboard.Session, error) {
+	s, err := a.a.VerifyEmail(ctx, token, password, client(c))
 	if err != nil {
 		return nil, accountErr(err)
 	}
@@ -215,8 +220,16 @@ func (a accountsAdapter) RequestPasswordReset(ctx context.Context, email, lang s
 	return accountErr(a.a.RequestPasswordReset(ctx, email, lang, client(c)))
 }
 
-func (a accountsAdapter) ResetPassword(ctx context.Context, token, pw string, c dashboard.Client) error {
-	return accountErr(a.a.ResetPassword(ctx, token, pw, client(c)))
+func (a accountsAdapter) ResetPassword(ctx context.Context, token, pw string, removePasskeys bool, c dashboard.Client) error {
+	return accountErr(a.a.ResetPassword(ctx, token, pw, removePasskeys, client(c)))
+}
+
+func (a accountsAdapter) ActivatePasskeys(ctx context.Context, userID string, c dashboard.Client) error {
+	return accountErr(a.a.ActivatePasskeys(ctx, userID, client(c)))
+}
+
+func (a accountsAdapter) ConfirmPassword(ctx context.Context, token, pw string, c dashboard.Client) error {
+	return accountErr(a.a.ConfirmPassword(ctx, token, pw, client(c)))
 }
 
 func (a accountsAdapter) Authenticate(ctx context.Context, token string) (*dashboard.SessionUser, error) {
@@ -231,15 +244,44 @@ func (a accountsAdapter) Authenticate(ctx context.Context, token string) (*dashb
 	if u == nil {
 		return nil, dashboard.ErrNoSession
 	}
-	return &dashboard.SessionUser{UserID: u.ID, Email: u.Email, CSRF: info.CSRFToken}, nil
+	return &dashboard.SessionUser{UserID: u.ID, Email: u.Email, CSRF: info.CSRFToken, ProvedAt: info.ProvedAt}, nil
 }
 
 func (a accountsAdapter) SignOut(ctx context.Context, token string) error {
 	return accountErr(a.a.SignOut(ctx, token))
 }
 
-func (a accountsAdapter) SignOutEverywhere(ctx context.Context, userID string) error {
-	return accountErr(a.a.SignOutEverywhere(ctx, userID))
+func (a accountsAdapter) SignOutEverywhere(ctx context.Context, userID string, removePasskeys bool, c dashboard.Client) error {
+	return accountErr(a.a.SignOutEverywhere(ctx, userID, removePasskeys, client(c)))
+}
+
+// passkeyItems fits the passkey items (package passkey's record.Store, which shared/dynamo
+// implements) to account.Passkeys, without linking go-webauthn.
+type passkeyItems struct{ s record.Store }
+
+func (p passkeyItems) ListPasskeys(ctx context.Context, userID string) ([]account.PasskeyInfo, error) {
+	recs, err := p.s.ListPasskeys(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(recs, func(a, b *record.Passkey) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	out := make([]account.PasskeyInfo, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, account.PasskeyInfo{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, Pending: r.Pending})
+	}
+	return out, nil
+}
+
+func (p passkeyItems) ActivatePasskey(ctx context.Context, userID, id string) error {
+	return p.s.ActivatePasskey(ctx, userID, id)
+}
+
+func (p passkeyItems) DeletePasskey(ctx context.Context, userID, id string) error {
+	err := p.s.DeletePasskey(ctx, userID, id)
+	if errors.Is(err, record.ErrNotFound) {
+		return nil // removed meanwhile
+	}
+	return err
 }
 
 // SessionStarter fits the account service to passkey.SessionStarter.

@@ -231,7 +231,11 @@ func setPassword(ctx context.Context, store *dynamo.Store, userID string) (strin
 	if err != nil {
 		return "", err
 	}
-	if err := store.SetPassword(ctx, userID, hash, time.Now()); err != nil {
+	u, err := store.GetAccountUser(ctx, userID)
+	if err != nil || u == nil {
+		return "", fmt.Errorf("seed: the dashboard owner %s: %v", userID, err)
+	}
+	if err := store.SetPassword(ctx, userID, hash, time.Now(), u.SessionEpoch); err != nil {
 		return "", fmt.Errorf("seed: the dashboard owner's password: %w", err)
 	}
 	return pw, nil

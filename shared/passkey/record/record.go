@@ -33,6 +33,9 @@ type Passkey struct {
 	SignCount uint32
 	// Credential is the go-webauthn Credential as JSON (public key, flags, AAGUID...).
 	Credential []byte
+	// Pending is a passkey just registered whose owner has not been told yet: it signs no one
+	// in until ActivatePasskey (which the dashboard calls after emailing the owner).
+	Pending bool
 }
 
 // CredentialHash is the passkey id of a raw WebAuthn credential id.
@@ -69,6 +72,9 @@ type Store interface {
 	RenamePasskey(ctx context.Context, userID, id, name string) error
 	// DeletePasskey removes a passkey; ErrNotFound when the user has no such passkey.
 	DeletePasskey(ctx context.Context, userID, id string) error
+	// ActivatePasskey clears a pending passkey's Pending; ErrNotFound when the user has no
+	// such pending passkey.
+	ActivatePasskey(ctx context.Context, userID, id string) error
 	// UsePasskey records a sign-in: the new counter, credential JSON and last use, only if
 	// the stored counter is still prevCount; ErrNotFound when the passkey is gone or its
 	// counter has changed since it was read.
