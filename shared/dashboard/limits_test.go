@@ -98,13 +98,14 @@ func TestEveryLimitedFormAnswers429(t *testing.T) {
 		name string
 		h    web.HandlerFunc
 		c    call
+		once bool // a create form: each post is a new rendering's one-use token (once.go)
 	}{
 		{"sign-up", s.SignUp, call{path: "/dashboard/sign-up", cookies: pre,
-			form: url.Values{"csrf": {tok}, "email": {"a@shop.com.bd"}, "password": {"a long passphrase"}, "workspace": {"Shop"}}}},
-		{"forgot", s.Forgot, call{path: "/dashboard/forgot-password", cookies: pre, form: url.Values{"csrf": {tok}, "email": {"a@shop.com.bd"}}}},
-		{"passkey sign-in", s.PasskeySignIn, call{path: "/dashboard/passkeys/sign-in", cookies: pre, form: url.Values{"csrf": {tok}}}},
+			form: url.Values{"csrf": {tok}, "email": {"a@shop.com.bd"}, "password": {"a long passphrase"}, "workspace": {"Shop"}}}, false},
+		{"forgot", s.Forgot, call{path: "/dashboard/forgot-password", cookies: pre, form: url.Values{"csrf": {tok}, "email": {"a@shop.com.bd"}}}, false},
+		{"passkey sign-in", s.PasskeySignIn, call{path: "/dashboard/passkeys/sign-in", cookies: pre, form: url.Values{"csrf": {tok}}}, false},
 		{"invite", s.InviteMember, call{path: "/dashboard/team/invites", cookies: []string{SessionCookie + "=" + session},
-			form: url.Values{"csrf": {sessionCSRF(session)}, "email": {"x@shop.com.bd"}, "role": {"developer"}}}},
+			form: url.Values{"csrf": {sessionCSRF(session)}, "email": {"x@shop.com.bd"}, "role": {"developer"}}}, true},
 	}
 	for _, f := range forms {
 		f.c.method = "POST"
@@ -119,8 +120,14 @@ func TestEveryLimitedFormAnswers429(t *testing.T) {
 				t.Fatalf("%s, invalid: %d", f.name, r.Status)
 			}
 		}
+		if f.once {
+			f.c.form.Set(onceField, randomToken())
+		}
 		if r := do(t, f.h, f.c); r.Status >= 400 {
 			t.Fatalf("%s, first post: %d\n%s", f.name, r.Status, body(r))
+		}
+		if f.once {
+			f.c.form.Set(onceField, randomToken())
 		}
 		r := do(t, f.h, f.c)
 		if r.Status != 429 || r.Headers["Retry-After"] == "" || !strings.Contains(body(r), `href="/dashboard/sign-in"`) ||
