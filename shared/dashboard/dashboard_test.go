@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -292,6 +293,7 @@ func TestPagesEscapeAndHeaders(t *testing.T) {
 // Western digits; English has no Bangla.
 func TestCatalogues(t *testing.T) {
 	ph := regexp.MustCompile(`\{[a-z_]+\}`)
+	messagesEN, messagesBN := catalogue(page.EN), catalogue(page.BN) // every group is in (messages_groups_test.go)
 	for k, en := range messagesEN {
 		bn, ok := messagesBN[k]
 		if !ok {

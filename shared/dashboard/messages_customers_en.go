@@ -79,4 +79,9 @@ var customersEN = map[string]string{
 	"dash.customers.rule.invalid":   "{field} is not valid.",
 }
 
-func init() { addMessages(customersEN, customersBN) }
+// CustomersMessages is this page group's catalogue: the functions that serve its pages
+// register it (UseMessages). A function, not a variable, so that a binary that never
+// registers it does not link its words.
+func CustomersMessages() MessageGroup {
+	return MessageGroup{name: "customers", en: customersEN, bn: customersBN}
+}

@@ -136,4 +136,9 @@ var docformEN = map[string]string{
 	"dash.docform.rule.field_options":    "at most 30 options of at most 120 characters, each only once",
 }
 
-func init() { addMessages(docformEN, docformBN) }
+// DocFormMessages is this page group's catalogue: the functions that serve its pages
+// register it (UseMessages). A function, not a variable, so that a binary that never
+// registers it does not link its words.
+func DocFormMessages() MessageGroup {
+	return MessageGroup{name: "docform", en: docformEN, bn: docformBN}
+}

@@ -138,4 +138,9 @@ var documentsEN = map[string]string{
 	"dash.docs.hist.action.archive":  "Archived",
 }
 
-func init() { addMessages(documentsEN, documentsBN) }
+// DocumentsMessages is this page group's catalogue: the functions that serve its pages
+// register it (UseMessages). A function, not a variable, so that a binary that never
+// registers it does not link its words.
+func DocumentsMessages() MessageGroup {
+	return MessageGroup{name: "documents", en: documentsEN, bn: documentsBN}
+}

@@ -50,4 +50,9 @@ var homeExportEN = map[string]string{
 	"dash.action.payments.exported":   "Payments exported",
 }
 
-func init() { addMessages(homeExportEN, homeExportBN) }
+// HomeExportMessages is this page group's catalogue: the functions that serve its pages
+// register it (UseMessages). A function, not a variable, so that a binary that never
+// registers it does not link its words.
+func HomeExportMessages() MessageGroup {
+	return MessageGroup{name: "homeexport", en: homeExportEN, bn: homeExportBN}
+}

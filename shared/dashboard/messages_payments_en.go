@@ -61,4 +61,9 @@ var paymentsEN = map[string]string{
 	"dash.pay.resend":               "Resend the webhook",
 }
 
-func init() { addMessages(paymentsEN, paymentsBN) }
+// PaymentsMessages is this page group's catalogue: the functions that serve its pages
+// register it (UseMessages). A function, not a variable, so that a binary that never
+// registers it does not link its words.
+func PaymentsMessages() MessageGroup {
+	return MessageGroup{name: "payments", en: paymentsEN, bn: paymentsBN}
+}

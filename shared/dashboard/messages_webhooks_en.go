@@ -40,4 +40,9 @@ var webhooksEN = map[string]string{
 	"dash.action.webhook.test_sent":    "sent a test webhook",
 }
 
-func init() { addMessages(webhooksEN, webhooksBN) }
+// WebhooksMessages is this page group's catalogue: the functions that serve its pages
+// register it (UseMessages). A function, not a variable, so that a binary that never
+// registers it does not link its words.
+func WebhooksMessages() MessageGroup {
+	return MessageGroup{name: "webhooks", en: webhooksEN, bn: webhooksBN}
+}

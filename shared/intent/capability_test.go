@@ -24,7 +24,7 @@ func TestReadOnlyCallersGetNoPaymentURL(t *testing.T) {
 	op := &operator.Operator{Store: a.Store}
 	ws := a.Creds.WorkspaceID
 	session := func(role auth.Role) []string {
-		return []string{"Cookie", auth.SessionCookie + "=" + memberSession(t, op, ws, role)}
+		return []string{"Cookie", auth.HostSessionCookie + "=" + memberSession(t, op, ws, role)}
 	}
 	viewer, developer := session(auth.RoleViewer), session(auth.RoleDeveloper)
 

@@ -19,6 +19,7 @@ var Function = app.HTTPFunction{LogicalID: "DashboardCustomersFunction", Name: "
 // Build wires the customers pages: the dashboard's pages and sessions (package wire) with the
 // customers API's own operations, built as functions/documents builds them.
 func Build(d *app.Deps) app.API {
+	dashboard.UseMessages(dashboard.CustomersMessages()) // the words of the page groups this function serves
 	s := wire.Build(d, nil, nil).Service
 	docs := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
 	s.API = web.Routes{

@@ -8,6 +8,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/dashboard/wire"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/qr"
@@ -20,6 +21,7 @@ var Function = app.HTTPFunction{LogicalID: "DashboardDocumentsFunction", Name: "
 // Build wires the pages: the dashboard's sessions (package wire) and the documents API's own
 // handlers, built exactly as DocumentsFunction builds them, which the pages run (Service.API).
 func Build(d *app.Deps) app.API {
+	dashboard.UseMessages(dashboard.DocumentsMessages(), dashboard.DocFormMessages()) // the words of the page groups this function serves
 	p := wire.Build(d, nil, nil)
 	s := p.Service
 	s.QR = qrCodes{}

@@ -7,6 +7,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/dashboard/wire"
 	"github.com/takapay/payments/shared/web"
 )
@@ -17,6 +18,7 @@ var Function = app.HTTPFunction{LogicalID: "DashboardExportFunction", Name: "das
 // Build wires the export pages: the dashboard's pages and sessions (package wire) with the
 // store's payments stream and the activity log.
 func Build(d *app.Deps) app.API {
+	dashboard.UseMessages(dashboard.HomeExportMessages()) // the words of the page groups this function serves
 	p := wire.Build(d, nil, nil)
 	s := p.Service
 	if d.Store != nil {

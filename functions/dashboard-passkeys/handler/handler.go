@@ -1,8 +1,8 @@
 // Package handler is DashboardPasskeysFunction of template.yaml: the dashboard's passkey
 // pages (register, list, rename, remove; sign in with a passkey), split from
 // DashboardFunction because go-webauthn would take that binary past the size bound
-// (docs/dashboard.md). It sends one email, the "passkey added" notice (SES, MAIL_FROM), and
-// seals nothing.
+// (docs/dashboard.md). It sends no email and seals nothing: a new passkey is stored pending,
+// and DashboardFunction's activation page emails its owner before it works (decision 46).
 package handler
 
 import (

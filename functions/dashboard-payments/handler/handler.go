@@ -19,6 +19,7 @@ var Function = app.HTTPFunction{LogicalID: "DashboardPaymentsFunction", Name: "d
 // it alone among the dashboard's holds sqs:SendMessage and the payment's state-change and
 // resend UpdateItem: the other pages' functions never get them.
 func Build(d *app.Deps) app.API {
+	dashboard.UseMessages(dashboard.PaymentsMessages()) // the words of the page groups this function serves
 	s := wire.Build(d, nil, nil).Service
 	// NoPaymentURL: the pages never show a checkout link, so this function does not hold
 	// CHECKOUT_TOKEN_KEY.

@@ -45,6 +45,7 @@ const TestsPerMinute = 10
 // Build wires the webhooks page: the dashboard's pages and sessions (package wire) with the
 // webhook rules (package webhook) over the store.
 func Build(d *app.Deps) app.API {
+	dashboard.UseMessages(dashboard.WebhooksMessages()) // the words of the page groups this function serves
 	p := wire.Build(d, nil, nil)
 	s := p.Service
 	sealer, err := SealerFor(d)

@@ -3,6 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -14,6 +15,7 @@ var Function = app.HTTPFunction{LogicalID: "DashboardFunction", Name: "dashboard
 // forgot password and the reset are DashboardPublicFunction's (their own reserved
 // concurrency).
 func Build(d *app.Deps) app.API {
+	dashboard.UseMessages(dashboard.HomeExportMessages()) // the words of the page groups this function serves
 	s := Service(d)
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard":                                 s.Home,
