@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/takapay/payments/shared/dashboard"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 )
@@ -35,6 +36,20 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	env["MAIL_FROM"] = "Takapay <no-reply@takapay.localhost>"
 	api := localapi.StartTestAPI(t, localapi.Options{Env: env, Localhost: true})
 	return &stack{api: api, ses: ses}
+}
+
+// clearOfWindowEdge waits, when fewer than need remain before the next edge of the form
+// limits' fixed windows (aligned to multiples of FormWindow since the Unix epoch, as every
+// instance aligns them), until that edge has passed: a test that counts a window's posts to
+// its limit must make them all inside one window, or the new window would admit the post
+// the test expects refused (what failed one CI run in a hundred).
+func clearOfWindowEdge(t *testing.T, need time.Duration) {
+	t.Helper()
+	w := dashboard.FormWindow.Nanoseconds()
+	if left := time.Duration(w - time.Now().UnixNano()%w); left < need {
+		t.Logf("waiting %s for the form limits' window to turn", left.Round(time.Second))
+		time.Sleep(left + time.Second)
+	}
 }
 
 // browser is one person's cookie jar, posting forms with the headers a browser sends.
