@@ -67,6 +67,11 @@ func Measure(root string) ([]Func, error) {
 			}
 			return nil
 		}
+		// A worktree's node_modules may be a symlink (not a directory to WalkDir): only regular
+		// .go files are read, and a path outside production is not read at all.
+		if !d.Type().IsRegular() || !Production(rel, nil) {
+			return nil
+		}
 		src, err := os.ReadFile(path)
 		if err != nil || !Production(rel, src) {
 			return err
