@@ -2447,11 +2447,17 @@ type CreatecustomersJSONRequestBody = DocumentBody
 // EditcustomersJSONRequestBody defines body for Editcustomers for application/json ContentType.
 type EditcustomersJSONRequestBody = DocumentPatch
 
+// EditcustomersApplicationMergePatchPlusJSONRequestBody defines body for Editcustomers for application/merge-patch+json ContentType.
+type EditcustomersApplicationMergePatchPlusJSONRequestBody = DocumentPatch
+
 // CreateinvoicesJSONRequestBody defines body for Createinvoices for application/json ContentType.
 type CreateinvoicesJSONRequestBody = DocumentBody
 
 // EditinvoicesJSONRequestBody defines body for Editinvoices for application/json ContentType.
 type EditinvoicesJSONRequestBody = DocumentPatch
+
+// EditinvoicesApplicationMergePatchPlusJSONRequestBody defines body for Editinvoices for application/merge-patch+json ContentType.
+type EditinvoicesApplicationMergePatchPlusJSONRequestBody = DocumentPatch
 
 // CancelinvoicesJSONRequestBody defines body for Cancelinvoices for application/json ContentType.
 type CancelinvoicesJSONRequestBody = TransitionRequest
@@ -2464,6 +2470,9 @@ type CreatepaymentlinksJSONRequestBody = DocumentBody
 
 // EditpaymentlinksJSONRequestBody defines body for Editpaymentlinks for application/json ContentType.
 type EditpaymentlinksJSONRequestBody = DocumentPatch
+
+// EditpaymentlinksApplicationMergePatchPlusJSONRequestBody defines body for Editpaymentlinks for application/merge-patch+json ContentType.
+type EditpaymentlinksApplicationMergePatchPlusJSONRequestBody = DocumentPatch
 
 // ArchivepaymentlinksJSONRequestBody defines body for Archivepaymentlinks for application/json ContentType.
 type ArchivepaymentlinksJSONRequestBody = TransitionRequest
@@ -2756,6 +2765,15 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID} (the `Editcustomers` operationId).
 	Editcustomers(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, body EditcustomersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// EditcustomersWithApplicationMergePatchPlusJSONBody Edit a customers document with a JSON merge patch of the body (optional expected_version).
+	//
+	// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID} (the `Editcustomers` operationId).
+	EditcustomersWithApplicationMergePatchPlusJSONBody(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, body EditcustomersApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Listinvoices List invoices, newest first (cursor paging, q search).
 	//
 	// Scope documents:read (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
@@ -2805,6 +2823,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
 	Editinvoices(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EditinvoicesWithApplicationMergePatchPlusJSONBody Edit a invoices document with a JSON merge patch of the body (optional expected_version).
+	//
+	// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
+	EditinvoicesWithApplicationMergePatchPlusJSONBody(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelinvoicesWithBody Lifecycle draft|issued -> cancelled (409 STATE_CONFLICT from any other status).
 	//
@@ -2891,6 +2918,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
 	Editpaymentlinks(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EditpaymentlinksWithApplicationMergePatchPlusJSONBody Edit a payment-links document with a JSON merge patch of the body (optional expected_version).
+	//
+	// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
+	EditpaymentlinksWithApplicationMergePatchPlusJSONBody(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchivepaymentlinksWithBody Lifecycle active -> archived (409 STATE_CONFLICT from any other status).
 	//
@@ -3255,6 +3291,25 @@ func (c *RawClient) Editcustomers(ctx context.Context, workspaceID WorkspaceID, 
 	return c.Client.Do(req)
 }
 
+// EditcustomersWithApplicationMergePatchPlusJSONBody Edit a customers document with a JSON merge patch of the body (optional expected_version).
+//
+// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID} (the `Editcustomers` operationId).
+func (c *RawClient) EditcustomersWithApplicationMergePatchPlusJSONBody(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, body EditcustomersApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEditcustomersRequestWithApplicationMergePatchPlusJSONBody(c.Server, workspaceID, documentID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Listinvoices List invoices, newest first (cursor paging, q search).
 //
 // Scope documents:read (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
@@ -3355,6 +3410,25 @@ func (c *RawClient) EditinvoicesWithBody(ctx context.Context, workspaceID Worksp
 // Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
 func (c *RawClient) Editinvoices(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEditinvoicesRequest(c.Server, workspaceID, documentID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EditinvoicesWithApplicationMergePatchPlusJSONBody Edit a invoices document with a JSON merge patch of the body (optional expected_version).
+//
+// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
+func (c *RawClient) EditinvoicesWithApplicationMergePatchPlusJSONBody(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEditinvoicesRequestWithApplicationMergePatchPlusJSONBody(c.Server, workspaceID, documentID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3541,6 +3615,25 @@ func (c *RawClient) EditpaymentlinksWithBody(ctx context.Context, workspaceID Wo
 // Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
 func (c *RawClient) Editpaymentlinks(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEditpaymentlinksRequest(c.Server, workspaceID, documentID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EditpaymentlinksWithApplicationMergePatchPlusJSONBody Edit a payment-links document with a JSON merge patch of the body (optional expected_version).
+//
+// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
+func (c *RawClient) EditpaymentlinksWithApplicationMergePatchPlusJSONBody(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEditpaymentlinksRequestWithApplicationMergePatchPlusJSONBody(c.Server, workspaceID, documentID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4354,6 +4447,17 @@ func NewEditcustomersRequest(server string, workspaceID WorkspaceID, documentID 
 	return NewEditcustomersRequestWithBody(server, workspaceID, documentID, params, "application/json", bodyReader)
 }
 
+// NewEditcustomersRequestWithApplicationMergePatchPlusJSONBody calls the generic Editcustomers builder with application/merge-patch+json body
+func NewEditcustomersRequestWithApplicationMergePatchPlusJSONBody(server string, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, body EditcustomersApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEditcustomersRequestWithBody(server, workspaceID, documentID, params, "application/merge-patch+json", bodyReader)
+}
+
 // NewEditcustomersRequestWithBody constructs an http.Request for the Editcustomers method, with any body, and a specified content type
 func NewEditcustomersRequestWithBody(server string, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
@@ -4730,6 +4834,17 @@ func NewEditinvoicesRequest(server string, workspaceID WorkspaceID, documentID D
 	}
 	bodyReader = bytes.NewReader(buf)
 	return NewEditinvoicesRequestWithBody(server, workspaceID, documentID, params, "application/json", bodyReader)
+}
+
+// NewEditinvoicesRequestWithApplicationMergePatchPlusJSONBody calls the generic Editinvoices builder with application/merge-patch+json body
+func NewEditinvoicesRequestWithApplicationMergePatchPlusJSONBody(server string, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEditinvoicesRequestWithBody(server, workspaceID, documentID, params, "application/merge-patch+json", bodyReader)
 }
 
 // NewEditinvoicesRequestWithBody constructs an http.Request for the Editinvoices method, with any body, and a specified content type
@@ -5264,6 +5379,17 @@ func NewEditpaymentlinksRequest(server string, workspaceID WorkspaceID, document
 	return NewEditpaymentlinksRequestWithBody(server, workspaceID, documentID, params, "application/json", bodyReader)
 }
 
+// NewEditpaymentlinksRequestWithApplicationMergePatchPlusJSONBody calls the generic Editpaymentlinks builder with application/merge-patch+json body
+func NewEditpaymentlinksRequestWithApplicationMergePatchPlusJSONBody(server string, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEditpaymentlinksRequestWithBody(server, workspaceID, documentID, params, "application/merge-patch+json", bodyReader)
+}
+
 // NewEditpaymentlinksRequestWithBody constructs an http.Request for the Editpaymentlinks method, with any body, and a specified content type
 func NewEditpaymentlinksRequestWithBody(server string, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
@@ -5699,6 +5825,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID} (the `Editcustomers` operationId).
 	EditcustomersWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, body EditcustomersJSONRequestBody, reqEditors ...RequestEditorFn) (*EditcustomersResponse, error)
 
+	// EditcustomersWithApplicationMergePatchPlusJSONBodyWithResponse Edit a customers document with a JSON merge patch of the body (optional expected_version).
+	//
+	// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+	//
+	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID} (the `Editcustomers` operationId).
+	EditcustomersWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, body EditcustomersApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*EditcustomersResponse, error)
+
 	// ListinvoicesWithResponse List invoices, newest first (cursor paging, q search).
 	//
 	// Scope documents:read (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
@@ -5752,6 +5887,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
 	EditinvoicesWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesJSONRequestBody, reqEditors ...RequestEditorFn) (*EditinvoicesResponse, error)
+
+	// EditinvoicesWithApplicationMergePatchPlusJSONBodyWithResponse Edit a invoices document with a JSON merge patch of the body (optional expected_version).
+	//
+	// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+	//
+	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
+	EditinvoicesWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*EditinvoicesResponse, error)
 
 	// CancelinvoicesWithBodyWithResponse Lifecycle draft|issued -> cancelled (409 STATE_CONFLICT from any other status).
 	//
@@ -5842,6 +5986,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
 	EditpaymentlinksWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksJSONRequestBody, reqEditors ...RequestEditorFn) (*EditpaymentlinksResponse, error)
+
+	// EditpaymentlinksWithApplicationMergePatchPlusJSONBodyWithResponse Edit a payment-links document with a JSON merge patch of the body (optional expected_version).
+	//
+	// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+	//
+	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
+	EditpaymentlinksWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*EditpaymentlinksResponse, error)
 
 	// ArchivepaymentlinksWithBodyWithResponse Lifecycle active -> archived (409 STATE_CONFLICT from any other status).
 	//
@@ -10645,6 +10798,21 @@ func (c *ClientWithResponses) EditcustomersWithResponse(ctx context.Context, wor
 	return ParseEditcustomersResponse(rsp)
 }
 
+// EditcustomersWithApplicationMergePatchPlusJSONBodyWithResponse Edit a customers document with a JSON merge patch of the body (optional expected_version).
+//
+// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+//
+// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID} (the `Editcustomers` operationId).
+func (c *ClientWithResponses) EditcustomersWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditcustomersParams, body EditcustomersApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*EditcustomersResponse, error) {
+	rsp, err := c.EditcustomersWithApplicationMergePatchPlusJSONBody(ctx, workspaceID, documentID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEditcustomersResponse(rsp)
+}
+
 // ListinvoicesWithResponse List invoices, newest first (cursor paging, q search).
 //
 // Scope documents:read (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
@@ -10729,6 +10897,21 @@ func (c *ClientWithResponses) EditinvoicesWithBodyWithResponse(ctx context.Conte
 // Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
 func (c *ClientWithResponses) EditinvoicesWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesJSONRequestBody, reqEditors ...RequestEditorFn) (*EditinvoicesResponse, error) {
 	rsp, err := c.Editinvoices(ctx, workspaceID, documentID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEditinvoicesResponse(rsp)
+}
+
+// EditinvoicesWithApplicationMergePatchPlusJSONBodyWithResponse Edit a invoices document with a JSON merge patch of the body (optional expected_version).
+//
+// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+//
+// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID} (the `Editinvoices` operationId).
+func (c *ClientWithResponses) EditinvoicesWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditinvoicesParams, body EditinvoicesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*EditinvoicesResponse, error) {
+	rsp, err := c.EditinvoicesWithApplicationMergePatchPlusJSONBody(ctx, workspaceID, documentID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10879,6 +11062,21 @@ func (c *ClientWithResponses) EditpaymentlinksWithBodyWithResponse(ctx context.C
 // Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
 func (c *ClientWithResponses) EditpaymentlinksWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksJSONRequestBody, reqEditors ...RequestEditorFn) (*EditpaymentlinksResponse, error) {
 	rsp, err := c.Editpaymentlinks(ctx, workspaceID, documentID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEditpaymentlinksResponse(rsp)
+}
+
+// EditpaymentlinksWithApplicationMergePatchPlusJSONBodyWithResponse Edit a payment-links document with a JSON merge patch of the body (optional expected_version).
+//
+// Scope documents:write (bearer key) or a dashboard session whose role allows it; the key or session must belong to the workspace (else 404).
+//
+// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID} (the `Editpaymentlinks` operationId).
+func (c *ClientWithResponses) EditpaymentlinksWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *EditpaymentlinksParams, body EditpaymentlinksApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*EditpaymentlinksResponse, error) {
+	rsp, err := c.EditpaymentlinksWithApplicationMergePatchPlusJSONBody(ctx, workspaceID, documentID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

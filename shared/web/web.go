@@ -109,14 +109,29 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// MergePatchMediaType is RFC 7396's media type, what JSON merge-patch clients send with PATCH.
+const MergePatchMediaType = "application/merge-patch+json"
+
 // JSONBody is a handler whose operation takes a JSON request body (the contract lists only
 // application/json): a body sent with another Content-Type (text/plain, a form) is refused
 // with 400 MALFORMED_REQUEST before the handler reads it. A body without a Content-Type is
-// read as JSON, as before.
-func JSONBody(h HandlerFunc) HandlerFunc {
+// read as JSON, as before. A POST does not take application/merge-patch+json: its body is a
+// resource or a command, not a patch.
+func JSONBody(h HandlerFunc) HandlerFunc { return typedBody(h, "application/json") }
+
+// MergePatchBody is a PATCH handler whose body is a JSON merge patch (RFC 7396): it takes
+// application/merge-patch+json as well as application/json (any parameters, any case), and
+// refuses any other Content-Type as JSONBody does (400 MALFORMED_REQUEST).
+func MergePatchBody(h HandlerFunc) HandlerFunc {
+	return typedBody(h, "application/json", MergePatchMediaType)
+}
+
+// typedBody refuses a body whose Content-Type is none of types before h reads it.
+func typedBody(h HandlerFunc, types ...string) HandlerFunc {
+	want := strings.Join(types, " or ")
 	return func(ctx context.Context, r *Request) (*Response, error) {
-		if len(r.Body) > 0 && r.HasHeader("Content-Type") && !IsJSONMediaType(r.Header("Content-Type")) {
-			return nil, apierr.New(apierr.MalformedRequest, "Content-Type must be application/json, not %q", r.Header("Content-Type"))
+		if len(r.Body) > 0 && r.HasHeader("Content-Type") && !isMediaType(r.Header("Content-Type"), types) {
+			return nil, apierr.New(apierr.MalformedRequest, "Content-Type must be %s, not %q", want, r.Header("Content-Type"))
 		}
 		return h(ctx, r)
 	}
@@ -124,7 +139,17 @@ func JSONBody(h HandlerFunc) HandlerFunc {
 
 // IsJSONMediaType reports whether a Content-Type value is application/json (any parameters,
 // any case).
-func IsJSONMediaType(v string) bool {
+func IsJSONMediaType(v string) bool { return isMediaType(v, []string{"application/json"}) }
+
+// isMediaType reports whether a Content-Type value's media type (parameters dropped, any case)
+// is one of types.
+func isMediaType(v string, types []string) bool {
 	mt, _, _ := strings.Cut(v, ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+	mt = strings.TrimSpace(mt)
+	for _, t := range types {
+		if strings.EqualFold(mt, t) {
+			return true
+		}
+	}
+	return false
 }

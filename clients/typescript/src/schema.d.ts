@@ -3281,9 +3281,11 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A JSON merge patch (RFC 7396), sent as application/merge-patch+json or application/json (any other Content-Type is 400 MALFORMED_REQUEST). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DocumentPatch"];
+                "application/merge-patch+json": components["schemas"]["DocumentPatch"];
             };
         };
         responses: {
@@ -3469,9 +3471,11 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A JSON merge patch (RFC 7396), sent as application/merge-patch+json or application/json (any other Content-Type is 400 MALFORMED_REQUEST). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DocumentPatch"];
+                "application/merge-patch+json": components["schemas"]["DocumentPatch"];
             };
         };
         responses: {
@@ -3784,9 +3788,11 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A JSON merge patch (RFC 7396), sent as application/merge-patch+json or application/json (any other Content-Type is 400 MALFORMED_REQUEST). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DocumentPatch"];
+                "application/merge-patch+json": components["schemas"]["DocumentPatch"];
             };
         };
         responses: {

@@ -22,19 +22,19 @@ func Build(d *app.Deps) app.API {
 		"GET /v1/workspaces/{workspaceID}/documents/customers":                s.List(customers),
 		"POST /v1/workspaces/{workspaceID}/documents/customers":               web.JSONBody(s.Create(customers)),
 		"GET /v1/workspaces/{workspaceID}/documents/customers/{documentID}":   s.Get(customers),
-		"PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID}": web.JSONBody(s.Edit(customers)),
+		"PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID}": web.MergePatchBody(s.Edit(customers)),
 
 		"GET /v1/workspaces/{workspaceID}/documents/invoices":                      s.List(invoices),
 		"POST /v1/workspaces/{workspaceID}/documents/invoices":                     web.JSONBody(s.Create(invoices)),
 		"GET /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":         s.Get(invoices),
-		"PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":       web.JSONBody(s.Edit(invoices)),
+		"PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":       web.MergePatchBody(s.Edit(invoices)),
 		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/issue":  s.Transition(invoices, "issue"),
 		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/cancel": s.Transition(invoices, "cancel"),
 
 		"GET /v1/workspaces/{workspaceID}/documents/payment-links":                       s.List(links),
 		"POST /v1/workspaces/{workspaceID}/documents/payment-links":                      web.JSONBody(s.Create(links)),
 		"GET /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":          s.Get(links),
-		"PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":        web.JSONBody(s.Edit(links)),
+		"PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":        web.MergePatchBody(s.Edit(links)),
 		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/publish": s.Transition(links, "publish"),
 		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/archive": s.Transition(links, "archive"),
 	}}

@@ -2,6 +2,7 @@ package localapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"sort"
@@ -97,5 +98,67 @@ func TestJSONOperationsRefuseOtherContentTypes(t *testing.T) {
 		`{"name": "Rahim"}`, "Content-Type", "text/plain", "Idempotency-Key", "ct-key-customer-000001")
 	if res.Status != 400 {
 		t.Errorf("customer create as text/plain: %d %s", res.Status, res.Body)
+	}
+}
+
+// A PATCH takes a JSON merge patch as RFC 7396 names it (application/merge-patch+json, what
+// merge-patch clients send) as well as application/json, on every document kind; any other
+// Content-Type is still 400 MALFORMED_REQUEST and changes nothing. A POST's body is not a
+// patch: merge-patch+json there is refused as before.
+func TestPatchTakesMergePatchMediaType(t *testing.T) {
+	a := localapi.StartTestAPI(t, localapi.Options{})
+	base := "/v1/workspaces/" + a.Creds.WorkspaceID + "/documents/"
+	type record struct {
+		ID      string          `json:"id"`
+		Version int             `json:"version"`
+		Body    json.RawMessage `json:"body"`
+	}
+	for i, kind := range []struct{ path, create string }{
+		{"customers", `{"reference": "MP-C", "name": "Karim"}`},
+		{"invoices", `{"reference": "MP-I", "amount_minor": 15000}`},
+		{"payment-links", `{"reference": "MP-L", "amount_minor": 15000}`},
+	} {
+		res := a.Do(t, "POST", base+kind.path+"?environment=sandbox", a.Creds.SandboxKey, kind.create,
+			"Idempotency-Key", fmt.Sprintf("mp-create-%d-0000000001", i))
+		if res.Status != 201 {
+			t.Fatalf("%s create: %d %s", kind.path, res.Status, res.Body)
+		}
+		var rec record
+		if err := json.Unmarshal(res.Body, &rec); err != nil {
+			t.Fatal(err)
+		}
+		url := base + kind.path + "/" + rec.ID + "?environment=sandbox"
+		for j, ct := range []string{"text/plain", "application/x-www-form-urlencoded"} {
+			res := a.Do(t, "PATCH", url, a.Creds.SandboxKey, `{"reference": "Refused"}`, "Content-Type", ct,
+				"Idempotency-Key", fmt.Sprintf("mp-refused-%d-%d-00000001", i, j))
+			var env struct {
+				Error struct{ Code, Message string }
+			}
+			if err := json.Unmarshal(res.Body, &env); err != nil || res.Status != 400 || env.Error.Code != "MALFORMED_REQUEST" ||
+				!strings.Contains(env.Error.Message, "Content-Type must be application/json or application/merge-patch+json") {
+				t.Errorf("%s patch as %s: %d %s", kind.path, ct, res.Status, res.Body)
+			}
+		}
+		version := rec.Version
+		for j, ct := range []string{"application/merge-patch+json", "Application/Merge-Patch+JSON; charset=utf-8", "application/json; charset=utf-8"} {
+			ref := fmt.Sprintf("MP-%d-%d", i, j)
+			res := a.Do(t, "PATCH", url, a.Creds.SandboxKey, `{"reference": "`+ref+`"}`, "Content-Type", ct,
+				"Idempotency-Key", fmt.Sprintf("mp-patch-%d-%d-0000000001", i, j))
+			var got record
+			var body struct{ Reference string }
+			if res.Status != 200 || json.Unmarshal(res.Body, &got) != nil || json.Unmarshal(got.Body, &body) != nil ||
+				body.Reference != ref || got.Version != version+1 {
+				t.Fatalf("%s patch as %s: %d %s", kind.path, ct, res.Status, res.Body)
+			}
+			version = got.Version
+		}
+		if version != rec.Version+3 {
+			t.Errorf("%s: version %d after three patches from %d (a refused patch wrote)", kind.path, version, rec.Version)
+		}
+	}
+	res := a.Do(t, "POST", base+"customers?environment=sandbox", a.Creds.SandboxKey, `{"reference": "MP-P", "name": "Rahim"}`,
+		"Content-Type", "application/merge-patch+json", "Idempotency-Key", "mp-post-refused-0000001")
+	if res.Status != 400 || !strings.Contains(string(res.Body), "Content-Type must be application/json, not") {
+		t.Errorf("customer create as merge-patch+json: %d %s", res.Status, res.Body)
 	}
 }
