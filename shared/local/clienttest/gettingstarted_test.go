@@ -41,10 +41,7 @@ func runPage(t *testing.T, p page) (string, *clienttest.Harness) {
 	t.Helper()
 	for _, tool := range append([]string{"bash", "curl", "jq"}, p.tools...) {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s needs %s (.ci/run installs it): %v", p.file, tool, err)
-			}
-			t.Skipf("%s not installed", tool)
+			devstack.MissingTool(t, "%s needs %s (.ci/run installs it): %v", p.file, tool, err)
 		}
 	}
 	root, err := samtemplate.FindRepoRoot()

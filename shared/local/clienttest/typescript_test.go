@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/takapay/payments/shared/local/clienttest"
+	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
@@ -44,7 +45,8 @@ func TestTypescriptClientJourney(t *testing.T) {
 
 // typescriptClient builds clients/typescript with tsc (npm ci first when its node_modules is
 // missing) and returns its folder and npm there, which fails the test unless npm exits 0. It
-// skips without node and npm (fails on CI) and fails on a Node older than 20.
+// skips under -short and without node and npm (fails on CI's full tier: devstack.RequireNode)
+// and fails on a Node older than 20.
 func typescriptClient(t *testing.T) (dir string, npm func(args ...string)) {
 	t.Helper()
 	root, err := samtemplate.FindRepoRoot()
@@ -52,14 +54,7 @@ func typescriptClient(t *testing.T) (dir string, npm func(args ...string)) {
 		t.Fatal(err)
 	}
 	dir = filepath.Join(root, "clients", "typescript")
-	for _, name := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(name); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("no %s on this CI machine: .ci/run must install Node 20+", name)
-			}
-			t.Skipf("%s not installed", name)
-		}
-	}
+	devstack.RequireNode(t)
 	if out, err := exec.Command("node", "-p", "process.versions.node.split('.')[0] >= 20").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
 		t.Fatalf("@takapay/client needs Node.js 20 or later: %s %v", out, err)
 	}

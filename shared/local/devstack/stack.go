@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -228,12 +229,39 @@ func StartTestStackWith(tb testing.TB, opts StackOptions) *Stack {
 
 // RequireServers skips tb under `go test -short`. It is the one check of the test tiers:
 // every test that starts dynalite or fauxqs does so through StartTestStack (or, in this
-// package's own tests, after calling this), so `go test -short ./...` runs every unit test
-// with no node, npm or local server at all, and `make test` runs everything.
+// package's own tests, after calling this), and every test that needs Node calls RequireNode,
+// so `go test -short ./...` runs every unit test with no node, npm or local server at all, and
+// `make test` runs everything.
 func RequireServers(tb testing.TB) {
 	tb.Helper()
 	if testing.Short() {
 		tb.Skip("needs the local AWS servers (dynalite, fauxqs): skipped under -short")
+	}
+}
+
+// MissingTool ends tb when an outside tool it needs (node, npm, php, chromium, …) is not
+// installed: it skips under -short and on a developer's machine (CI unset), and fails in CI's
+// full tier (CI set, not -short), where .ci/run installs every tool, so a machine without one
+// cannot hide a test.
+func MissingTool(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	if os.Getenv("CI") != "" && !testing.Short() {
+		tb.Fatalf(format, args...)
+	}
+	tb.Skipf(format, args...)
+}
+
+// RequireNode skips tb under `go test -short` (the unit tier needs no node or npm, as README
+// says) and ends it as MissingTool does when node or npm is not on PATH.
+func RequireNode(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs Node.js (node, npm): skipped under -short")
+	}
+	for _, name := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(name); err != nil {
+			MissingTool(tb, "%s is not installed (Node.js 20+; .ci/run installs it): %v", name, err)
+		}
 	}
 }
 
