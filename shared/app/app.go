@@ -133,7 +133,9 @@ func ParseLocalSealingKey(text string) ([]byte, error) {
 	return key, nil
 }
 
-// ConfigFromEnv reads Config from a lookup function such as os.LookupEnv.
+// ConfigFromEnv reads Config from a lookup function such as os.LookupEnv: the table and
+// URLs, the rate limits and timeouts, the sealing key and the log level, in that order (the
+// first error is the one returned).
 func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
 	c := Config{
@@ -142,12 +144,23 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		PublicBaseURL:   strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
 		Lookup:          lookup,
 	}
-	if c.TableName == "" {
-		return c, fmt.Errorf("TABLE_NAME is not set")
+	for _, read := range []func(get func(string) string) error{c.readCore, c.readLimits, c.readSealing, c.readLogLevel} {
+		if err := read(get); err != nil {
+			return c, err
+		}
 	}
-	if v, ok := lookup("CHECKOUT_TOKEN_KEY"); ok && v != "" {
+	return c, nil
+}
+
+// readCore checks TABLE_NAME and reads the checkout token key, ALLOW_LOCALHOST_URLS and the
+// dashboard's origins.
+func (c *Config) readCore(get func(string) string) error {
+	if c.TableName == "" {
+		return fmt.Errorf("TABLE_NAME is not set")
+	}
+	if v, ok := c.Lookup("CHECKOUT_TOKEN_KEY"); ok && v != "" {
 		if len(v) < 32 { // payment.MinTokenKey (not imported: every function links this package)
-			return c, fmt.Errorf("CHECKOUT_TOKEN_KEY must be at least 32 bytes")
+			return fmt.Errorf("CHECKOUT_TOKEN_KEY must be at least 32 bytes")
 		}
 		c.CheckoutTokenKey = []byte(v)
 	}
@@ -156,13 +169,19 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	case "true":
 		c.AllowLocalhostURLs = true
 	default:
-		return c, fmt.Errorf("ALLOW_LOCALHOST_URLS must be true or false, not %q", v)
+		return fmt.Errorf("ALLOW_LOCALHOST_URLS must be true or false, not %q", v)
 	}
 	origins, err := ParseOrigins(get("DASHBOARD_ORIGINS"))
 	if err != nil {
-		return c, fmt.Errorf("DASHBOARD_ORIGINS: %w", err)
+		return fmt.Errorf("DASHBOARD_ORIGINS: %w", err)
 	}
 	c.DashboardOrigins = origins
+	return nil
+}
+
+// readLimits reads the integer settings (rate limits, shard count, timeouts in milliseconds),
+// each with its default and least value, then the key cache's lifetime.
+func (c *Config) readLimits(get func(string) string) error {
 	var attemptMS, marginMS int
 	for _, v := range []struct {
 		name     string
@@ -184,43 +203,65 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		{"DEADLINE_MARGIN_MS", &marginMS, int(httpapi.DefaultDeadlineMargin / time.Millisecond), 1},
 		{"GSI2_SHARDS", &c.GSI2Shards, dynamo.DefaultGSI2Shards, 1},
 	} {
-		*v.dst = v.def
-		if text := get(v.name); text != "" {
-			n, err := strconv.Atoi(text)
-			if err != nil || n < v.min {
-				what := "a positive integer"
-				if v.min == 0 {
-					what = "0 or a positive integer"
-				}
-				return c, fmt.Errorf("%s must be %s, not %q", v.name, what, text)
-			}
-			*v.dst = n
+		n, err := intSetting(get, v.name, v.def, v.min)
+		if err != nil {
+			return err
 		}
+		*v.dst = n
 	}
 	c.KeyCacheTTL = auth.DefaultKeyCacheTTL
 	if text := get("KEY_CACHE_TTL_MS"); text != "" {
 		n, err := strconv.Atoi(text)
 		if err != nil || n < 0 || n > 60_000 {
-			return c, fmt.Errorf("KEY_CACHE_TTL_MS must be 0 to 60000, not %q", text)
+			return fmt.Errorf("KEY_CACHE_TTL_MS must be 0 to 60000, not %q", text)
 		}
 		c.KeyCacheTTL = time.Duration(n) * time.Millisecond
 	}
 	c.AttemptTimeout = time.Duration(attemptMS) * time.Millisecond
 	c.DeadlineMargin = time.Duration(marginMS) * time.Millisecond
+	return nil
+}
+
+// intSetting reads the integer variable name: def when it is unset, else a number no less
+// than least.
+func intSetting(get func(string) string, name string, def, least int) (int, error) {
+	text := get(name)
+	if text == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < least {
+		what := "a positive integer"
+		if least == 0 {
+			what = "0 or a positive integer"
+		}
+		return 0, fmt.Errorf("%s must be %s, not %q", name, what, text)
+	}
+	return n, nil
+}
+
+// readSealing reads the webhook secrets' KMS key id or the local sealing key (never both).
+func (c *Config) readSealing(get func(string) string) error {
 	c.WebhookSecretsKeyID = get(EnvWebhookSecretsKeyID)
+	var err error
 	if c.LocalSealingKey, err = ParseLocalSealingKey(get(EnvLocalSealingKey)); err != nil {
-		return c, err
+		return err
 	}
 	if c.WebhookSecretsKeyID != "" && c.LocalSealingKey != nil {
-		return c, fmt.Errorf("%s and %s are both set: the local key is for the local stack only, never next to KMS",
+		return fmt.Errorf("%s and %s are both set: the local key is for the local stack only, never next to KMS",
 			EnvWebhookSecretsKeyID, EnvLocalSealingKey)
 	}
+	return nil
+}
+
+// readLogLevel reads LOG_LEVEL (the default level when unset).
+func (c *Config) readLogLevel(get func(string) string) error {
 	if v := get("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
-			return c, fmt.Errorf("LOG_LEVEL: %w", err)
+			return fmt.Errorf("LOG_LEVEL: %w", err)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // DashboardOrigin is the dashboard's origin: the first of DashboardOrigins, else

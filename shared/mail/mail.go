@@ -211,47 +211,11 @@ func Compose(k Kind, l page.Lang, d Data) (Message, error) {
 	if d.ValidFor < 0 {
 		return Message{}, invalid("ValidFor", "must not be negative")
 	}
-	switch k {
-	case VerifyEmail:
-		if d.ValidFor == 0 {
-			d.ValidFor = VerifyValidFor
-		}
-	case ResetPassword:
-		if d.ValidFor == 0 {
-			d.ValidFor = ResetValidFor
-		}
-		for _, p := range d.Passkeys {
-			if err := checkText("Passkeys.Name", p.Name, maxPasskeyName); err != nil {
-				return Message{}, err
-			}
-		}
-	case Invitation:
-		if d.ValidFor == 0 {
-			d.ValidFor = InvitationValidFor
-		}
-		if err := checkText("WorkspaceName", d.WorkspaceName, maxWorkspace); err != nil {
-			return Message{}, err
-		}
-		if err := checkAddress("InviterEmail", d.InviterEmail); err != nil {
-			return Message{}, err
-		}
-		if _, ok := roles[d.Role]; !ok {
-			return Message{}, invalid("Role", "must be owner, admin, developer or viewer")
-		}
-	case SignInAttempts:
-		if d.Attempts <= 0 {
-			return Message{}, invalid("Attempts", "must be at least 1")
-		}
-	case PasskeyAdded:
-		if err := checkText("PasskeyName", d.PasskeyName, maxPasskeyName); err != nil {
-			return Message{}, err
-		}
-		if d.At.IsZero() {
-			return Message{}, invalid("At", "is required")
-		}
-	case AccountExists, ResetNoAccount, PasswordChanged:
-	default:
-		return Message{}, invalid("Kind", fmt.Sprintf("%q is not an email kind", string(k)))
+	if d.ValidFor == 0 {
+		d.ValidFor = defaultValidFor[k] // 0 for a kind whose email names no validity
+	}
+	if err := checkKind(k, d); err != nil {
+		return Message{}, err
 	}
 	c := texts(k, l, d)
 	c.Lang, c.Link = string(l), d.Link
@@ -260,6 +224,51 @@ func Compose(k Kind, l page.Lang, d Data) (Message, error) {
 		return Message{}, err
 	}
 	return m, nil
+}
+
+// defaultValidFor is how long each kind's link is valid when Data.ValidFor is 0.
+var defaultValidFor = map[Kind]time.Duration{
+	VerifyEmail:   VerifyValidFor,
+	ResetPassword: ResetValidFor,
+	Invitation:    InvitationValidFor,
+}
+
+// checkKind checks the fields kind k's email shows (ErrInvalid, naming the field), and that k
+// is an email kind.
+func checkKind(k Kind, d Data) error {
+	switch k {
+	case ResetPassword:
+		for _, p := range d.Passkeys {
+			if err := checkText("Passkeys.Name", p.Name, maxPasskeyName); err != nil {
+				return err
+			}
+		}
+	case Invitation:
+		if err := checkText("WorkspaceName", d.WorkspaceName, maxWorkspace); err != nil {
+			return err
+		}
+		if err := checkAddress("InviterEmail", d.InviterEmail); err != nil {
+			return err
+		}
+		if _, ok := roles[d.Role]; !ok {
+			return invalid("Role", "must be owner, admin, developer or viewer")
+		}
+	case SignInAttempts:
+		if d.Attempts <= 0 {
+			return invalid("Attempts", "must be at least 1")
+		}
+	case PasskeyAdded:
+		if err := checkText("PasskeyName", d.PasskeyName, maxPasskeyName); err != nil {
+			return err
+		}
+		if d.At.IsZero() {
+			return invalid("At", "is required")
+		}
+	case VerifyEmail, AccountExists, ResetNoAccount, PasswordChanged:
+	default:
+		return invalid("Kind", fmt.Sprintf("%q is not an email kind", string(k)))
+	}
+	return nil
 }
 
 // duration writes how long a link is valid as people say it: whole days from two days up,

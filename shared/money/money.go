@@ -51,40 +51,81 @@ func ruleErr(rule string) error { return &RuleError{Rule: rule} }
 // exponent.
 func ParseTaka(raw []byte) (Paisa, error) {
 	b := trimJSONSpace(raw)
+	if err := notANumber(b); err != nil {
+		return 0, err
+	}
+	n, ok := scanNumber(b)
+	if !ok {
+		return 0, ruleErr(ruleInvalid)
+	}
+	if n.neg {
+		return 0, ruleErr(rulePositive)
+	}
+	return n.paisa()
+}
+
+// notANumber names the JSON value b is when it is not a number (a string, null, a boolean,
+// an object, an array, nothing), or says it is invalid JSON; nil when b may be a number.
+func notANumber(b []byte) error {
 	if len(b) == 0 {
-		return 0, ruleErr(ruleMissing)
+		return ruleErr(ruleMissing)
 	}
 	switch b[0] {
 	case '"':
-		return 0, ruleErr(ruleString)
+		return ruleErr(ruleString)
 	case 'n':
 		if string(b) == "null" {
-			return 0, ruleErr(ruleNull)
+			return ruleErr(ruleNull)
 		}
-		return 0, ruleErr(ruleInvalid)
+		return ruleErr(ruleInvalid)
 	case 't', 'f':
 		if string(b) == "true" || string(b) == "false" {
-			return 0, ruleErr(ruleBool)
+			return ruleErr(ruleBool)
 		}
-		return 0, ruleErr(ruleInvalid)
+		return ruleErr(ruleInvalid)
 	case '{':
-		return 0, ruleErr(ruleObject)
+		return ruleErr(ruleObject)
 	case '[':
-		return 0, ruleErr(ruleArray)
+		return ruleErr(ruleArray)
 	}
+	return nil
+}
 
-	// Scan the JSON number grammar:
-	//   number = [ "-" ] int [ frac ] [ exp ]
-	//   int    = "0" / ( digit1-9 *DIGIT )
-	//   frac   = "." 1*DIGIT
-	//   exp    = ( "e" / "E" ) [ "-" / "+" ] 1*DIGIT
+// number is a JSON number as written: its value is ±intDigits.fracDigits × 10^exp, the
+// digits slices of the input (no copy).
+type number struct {
+	neg                   bool
+	intDigits, fracDigits []byte
+	exp                   int64
+}
+
+// scanNumber scans the JSON number grammar over the whole of b (not empty):
+//
+//	number = [ "-" ] int [ frac ] [ exp ]
+//	int    = "0" / ( digit1-9 *DIGIT )
+//	frac   = "." 1*DIGIT
+//	exp    = ( "e" / "E" ) [ "-" / "+" ] 1*DIGIT
+func scanNumber(b []byte) (n number, ok bool) {
 	i := 0
-	neg := false
 	if b[i] == '-' {
-		neg = true
+		n.neg = true
 		i++
 	}
-	intStart := i
+	if n.intDigits, i, ok = scanInt(b, i); !ok {
+		return n, false
+	}
+	if n.fracDigits, i, ok = scanFrac(b, i); !ok {
+		return n, false
+	}
+	if n.exp, i, ok = scanExp(b, i); !ok {
+		return n, false
+	}
+	return n, i == len(b)
+}
+
+// scanInt scans int at b[i:]: "0", or a digit 1-9 and more digits.
+func scanInt(b []byte, i int) (digits []byte, next int, ok bool) {
+	start := i
 	switch {
 	case i < len(b) && b[i] == '0':
 		i++
@@ -93,80 +134,85 @@ func ParseTaka(raw []byte) (Paisa, error) {
 			i++
 		}
 	default:
-		return 0, ruleErr(ruleInvalid)
+		return nil, i, false
 	}
-	intDigits := b[intStart:i]
+	return b[start:i], i, true
+}
 
-	var fracDigits []byte
-	if i < len(b) && b[i] == '.' {
+// scanFrac scans an optional frac at b[i:]: a '.' and at least one digit.
+func scanFrac(b []byte, i int) (digits []byte, next int, ok bool) {
+	if i >= len(b) || b[i] != '.' {
+		return nil, i, true
+	}
+	i++
+	start := i
+	for i < len(b) && isDigit(b[i]) {
 		i++
-		start := i
-		for i < len(b) && isDigit(b[i]) {
-			i++
-		}
-		if i == start {
-			return 0, ruleErr(ruleInvalid)
-		}
-		fracDigits = b[start:i]
 	}
+	if i == start {
+		return nil, i, false
+	}
+	return b[start:i], i, true
+}
 
-	// The exponent saturates at ±expLimit: anything that large is far
-	// outside the accepted range in either direction, so the exact value
-	// no longer matters and no arithmetic can overflow.
-	const expLimit = 1 << 40
-	var exp int64
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+// expLimit is where the exponent saturates (±): anything that large is far outside the
+// accepted range in either direction, so the exact value no longer matters and no arithmetic
+// can overflow.
+const expLimit = 1 << 40
+
+// scanExp scans an optional exp at b[i:]: 'e' or 'E', an optional sign, at least one digit.
+func scanExp(b []byte, i int) (exp int64, next int, ok bool) {
+	if i >= len(b) || b[i] != 'e' && b[i] != 'E' {
+		return 0, i, true
+	}
+	i++
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
 		i++
-		expNeg := false
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			expNeg = b[i] == '-'
-			i++
-		}
-		start := i
-		for i < len(b) && isDigit(b[i]) {
-			if exp < expLimit {
-				exp = exp*10 + int64(b[i]-'0')
-			}
-			i++
-		}
-		if i == start {
-			return 0, ruleErr(ruleInvalid)
-		}
-		if expNeg {
-			exp = -exp
-		}
 	}
-	if i != len(b) {
-		return 0, ruleErr(ruleInvalid)
+	start := i
+	for i < len(b) && isDigit(b[i]) {
+		if exp < expLimit {
+			exp = exp*10 + int64(b[i]-'0')
+		}
+		i++
 	}
-
+	if i == start {
+		return 0, i, false
+	}
 	if neg {
-		return 0, ruleErr(rulePositive)
+		exp = -exp
 	}
+	return exp, i, true
+}
 
+// paisa is the number's value in whole paisa: positive, at most two decimals by value, at
+// most MaxPaisa.
+func (n number) paisa() (Paisa, error) {
 	// View the digits as one sequence D = intDigits ++ fracDigits, so that
 	// value = D × 10^(exp - len(fracDigits)). Trim leading and trailing zeros
 	// to get the significant digits D[first..last] and their exponent.
-	n := len(intDigits) + len(fracDigits)
+	count := len(n.intDigits) + len(n.fracDigits)
 	digit := func(k int) byte {
-		if k < len(intDigits) {
-			return intDigits[k] - '0'
+		if k < len(n.intDigits) {
+			return n.intDigits[k] - '0'
 		}
-		return fracDigits[k-len(intDigits)] - '0'
+		return n.fracDigits[k-len(n.intDigits)] - '0'
 	}
 	first := 0
-	for first < n && digit(first) == 0 {
+	for first < count && digit(first) == 0 {
 		first++
 	}
-	if first == n {
+	if first == count {
 		return 0, ruleErr(rulePositive)
 	}
-	last := n - 1
+	last := count - 1
 	for digit(last) == 0 {
 		last--
 	}
 	// value in paisa = D[first..last] × 10^paisaExp.
-	paisaExp := exp - int64(len(fracDigits)) + int64(n-1-last) + 2
+	paisaExp := n.exp - int64(len(n.fracDigits)) + int64(count-1-last) + 2
 	if paisaExp < 0 {
 		return 0, ruleErr(rulePrecision)
 	}

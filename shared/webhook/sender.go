@@ -144,18 +144,7 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 		s.log(ctx, slog.LevelWarn, "webhook message dropped: no such event", slog.String("invoice_id", m.InvoiceID), slog.String("event_id", m.EventID))
 		return false, 0
 	}
-	// The document learns the outcome first, from the payment: never from, or after, the
-	// merchant's endpoint answering. A failure here is retried by the re-drive's settle sweep.
-	if p.Linked() && !p.Outbox.Settled && s.Documents != nil {
-		done, err := intent.Settle(ctx, s.Documents, p, s.now())
-		if err != nil {
-			s.log(ctx, slog.LevelWarn, "document settlement failed: the re-drive settles it", slog.String("invoice_id", p.InvoiceID),
-				slog.String("event_id", m.EventID), slog.String("error", err.Error()))
-		}
-		if done {
-			p.Outbox.Settled = true
-		}
-	}
+	s.settleDocument(ctx, p, m.EventID)
 	switch p.Outbox.Status {
 	case payment.DeliveryDelivered:
 		return false, 0 // a duplicate message (re-drive, SQS at-least-once)
@@ -163,29 +152,9 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 		return true, 0 // keep failing fast so SQS moves it to the dead-letter queue
 	}
 	attempt := p.Outbox.Attempts + 1
-	var code int
-	var detail string
-	var took time.Duration
-	if p.WebhookURL != "" {
-		start := time.Now()
-		code, detail = s.post(ctx, p)
-		took = time.Since(start)
-	} else {
-		code, detail = http.StatusNoContent, "no webhook_url: nothing to send (the document learns the outcome)"
-	}
+	code, detail, took := s.send(ctx, p)
 	now := s.now()
-	status := payment.DeliveryPending
-	switch {
-	case code >= 200 && code < 300:
-		status = payment.DeliveryDelivered
-	case code == http.StatusGone:
-		status, detail = payment.DeliveryFailed, "receiver answered 410 Gone: no more retries"
-	case attempt > len(s.schedule()):
-		status = payment.DeliveryFailed
-	}
-	if status == payment.DeliveryPending {
-		delay = s.schedule()[attempt-1]
-	}
+	status, detail, delay := s.outcome(attempt, code, detail)
 	entry := payment.Attempt{At: now, HTTPStatus: code, DurationMS: took.Milliseconds()}
 	if code == 0 {
 		// The full reason is the delivery's detail; the log keeps its start (LogAttempt).
@@ -210,6 +179,50 @@ func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time
 		return code != http.StatusGone, 0 // exhausted: to the DLQ; 410: done
 	}
 	return true, delay
+}
+
+// settleDocument tells a linked intent's document the outcome first, from the payment: never
+// from, or after, the merchant's endpoint answering. A failure here is retried by the
+// re-drive's settle sweep.
+func (s *Sender) settleDocument(ctx context.Context, p *payment.Payment, eventID string) {
+	if !p.Linked() || p.Outbox.Settled || s.Documents == nil {
+		return
+	}
+	done, err := intent.Settle(ctx, s.Documents, p, s.now())
+	if err != nil {
+		s.log(ctx, slog.LevelWarn, "document settlement failed: the re-drive settles it", slog.String("invoice_id", p.InvoiceID),
+			slog.String("event_id", eventID), slog.String("error", err.Error()))
+	}
+	if done {
+		p.Outbox.Settled = true
+	}
+}
+
+// send posts p's event to its webhook_url and says what the receiver answered (code 0 and
+// the reason when nothing came back) and how long it took; without a webhook_url there is
+// nothing to send, which counts as delivered.
+func (s *Sender) send(ctx context.Context, p *payment.Payment) (code int, detail string, took time.Duration) {
+	if p.WebhookURL == "" {
+		return http.StatusNoContent, "no webhook_url: nothing to send (the document learns the outcome)", 0
+	}
+	start := time.Now()
+	code, detail = s.post(ctx, p)
+	return code, detail, time.Since(start)
+}
+
+// outcome is the delivery's status after attempt number attempt answered code: delivered on a
+// 2xx, failed for good on 410 Gone or when the schedule is spent, else pending, to be tried
+// again after delay.
+func (s *Sender) outcome(attempt, code int, detail string) (status, newDetail string, delay time.Duration) {
+	switch {
+	case code >= 200 && code < 300:
+		return payment.DeliveryDelivered, detail, 0
+	case code == http.StatusGone:
+		return payment.DeliveryFailed, "receiver answered 410 Gone: no more retries", 0
+	case attempt > len(s.schedule()):
+		return payment.DeliveryFailed, detail, 0
+	}
+	return payment.DeliveryPending, detail, s.schedule()[attempt-1]
 }
 
 // record stores an attempt. A linked intent's event whose document follow-up is not done stays
