@@ -287,8 +287,64 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 // have a next cursor. A cursor costs one GetItem (the intent's index key).
 func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.Stored, string, error) {
 	pk := intentsPK(q.WorkspaceID, q.Environment)
-	in := &dynamodb.QueryInput{
-		TableName:              aws.String(s.Table),
+	in, lo, hi := intentsQuery(s.Table, pk, q)
+	filtered := in.FilterExpression != nil || q.Keep != nil
+	if q.Cursor != "" {
+		if err := s.startAfterCursor(ctx, in, q.Cursor, pk, lo, hi); err != nil {
+			return nil, "", err
+		}
+	}
+	var page []intent.Stored
+	for round := 0; round < listReadBudget; round++ {
+		in.Limit = aws.Int32(int32(q.Limit - len(page)))
+		if filtered {
+			// Filters discard: each round reads one page's worth of keys (never more than the
+			// page shows), at most listReadBudget rounds.
+			in.Limit = aws.Int32(int32(q.Limit))
+		}
+		res, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, "", err
+		}
+		ids, keys := intentKeys(res.Items)
+		got, err := s.readIntents(ctx, keys)
+		if err != nil {
+			return nil, "", err
+		}
+		for i, id := range ids {
+			st, ok := got[id]
+			if !ok || (q.Keep != nil && !q.Keep(st.Payment)) {
+				continue
+			}
+			page = append(page, *st)
+			if len(page) == q.Limit {
+				// More may follow unless this was the index's last item.
+				if i < len(ids)-1 || len(res.LastEvaluatedKey) > 0 {
+					return page, id, nil
+				}
+				return page, "", nil
+			}
+		}
+		if len(res.LastEvaluatedKey) == 0 {
+			return page, "", nil
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+	// The read budget is spent: go on after the last key examined.
+	last, _ := in.ExclusiveStartKey["pk"].(*types.AttributeValueMemberS)
+	if last == nil {
+		return page, "", nil
+	}
+	return page, strings.TrimPrefix(last.Value, "PAY#"), nil
+}
+
+// intentsQuery is ListIntents' Query on GSI3's partition pk, newest first: the created range
+// as its key condition (GSI3's sort key is created_at, in timeLayout: string order is time
+// order, so a range reads only its own intents), and document_id and standalone-or-linked as
+// its filter. lo and hi are the range's bounds as stored ("" for none).
+func intentsQuery(table, pk string, q intent.ListQuery) (in *dynamodb.QueryInput, lo, hi string) {
+	in = &dynamodb.QueryInput{
+		TableName:              aws.String(table),
 		IndexName:              aws.String(GSI3),
 		KeyConditionExpression: aws.String("gsi3pk = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -296,9 +352,6 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 		},
 		ScanIndexForward: aws.Bool(false),
 	}
-	// The created range is the key condition (GSI3's sort key is created_at, in timeLayout:
-	// string order is time order), so a range reads only its own intents.
-	lo, hi := "", ""
 	switch from, before := q.CreatedFrom, q.CreatedBefore; {
 	case !from.IsZero() && !before.IsZero():
 		lo, hi = formatTime(from), formatTime(before.Add(-time.Nanosecond))
@@ -331,79 +384,49 @@ func (s *Store) ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.S
 	if len(filters) > 0 {
 		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
 	}
-	filtered := len(filters) > 0 || q.Keep != nil
-	if q.Cursor != "" {
-		item, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: aws.String(s.Table), Key: key(paymentPK(q.Cursor), "PAY"),
-			ProjectionExpression: aws.String("gsi3pk, created_at"), ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return nil, "", err
+	return in, lo, hi
+}
+
+// startAfterCursor starts in after the cursor's intent (one GetItem of its index key): the
+// intent must be in partition pk and within the range lo..hi, else the cursor is
+// intent.ErrBadCursor.
+func (s *Store) startAfterCursor(ctx context.Context, in *dynamodb.QueryInput, cursor, pk, lo, hi string) error {
+	item, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.Table), Key: key(paymentPK(cursor), "PAY"),
+		ProjectionExpression: aws.String("gsi3pk, created_at"), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return err
+	}
+	gpk, _ := item.Item["gsi3pk"].(*types.AttributeValueMemberS)
+	gsk, _ := item.Item["created_at"].(*types.AttributeValueMemberS)
+	if gpk == nil || gsk == nil || gpk.Value != pk || (lo != "" && gsk.Value < lo) || (hi != "" && gsk.Value > hi) {
+		return intent.ErrBadCursor
+	}
+	in.ExclusiveStartKey = map[string]types.AttributeValue{
+		"gsi3pk": gpk, "created_at": gsk,
+		"pk": &types.AttributeValueMemberS{Value: paymentPK(cursor)}, "sk": &types.AttributeValueMemberS{Value: "PAY"},
+	}
+	return nil
+}
+
+// intentKeys are the ids of the intents among GSI3's items, in order, and the keys of their
+// payments and snapshots to read.
+func intentKeys(items []map[string]types.AttributeValue) (ids []string, keys []map[string]types.AttributeValue) {
+	ids = make([]string, 0, len(items))
+	keys = make([]map[string]types.AttributeValue, 0, 2*len(items))
+	for _, item := range items {
+		pkv, _ := item["pk"].(*types.AttributeValueMemberS)
+		if pkv == nil || !strings.HasPrefix(pkv.Value, "PAY#") {
+			continue
 		}
-		gpk, _ := item.Item["gsi3pk"].(*types.AttributeValueMemberS)
-		gsk, _ := item.Item["created_at"].(*types.AttributeValueMemberS)
-		if gpk == nil || gsk == nil || gpk.Value != pk || (lo != "" && gsk.Value < lo) || (hi != "" && gsk.Value > hi) {
-			return nil, "", intent.ErrBadCursor
-		}
-		in.ExclusiveStartKey = map[string]types.AttributeValue{
-			"gsi3pk": gpk, "created_at": gsk,
-			"pk": &types.AttributeValueMemberS{Value: paymentPK(q.Cursor)}, "sk": &types.AttributeValueMemberS{Value: "PAY"},
+		ids = append(ids, strings.TrimPrefix(pkv.Value, "PAY#"))
+		keys = append(keys, key(pkv.Value, "PAY"))
+		if h, _ := item["snap"].(*types.AttributeValueMemberS); h != nil && h.Value != "" {
+			keys = append(keys, key(pkv.Value, snapPrefix+h.Value))
 		}
 	}
-	var page []intent.Stored
-	for round := 0; round < listReadBudget; round++ {
-		in.Limit = aws.Int32(int32(q.Limit - len(page)))
-		if filtered {
-			// Filters discard: each round reads one page's worth of keys (never more than the
-			// page shows), at most listReadBudget rounds.
-			in.Limit = aws.Int32(int32(q.Limit))
-		}
-		res, err := s.DB.Query(ctx, in)
-		if err != nil {
-			return nil, "", err
-		}
-		ids := make([]string, 0, len(res.Items))
-		keys := make([]map[string]types.AttributeValue, 0, 2*len(res.Items))
-		for _, item := range res.Items {
-			pkv, _ := item["pk"].(*types.AttributeValueMemberS)
-			if pkv == nil || !strings.HasPrefix(pkv.Value, "PAY#") {
-				continue
-			}
-			ids = append(ids, strings.TrimPrefix(pkv.Value, "PAY#"))
-			keys = append(keys, key(pkv.Value, "PAY"))
-			if h, _ := item["snap"].(*types.AttributeValueMemberS); h != nil && h.Value != "" {
-				keys = append(keys, key(pkv.Value, snapPrefix+h.Value))
-			}
-		}
-		got, err := s.readIntents(ctx, keys)
-		if err != nil {
-			return nil, "", err
-		}
-		for i, id := range ids {
-			st, ok := got[id]
-			if !ok || (q.Keep != nil && !q.Keep(st.Payment)) {
-				continue
-			}
-			page = append(page, *st)
-			if len(page) == q.Limit {
-				// More may follow unless this was the index's last item.
-				if i < len(ids)-1 || len(res.LastEvaluatedKey) > 0 {
-					return page, id, nil
-				}
-				return page, "", nil
-			}
-		}
-		if len(res.LastEvaluatedKey) == 0 {
-			return page, "", nil
-		}
-		in.ExclusiveStartKey = res.LastEvaluatedKey
-	}
-	// The read budget is spent: go on after the last key examined.
-	last, _ := in.ExclusiveStartKey["pk"].(*types.AttributeValueMemberS)
-	if last == nil {
-		return page, "", nil
-	}
-	return page, strings.TrimPrefix(last.Value, "PAY#"), nil
+	return ids, keys
 }
 
 // readIntents reads payments and snapshots by key (BatchGetItem, 100 keys a call) and pairs them.
