@@ -43,13 +43,17 @@ dev: deps docs ## Start the whole local stack: dynalite, fauxqs, aws-ses-v2-loca
 	$(GO) build -o .build/devstack ./cmd/devstack
 	exec .build/devstack
 
+# `go vet ./...` runs every default analyzer over every package and its tests once; the go test
+# lines after it pass -vet=off, since go test would otherwise run a subset of those analyzers
+# again before each package's tests (in each of the three lines). The browser tests are built
+# without -race (chromedp races on its own: //go:build !race), so they have their own line.
 .PHONY: test
 test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m ./...
-	cd clients/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	$(GO) test -race -vet=off -count=1 -timeout 20m ./...
+	cd clients/go && $(GO) vet ./... && $(GO) test -race -vet=off -count=1 ./...
 	cd clients/typescript && $(NPM) test
-	$(GO) test -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/ ./cmd/devstack/
+	$(GO) test -vet=off -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/ ./cmd/devstack/
 
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
