@@ -1,10 +1,12 @@
 package clienttest_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/takapay/payments/shared/local/clienttest"
@@ -44,7 +46,7 @@ func TestTypescriptClientJourney(t *testing.T) {
 }
 
 // typescriptClient builds clients/typescript with tsc (npm ci first when its node_modules is
-// missing) and returns its folder and npm there, which fails the test unless npm exits 0. It
+// missing), once per test process, and returns its folder and npm there, which fails the test unless npm exits 0. It
 // skips under -short and without node and npm (fails on CI's full tier: devstack.RequireNode)
 // and fails on a Node older than 20.
 func typescriptClient(t *testing.T) (dir string, npm func(args ...string)) {
@@ -60,15 +62,38 @@ func typescriptClient(t *testing.T) (dir string, npm func(args ...string)) {
 	}
 	npm = func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("npm", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
+		if err := run(dir, "npm", args...); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		npm("ci", "--no-audit", "--no-fund")
+	// The package is built once per test process: the journey and the getting-started page
+	// use the same build, and nothing changes it in between.
+	tsBuild.once.Do(func() {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+			if tsBuild.err = run(dir, "npm", "ci", "--no-audit", "--no-fund"); tsBuild.err != nil {
+				return
+			}
+		}
+		tsBuild.err = run(dir, "npm", "run", "build")
+	})
+	if tsBuild.err != nil {
+		t.Fatal(tsBuild.err)
 	}
-	npm("run", "build")
 	return dir, npm
+}
+
+// tsBuild is the one build of clients/typescript in this test process, and how it ended.
+var tsBuild struct {
+	once sync.Once
+	err  error
+}
+
+// run runs name with args in dir, and fails with its output unless it exits 0.
+func run(dir, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
 }
