@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	accmail "github.com/takapay/payments/shared/mail"
@@ -81,7 +82,7 @@ const (
 )
 
 // Client is who is calling: the client address (API Gateway's sourceIp) and user agent.
-type Client struct{ IP, UserAgent string }
+type Client = activity.Client
 
 // Event is something worth recording (the activity log): a sign-in that succeeded, failed or
 // was limited, a verified sign-up, a password reset, a sign out everywhere. UserID is empty

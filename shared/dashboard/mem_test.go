@@ -146,12 +146,12 @@ func (m *mem) ListMembers(ctx context.Context, a Actor) ([]Member, error) {
 	return out, nil
 }
 func (m *mem) ListInvites(ctx context.Context, a Actor) ([]Invite, error) { return nil, nil }
-func (m *mem) Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) error {
-	return nil
+func (m *mem) Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) (*Invite, error) {
+	return &Invite{Email: email, Role: role}, nil
 }
 func (m *mem) RevokeInvite(ctx context.Context, a Actor, id string) error { return nil }
-func (m *mem) ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) error {
-	return nil
+func (m *mem) ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) (*auth.MembershipRecord, error) {
+	return &auth.MembershipRecord{UserID: userID, WorkspaceID: a.WorkspaceID, Role: role}, nil
 }
 func (m *mem) Remove(ctx context.Context, a Actor, userID string) error { return nil }
 func (m *mem) Leave(ctx context.Context, a Actor) error {
@@ -160,7 +160,9 @@ func (m *mem) Leave(ctx context.Context, a Actor) error {
 	}
 	return nil
 }
-func (m *mem) TransferOwnership(ctx context.Context, a Actor, userID string) error { return nil }
+func (m *mem) TransferOwnership(ctx context.Context, a Actor, userID string) (*auth.MembershipRecord, error) {
+	return &auth.MembershipRecord{UserID: userID, WorkspaceID: a.WorkspaceID, Role: auth.RoleOwner}, nil
+}
 func (m *mem) LookupInvite(ctx context.Context, token string) (*Invite, error) {
 	if token != "inv" {
 		return nil, account.ErrInvalidToken
@@ -168,8 +170,8 @@ func (m *mem) LookupInvite(ctx context.Context, token string) (*Invite, error) {
 	return &Invite{ID: "i1", Email: "dev@shop.com.bd", Role: auth.RoleDeveloper, WorkspaceID: "ws1",
 		WorkspaceName: "Shop <BD>", InviterEmail: "owner@shop.com.bd", ExpiresAt: time.Unix(1_790_000_000, 0)}, nil
 }
-func (m *mem) AcceptInvite(ctx context.Context, token, userID, email string) (string, error) {
-	return "ws1", nil
+func (m *mem) AcceptInvite(ctx context.Context, token, userID, email string) (*auth.MembershipRecord, error) {
+	return &auth.MembershipRecord{UserID: userID, WorkspaceID: "ws1", Role: auth.RoleDeveloper}, nil
 }
 
 func (m *mem) ListKeys(ctx context.Context, ws string) ([]Key, error) {

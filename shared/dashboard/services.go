@@ -15,10 +15,10 @@ import (
 
 // What the dashboard needs from the domain packages (account, credential, team, activity, passkey),
 // small interfaces in the rules' own types where the dashboard only reads them (Client, Session,
-// SignUpInput are account's; Member, Invite, Membership team's; the activity page activity's):
-// *activity.Service is the Activity itself, the account and team services are the Accounts and the
-// Team with the few fits shared/dashboard/wire adds (the user's email with a session; the actor's
-// client), and the pages' tests use an in-memory fake. Refusals come back as the rules return them,
+// SignUpInput are account's; Actor, Member, Invite, Membership team's; the activity page
+// activity's): *team.Service is the Team and *activity.Service the Activity as they are, the
+// account service is the Accounts with the session's user and email added (shared/dashboard/wire),
+// and the pages' tests use an in-memory fake. Refusals come back as the rules return them,
 // *apierr.Error (403, 404, 409; validation 422 naming the field and rule, read with refused; a
 // locked sign-in 429 with Retry-After; account.ErrBadCredentials, account.ErrInvalidToken,
 // account.ErrNoSession); the edge renders each once.
@@ -106,12 +106,9 @@ type Accounts interface {
 // Membership is a user's role in a workspace (team's type).
 type Membership = team.WorkspaceMembership
 
-// Actor is the signed-in person acting in a workspace.
-type Actor struct {
-	WorkspaceID, UserID, Email string
-	Role                       auth.Role
-	Client                     Client
-}
+// Actor is the signed-in person acting in a workspace, with the request's client (team's
+// type).
+type Actor = team.Actor
 
 // Key is an API key as the list shows it (never its secret).
 type Key struct {
@@ -171,22 +168,22 @@ type Member = team.Member
 // Invite is a pending invitation (team's type).
 type Invite = team.Invitation
 
-// Team manages members and invitations (package team).
+// Team manages members and invitations (*team.Service).
 type Team interface {
 	// Workspaces lists the user's memberships (the session's workspace is one of them).
 	Workspaces(ctx context.Context, userID string) ([]Membership, error)
 	ListMembers(ctx context.Context, a Actor) ([]Member, error)
 	ListInvites(ctx context.Context, a Actor) ([]Invite, error)
-	Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) error
+	Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) (*Invite, error)
 	RevokeInvite(ctx context.Context, a Actor, inviteID string) error
-	ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) error
+	ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) (*auth.MembershipRecord, error)
 	Remove(ctx context.Context, a Actor, userID string) error
 	Leave(ctx context.Context, a Actor) error
-	TransferOwnership(ctx context.Context, a Actor, userID string) error
+	TransferOwnership(ctx context.Context, a Actor, userID string) (*auth.MembershipRecord, error)
 	// LookupInvite returns an error that is account.ErrInvalidToken for an unknown, used or expired
 	// invitation.
 	LookupInvite(ctx context.Context, token string) (*Invite, error)
-	AcceptInvite(ctx context.Context, token, userID, email string) (workspaceID string, err error)
+	AcceptInvite(ctx context.Context, token, userID, email string) (*auth.MembershipRecord, error)
 }
 
 // Activity lists a workspace's activity, newest first, a page at a time (*activity.Service).

@@ -219,7 +219,7 @@ func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Respo
 			if err := s.limitForm(ctx, r, FormInvite); err != nil {
 				return effect{}, err
 			}
-			err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
+			_, err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
 			if e := (*apierr.Error)(nil); errors.As(err, &e) && e.Code == apierr.RateLimited {
 				// The invitation's one limit of its own: the workspace's invitations a day.
 				return effect{}, &LimitedError{RetryAfter: e.RetryAfter(), Form: true, Daily: true}
@@ -260,7 +260,7 @@ func (s *Service) ChangeRole(ctx context.Context, wr *web.Request) (*web.Respons
 		if !ok || !slices.Contains(invitable, role) {
 			return nil, apierr.New(apierr.MalformedRequest, "role must be viewer, developer or admin")
 		}
-		if err := s.Team.ChangeRole(ctx, r.viewer.actor(r), r.PathParams["userID"], role); err != nil {
+		if _, err := s.Team.ChangeRole(ctx, r.viewer.actor(r), r.PathParams["userID"], role); err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/team?notice=role-changed"), nil
@@ -286,7 +286,7 @@ func (s *Service) TransferOwnership(ctx context.Context, wr *web.Request) (*web.
 		if err := r.need(auth.TransferOwnership); err != nil {
 			return nil, err
 		}
-		if err := s.Team.TransferOwnership(ctx, r.viewer.actor(r), r.field("user")); err != nil {
+		if _, err := s.Team.TransferOwnership(ctx, r.viewer.actor(r), r.field("user")); err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/team?notice=transferred"), nil
@@ -348,11 +348,11 @@ func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Respons
 // AcceptInvite is POST /dashboard/invite: the signed-in person joins.
 func (s *Service) AcceptInvite(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
-		ws, err := s.Team.AcceptInvite(ctx, r.token(), r.viewer.user.UserID, r.viewer.user.Email)
+		m, err := s.Team.AcceptInvite(ctx, r.token(), r.viewer.user.UserID, r.viewer.user.Email)
 		if err != nil {
 			return nil, err
 		}
-		r.setCookie = append(r.setCookie, workspaceCookie+"="+ws+s.cookieAttrs("/dashboard", int(SessionLifetime.Seconds())))
+		r.setCookie = append(r.setCookie, workspaceCookie+"="+m.WorkspaceID+s.cookieAttrs("/dashboard", int(SessionLifetime.Seconds())))
 		return s.redirect(r, "/dashboard?notice=joined"), nil
 	})(ctx, wr)
 }

@@ -14,7 +14,8 @@ import (
 
 // The package's errors. The HTTP edge maps them once: ErrCeremony and ErrRefused to "try
 // again" (a new ceremony), ErrCloned to a refusal that names the passkey as unsafe,
-// ErrDuplicate to 409, ErrTooMany to 422, ErrNotFound to 404; a bad name is apierr.Field (422 VALIDATION_FAILED naming "name" and the rule).
+// ErrDuplicate to 409, ErrTooMany to 422, ErrNotFound to 404; a bad name is apierr.Field (422
+// VALIDATION_FAILED naming "name" and the rule).
 var (
 	// ErrCeremony: the ceremony id is unknown, expired (CeremonyLifetime), already used, or
 	// was begun for another purpose or another user.

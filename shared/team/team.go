@@ -41,8 +41,9 @@
 //
 // Activity: every change that succeeds is recorded through Config.Recorder (member.invited,
 // member.joined, member.role_changed, member.removed, member.left, ownership.transferred,
-// invite.revoked), with the client the HTTP edge put in the context (activity.WithClient). A
-// record that fails does not undo or fail the change: Config.OnRecordError hears of it.
+// invite.revoked), with the actor's client (or the one put in the context,
+// activity.WithClient). A record that fails does not undo or fail the change:
+// Config.OnRecordError hears of it.
 //
 // A removed member's sessions stop working for the workspace at once: the membership is
 // gone, and auth.AuthenticateWorkspace reads it (strongly consistent) on every request.
@@ -81,6 +82,9 @@ type Actor struct {
 	UserID      string
 	Email       string
 	Role        auth.Role
+	// Client is who sent the request (the address API Gateway saw, the user agent): the
+	// activity records name it (zero: the client activity.WithClient put in the context).
+	Client activity.Client
 }
 
 // Invitation is an invitation to join a workspace with a role.
@@ -354,8 +358,11 @@ func (s *Service) record(ctx context.Context, e activity.Event) {
 	if s.cfg.Recorder == nil {
 		return
 	}
-	c := activity.ClientFrom(ctx)
-	e.IP, e.UserAgent, e.At = c.IP, c.UserAgent, s.cfg.Now()
+	if e.IP == "" && e.UserAgent == "" {
+		c := activity.ClientFrom(ctx)
+		e.IP, e.UserAgent = c.IP, c.UserAgent
+	}
+	e.At = s.cfg.Now()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err := s.cfg.Recorder.Record(rctx, e); err != nil && s.cfg.OnRecordError != nil {
@@ -364,7 +371,8 @@ func (s *Service) record(ctx context.Context, e activity.Event) {
 }
 
 func (s *Service) actorEvent(a Actor, action activity.Action, target string) activity.Event {
-	return activity.Event{WorkspaceID: a.WorkspaceID, ActorUserID: a.UserID, ActorEmail: a.Email, Action: action, Target: target}
+	return activity.Event{WorkspaceID: a.WorkspaceID, ActorUserID: a.UserID, ActorEmail: a.Email, Action: action, Target: target,
+		IP: a.Client.IP, UserAgent: a.Client.UserAgent}
 }
 
 // email returns a user's email, "" when unknown (for activity targets).

@@ -2,9 +2,9 @@
 // DashboardPasskeysFunction): it builds the domain services — account, team and activity,
 // credential — over the function's store, sender and sealer, and the Recorder that writes the
 // activity of the services that do not record their own. The rules' refusals reach the pages as
-// they return them (*apierr.Error); what is left here fits a service to shared/dashboard's
-// interfaces only where they differ (a session's user with its email, the actor's client on the
-// context, the keys' activity and creators' emails). It links no AWS client of its own (each
+// they return them (*apierr.Error), and the services are the dashboard's interfaces as they are,
+// but for a session's user with its email (Authenticate) and the keys (their activity records and
+// their creators' emails). It links no AWS client of its own (each
 // function brings its email sender and its sealer) and not go-webauthn (only the passkeys function
 // does).
 package wire
@@ -79,7 +79,7 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 	creds := &credential.Service{Store: d.Store, Sealer: sealer, Now: d.Now}
 	s := &dashboard.Service{
 		Accounts: accountService{accounts},
-		Team:     teamService{teams},
+		Team:     teams,
 		Keys:     keysAdapter{c: creds, rec: rec, emails: userEmails(d), store: d.Store, urls: d.URLs},
 		Activity: act,
 		Origins:  d.Config.DashboardOrigins,
@@ -219,63 +219,6 @@ func (s SessionStarter) StartSession(ctx context.Context, userID, ip, ua string)
 		return "", time.Time{}, err
 	}
 	return sess.Token, sess.ExpiresAt, nil
-}
-
-// --- team ---
-
-// teamService is the team service as the dashboard's Team: the dashboard's Actor (with its client)
-// as team's, the client on the context where the service's activity records read it.
-type teamService struct{ *team.Service }
-
-func actor(a dashboard.Actor) team.Actor {
-	return team.Actor{WorkspaceID: a.WorkspaceID, UserID: a.UserID, Email: a.Email, Role: a.Role}
-}
-
-func withClient(ctx context.Context, a dashboard.Actor) context.Context {
-	return activity.WithClient(ctx, activity.Client{IP: a.Client.IP, UserAgent: a.Client.UserAgent})
-}
-
-func (t teamService) ListMembers(ctx context.Context, a dashboard.Actor) ([]team.Member, error) {
-	return t.Service.ListMembers(ctx, actor(a))
-}
-
-func (t teamService) ListInvites(ctx context.Context, a dashboard.Actor) ([]team.Invitation, error) {
-	return t.Service.ListInvites(ctx, actor(a))
-}
-
-func (t teamService) Invite(ctx context.Context, a dashboard.Actor, email string, role auth.Role, lang string) error {
-	_, err := t.Service.Invite(withClient(ctx, a), actor(a), email, role, lang)
-	return err
-}
-
-func (t teamService) RevokeInvite(ctx context.Context, a dashboard.Actor, id string) error {
-	return t.Service.RevokeInvite(withClient(ctx, a), actor(a), id)
-}
-
-func (t teamService) ChangeRole(ctx context.Context, a dashboard.Actor, userID string, role auth.Role) error {
-	_, err := t.Service.ChangeRole(withClient(ctx, a), actor(a), userID, role)
-	return err
-}
-
-func (t teamService) Remove(ctx context.Context, a dashboard.Actor, userID string) error {
-	return t.Service.Remove(withClient(ctx, a), actor(a), userID)
-}
-
-func (t teamService) Leave(ctx context.Context, a dashboard.Actor) error {
-	return t.Service.Leave(withClient(ctx, a), actor(a))
-}
-
-func (t teamService) TransferOwnership(ctx context.Context, a dashboard.Actor, userID string) error {
-	_, err := t.Service.TransferOwnership(withClient(ctx, a), actor(a), userID)
-	return err
-}
-
-func (t teamService) AcceptInvite(ctx context.Context, token, userID, email string) (string, error) {
-	m, err := t.Service.AcceptInvite(ctx, token, userID, email)
-	if err != nil {
-		return "", err
-	}
-	return m.WorkspaceID, nil
 }
 
 // --- keys and webhook secrets ---
