@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	accmail "github.com/takapay/payments/shared/mail"
 	"github.com/takapay/payments/shared/page"
@@ -80,7 +82,7 @@ const (
 )
 
 // Client is who is calling: the client address (API Gateway's sourceIp) and user agent.
-type Client struct{ IP, UserAgent string }
+type Client = activity.Client
 
 // Event is something worth recording (the activity log): a sign-in that succeeded, failed or
 // was limited, a verified sign-up, a password reset, a sign out everywhere. UserID is empty
@@ -349,28 +351,28 @@ func langOf(s string) page.Lang {
 // a domain in Unicode (bücher.example; its IDNA A-label form xn--bcher-kva.example is
 // accepted as typed). It is the one rule for a dashboard user's email: sign up, sign in, reset,
 // invitations (package team), the dashboard's forms and the operator's CLI call it.
-func ParseEmail(email string) (string, *FieldError) {
+func ParseEmail(email string) (string, *apierr.Error) {
 	email = strings.TrimSpace(email)
 	if email == "" {
-		return "", &FieldError{Field: "email", Rule: RuleRequired, Message: "email is required"}
+		return "", apierr.Field("email", RuleRequired, "email is required")
 	}
 	if len(email) > MaxEmailLen {
-		return "", &FieldError{Field: "email", Rule: RuleMaxLength, Message: fmt.Sprintf("email must be at most %d characters", MaxEmailLen)}
+		return "", apierr.Field("email", RuleMaxLength, fmt.Sprintf("email must be at most %d characters", MaxEmailLen))
 	}
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" || strings.ContainsAny(email, " ,;<>\"") {
-		return "", &FieldError{Field: "email", Rule: RuleFormat, Message: "email must be an address like name@example.com"}
+		return "", apierr.Field("email", RuleFormat, "email must be an address like name@example.com")
 	}
 	at := strings.LastIndexByte(email, '@')
 	local, domain := email[:at], email[at+1:]
 	if !isASCII(local) {
 		// A look-alike (Cyrillic а for Latin a) must never reach the case-folded claim, where
 		// it could name another person's address, nor an inbox that renders it as theirs.
-		return "", &FieldError{Field: "email", Rule: RuleASCII, Message: "the part of email before @ must be ASCII letters, digits and punctuation"}
+		return "", apierr.Field("email", RuleASCII, "the part of email before @ must be ASCII letters, digits and punctuation")
 	}
 	if !isASCII(domain) {
 		// A Unicode domain is refused, not converted: its A-labels (xn--…) are accepted as
 		// typed, so one domain has one spelling and no look-alike is ever mapped onto it.
-		return "", &FieldError{Field: "email", Rule: RuleASCII, Message: "the domain of email must be written in ASCII (an internationalised domain as its xn-- form)"}
+		return "", apierr.Field("email", RuleASCII, "the domain of email must be written in ASCII (an internationalised domain as its xn-- form)")
 	}
 	return email, nil
 }
@@ -384,22 +386,22 @@ func foldEmail(email string) string { return strings.ToLower(strings.ToUpper(ema
 
 // checkWorkspaceName trims a workspace name and checks it is 1 to 160 characters without
 // control characters.
-func checkWorkspaceName(name string) (string, *FieldError) {
+func checkWorkspaceName(name string) (string, *apierr.Error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
-		return "", &FieldError{Field: "workspace_name", Rule: RuleRequired, Message: "workspace name is required"}
+		return "", apierr.Field("workspace_name", RuleRequired, "workspace name is required")
 	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
-		return "", &FieldError{Field: "workspace_name", Rule: RuleFormat, Message: "workspace name must be plain text on one line"}
+		return "", apierr.Field("workspace_name", RuleFormat, "workspace name must be plain text on one line")
 	case utf8.RuneCountInString(name) > MaxWorkspaceNameRunes:
-		return "", &FieldError{Field: "workspace_name", Rule: RuleMaxLength, Message: fmt.Sprintf("workspace name must be at most %d characters", MaxWorkspaceNameRunes)}
+		return "", apierr.Field("workspace_name", RuleMaxLength, fmt.Sprintf("workspace name must be at most %d characters", MaxWorkspaceNameRunes))
 	}
 	return name, nil
 }
 
 // checkNext accepts "" or a path under /dashboard/ (no scheme, host, backslash, "..",
 // control character), so that a sign-up can only send its user somewhere on the dashboard.
-func checkNext(next string) *FieldError {
+func checkNext(next string) *apierr.Error {
 	if next == "" {
 		return nil
 	}
@@ -408,7 +410,7 @@ func checkNext(next string) *FieldError {
 		strings.ContainsFunc(next, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) ||
 		!utf8.ValidString(next)
 	if bad {
-		return &FieldError{Field: "next", Rule: RuleFormat, Message: "next must be a path under /dashboard/"}
+		return apierr.Field("next", RuleFormat, "next must be a path under /dashboard/")
 	}
 	return nil
 }

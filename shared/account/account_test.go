@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/local/devstack"
@@ -323,8 +324,7 @@ func TestSignUpValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := s.SignUp(ctx, c.in)
-		var fe *account.FieldError
-		if !errors.As(err, &fe) || fe.Field != c.field || fe.Rule != c.rule {
+		if _, v, ok := apierr.FieldOf(err); !ok || v.Path != c.field || v.Rule != c.rule {
 			t.Errorf("SignUp(%+v) = %v, want %s %s", c.in, err, c.field, c.rule)
 		}
 	}
@@ -466,8 +466,7 @@ func TestSignInRevealsNothing(t *testing.T) {
 		t.Fatalf("a failed sign-in made %v, want %v", opsKnown, want)
 	}
 	// Malformed input is a field error, whatever the account.
-	var fe *account.FieldError
-	if _, err := s.SignIn(ctx, "not an email", goodPassword, client); !errors.As(err, &fe) || fe.Field != "email" {
+	if _, err := s.SignIn(ctx, "not an email", goodPassword, client); !isField(err, "email") {
 		t.Fatalf("malformed email: %v", err)
 	}
 }
@@ -489,8 +488,7 @@ func TestSignInLimitsAcrossInstances(t *testing.T) {
 	for _, pw := range []string{goodPassword, "wrong password z"} {
 		for _, svc := range []*account.Service{a, b} {
 			_, err := svc.SignIn(ctx, "GUESSED@shop.com.bd", pw, other)
-			var le *account.LimitedError
-			if !errors.As(err, &le) || le.RetryAfter != time.Minute {
+			if le, ok := limited(err); !ok || le.RetryAfter() != time.Minute {
 				t.Fatalf("locked account, password %q: %v", pw, err)
 			}
 		}
@@ -504,8 +502,7 @@ func TestSignInLimitsAcrossInstances(t *testing.T) {
 	if _, err := b.SignIn(ctx, "guessed@shop.com.bd", "wrong again", other); !errors.Is(err, account.ErrBadCredentials) {
 		t.Fatalf("failure after the lock: %v", err)
 	}
-	var le *account.LimitedError
-	if _, err := a.SignIn(ctx, "guessed@shop.com.bd", goodPassword, other); !errors.As(err, &le) || le.RetryAfter != 2*time.Minute {
+	if _, err := a.SignIn(ctx, "guessed@shop.com.bd", goodPassword, other); !isLimited(err, 2*time.Minute) {
 		t.Fatalf("second lock: %v", err)
 	}
 	if n := len(e.mail.to("guessed@shop.com.bd")[before:]); n != 1 {
@@ -521,7 +518,7 @@ func TestSignInLimitsAcrossInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := b.SignIn(ctx, "ghost@shop.com.bd", "wrong password x", other); !errors.As(err, &le) || le.RetryAfter != time.Minute {
+	if _, err := b.SignIn(ctx, "ghost@shop.com.bd", "wrong password x", other); !isLimited(err, time.Minute) {
 		t.Fatalf("unknown email after %d failures: %v", account.AccountThreshold, err)
 	}
 	want := []string{account.EventSignInFailed, account.EventSignInLimited}
@@ -547,8 +544,7 @@ func TestSignInLimitPerClientAddress(t *testing.T) {
 			t.Fatalf("failure %d: %v", i+1, err)
 		}
 	}
-	var le *account.LimitedError
-	if _, err := a.SignIn(ctx, "fresh@shop.com.bd", "any password at all", c); !errors.As(err, &le) || le.RetryAfter <= 0 || le.RetryAfter > account.IPWindow {
+	if _, err := a.SignIn(ctx, "fresh@shop.com.bd", "any password at all", c); !isLimitedWithin(err, account.IPWindow) {
 		t.Fatalf("address over its limit: %v", err)
 	}
 	// Another address is not limited.
@@ -580,8 +576,7 @@ func TestConcurrentFailuresAreCountedExactly(t *testing.T) {
 	if _, err := a.SignIn(ctx, "busy@shop.com.bd", "wrong password x", account.Client{}); !errors.Is(err, account.ErrBadCredentials) {
 		t.Fatal(err)
 	}
-	var le *account.LimitedError
-	if _, err := b.SignIn(ctx, "busy@shop.com.bd", "wrong password x", account.Client{}); !errors.As(err, &le) {
+	if _, err := b.SignIn(ctx, "busy@shop.com.bd", "wrong password x", account.Client{}); !isLimitedWithin(err, 0) {
 		t.Fatalf("after %d failures: %v", n+1, err)
 	}
 }
@@ -750,8 +745,7 @@ func TestPasswordReset(t *testing.T) {
 	token := linkToken(t, last)
 
 	// A weak new password is refused before the link is used.
-	var fe *account.FieldError
-	if err := s.ResetPassword(ctx, token, "password1234", false, client); !errors.As(err, &fe) || fe.Rule != account.RuleCommon {
+	if err := s.ResetPassword(ctx, token, "password1234", false, client); !isRule(err, account.RuleCommon) {
 		t.Fatalf("weak reset: %v", err)
 	}
 	// The account is being guessed and is locked when its owner resets the password.
@@ -1062,9 +1056,42 @@ func TestCreateVerifiedAccount(t *testing.T) {
 	if _, err := s.CreateVerifiedAccount(ctx, in); !errors.Is(err, account.ErrAccountExists) {
 		t.Fatalf("second seeding: %v", err)
 	}
-	var fe *account.FieldError
 	in.Password = "password1234"
-	if _, err := s.CreateVerifiedAccount(ctx, in); !errors.As(err, &fe) {
+	if _, err := s.CreateVerifiedAccount(ctx, in); !isField(err, "password") {
 		t.Fatalf("weak password: %v", err)
 	}
+}
+
+// limited returns err as a RATE_LIMITED refusal (account's locked sign-in).
+func limited(err error) (*apierr.Error, bool) {
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.RateLimited {
+		return nil, false
+	}
+	return e, true
+}
+
+// isLimited reports a RATE_LIMITED refusal whose Retry-After is want.
+func isLimited(err error, want time.Duration) bool {
+	e, ok := limited(err)
+	return ok && e.RetryAfter() == want
+}
+
+// isLimitedWithin reports a RATE_LIMITED refusal whose Retry-After is positive and, when
+// bound is not 0, at most bound.
+func isLimitedWithin(err error, bound time.Duration) bool {
+	e, ok := limited(err)
+	return ok && e.RetryAfter() > 0 && (bound == 0 || e.RetryAfter() <= bound)
+}
+
+// isField reports a VALIDATION_FAILED refusal of field.
+func isField(err error, field string) bool {
+	_, v, ok := apierr.FieldOf(err)
+	return ok && v.Path == field
+}
+
+// isRule reports a VALIDATION_FAILED refusal breaking rule.
+func isRule(err error, rule string) bool {
+	_, v, ok := apierr.FieldOf(err)
+	return ok && v.Rule == rule
 }

@@ -2,8 +2,9 @@
 // sign in with email and password, the limits on failed sign-ins, sessions (idle timeout and
 // absolute lifetime, sign out, sign out everywhere) and password reset. It is plain Go: the
 // Store (shared/dynamo, accounts.go) keeps the items, a mail.Sender sends the emails, and the
-// HTTP edge maps its errors (*FieldError 422, *LimitedError 429 with Retry-After,
-// ErrBadCredentials, ErrInvalidToken, ErrNoSession).
+// dashboard reads its refusals, all *apierr.Error (errors.go): apierr.Field's VALIDATION_FAILED
+// naming the field and rule, apierr.Limited's RATE_LIMITED with Retry-After,
+// ErrBadCredentials, ErrInvalidToken, ErrNoSession, ErrAccountExists).
 //
 // What it promises:
 //

@@ -30,7 +30,7 @@ func TestParseEmail(t *testing.T) {
 		"a@example.com\r\nBcc: x@evil.com": RuleFormat,
 		"<a@example.com>":                  RuleFormat,
 	} {
-		if _, fe := ParseEmail(in); fe == nil || fe.Field != "email" || fe.Rule != rule {
+		if _, fe := ParseEmail(in); fe == nil || fe.Violations[0].Path != "email" || fe.Violations[0].Rule != rule {
 			t.Errorf("ParseEmail(%q) = %v; want field email, rule %s", in, fe, rule)
 		}
 	}
@@ -42,7 +42,7 @@ func TestParseEmail(t *testing.T) {
 func TestParseEmailRefusesLookAlikes(t *testing.T) {
 	for _, in := range []string{"\u0430lice@example.com", "ALİCE@example.com", "alice\u200b@example.com", "ａlice@example.com",
 		"alice@ex\u0430mple.com", "alice@bücher.example", "alice@\u09AC\u09BE\u0982\u09B2\u09BE.bd"} {
-		if got, fe := ParseEmail(in); fe == nil || fe.Field != "email" || fe.Rule != RuleASCII {
+		if got, fe := ParseEmail(in); fe == nil || fe.Violations[0].Path != "email" || fe.Violations[0].Rule != RuleASCII {
 			t.Errorf("ParseEmail(%q) = %q, %v; want field email, rule %s", in, got, fe, RuleASCII)
 		}
 	}

@@ -2,46 +2,31 @@ package account
 
 import (
 	"errors"
-	"fmt"
-	"time"
+
+	"github.com/takapay/payments/shared/apierr"
 )
 
-// FieldError is a validation error of one input field (the edge answers 422 naming Field and
-// Rule). Message is English text for logs and tests; pages word it from Field and Rule.
-type FieldError struct {
-	Field   string
-	Rule    string
-	Message string
-}
-
-func (e *FieldError) Error() string { return e.Message }
-
-// LimitedError means sign-in is refused for a while (too many failures for the account or
-// from the client): the edge answers 429 with Retry-After in whole seconds (RetryAfter
-// rounded up, at least 1).
-type LimitedError struct {
-	RetryAfter time.Duration
-}
-
-func (e *LimitedError) Error() string {
-	return fmt.Sprintf("too many failed sign-ins: retry after %s", e.RetryAfter)
-}
-
-// RetryAfterSeconds is RetryAfter in whole seconds, rounded up, at least 1.
-func (e *LimitedError) RetryAfterSeconds() int {
-	s := int((e.RetryAfter + time.Second - 1) / time.Second)
-	return max(1, s)
-}
-
+// The package's refusals are *apierr.Error (the one domain error type; apierr's table maps
+// each code to its status once): a bad input is apierr.Field (VALIDATION_FAILED naming the
+// field and the rule, e.g. "password"/"min_length", the English sentence its message); a
+// locked sign-in is apierr.Limited (RATE_LIMITED with Retry-After in whole seconds, rounded
+// up, at least 1); the others below are compared with errors.Is.
 var (
 	// ErrBadCredentials answers a sign-in whose email is unknown or whose password is wrong,
-	// alike.
-	ErrBadCredentials = errors.New("wrong email or password")
+	// alike (the API answers a bad session cookie with the same code).
+	ErrBadCredentials = apierr.New(apierr.InvalidAPIKey, "wrong email or password")
 	// ErrInvalidToken answers a verify or reset link that is unknown, expired, already used
 	// or malformed, alike.
-	ErrInvalidToken = errors.New("this link is invalid or has expired")
+	ErrInvalidToken = apierr.New(apierr.NotFound, "this link is invalid or has expired")
 	// ErrNoSession answers a session token that is malformed, unknown, revoked or expired.
-	ErrNoSession = errors.New("no such session")
+	ErrNoSession = apierr.New(apierr.InvalidAPIKey, "no such session")
+	// ErrAccountExists answers a verification whose email got an account in the meantime
+	// (another sign-up's link was used first): sign in.
+	ErrAccountExists = apierr.New(apierr.StateConflict, "this email already has an account: sign in")
+)
+
+// The store's answers (a Store's contract, not refusals of a person's request).
+var (
 	// ErrUnknownUser means StartSession was given a user that does not exist.
 	ErrUnknownUser = errors.New("no such user")
 	// ErrConflict is what a Store returns when a create-only write finds the item exists, or

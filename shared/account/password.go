@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/takapay/payments/shared/apierr"
 )
 
 // The password policy (NIST SP 800-63B): 12 to 128 characters (Unicode code points), any
@@ -74,27 +76,8 @@ func parseHash(encoded string) (p Params, salt, key []byte, err error) {
 	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" || parts[2] != "v="+strconv.Itoa(argon2.Version) {
 		return p, nil, nil, ErrMalformedHash
 	}
-	var m, t, threads uint64
-	for i, kv := range strings.Split(parts[3], ",") {
-		name, value, ok := strings.Cut(kv, "=")
-		want := [...]string{"m", "t", "p"}
-		if !ok || i > 2 || name != want[i] {
-			return p, nil, nil, ErrMalformedHash
-		}
-		n, err := strconv.ParseUint(value, 10, 32)
-		if err != nil {
-			return p, nil, nil, ErrMalformedHash
-		}
-		switch name {
-		case "m":
-			m = n
-		case "t":
-			t = n
-		case "p":
-			threads = n
-		}
-	}
-	if m < 8 || m > maxMemory || t < 1 || t > maxTime || threads < 1 || threads > maxThreads {
+	m, t, threads, ok := parseCost(parts[3])
+	if !ok {
 		return p, nil, nil, ErrMalformedHash
 	}
 	salt, err1 := b64.Strict().DecodeString(parts[4])
@@ -103,6 +86,30 @@ func parseHash(encoded string) (p Params, salt, key []byte, err error) {
 		return p, nil, nil, ErrMalformedHash
 	}
 	return Params{Memory: uint32(m), Time: uint32(t), Threads: uint8(threads), SaltLen: uint32(len(salt)), KeyLen: uint32(len(key))}, salt, key, nil
+}
+
+// parseCost reads a PHC string's cost, exactly "m=M,t=T,p=P", within the bounds this package
+// accepts (ok false otherwise).
+func parseCost(s string) (m, t, threads uint64, ok bool) {
+	kvs := strings.Split(s, ",")
+	if len(kvs) != 3 {
+		return 0, 0, 0, false
+	}
+	var vals [3]uint64
+	for i, kv := range kvs {
+		name, value, found := strings.Cut(kv, "=")
+		if !found || name != [...]string{"m", "t", "p"}[i] {
+			return 0, 0, 0, false
+		}
+		n, err := strconv.ParseUint(value, 10, 32)
+		if err != nil {
+			return 0, 0, 0, false
+		}
+		vals[i] = n
+	}
+	m, t, threads = vals[0], vals[1], vals[2]
+	ok = m >= 8 && m <= maxMemory && t >= 1 && t <= maxTime && threads >= 1 && threads <= maxThreads
+	return m, t, threads, ok
 }
 
 // VerifyPassword reports whether password matches a PHC argon2id hash, comparing the keys in
@@ -131,7 +138,7 @@ func dummyHash() string {
 	return "$argon2id$v=19$m=19456,t=2,p=1$cuSq3PyZzahYhRxH7/j5iQ$KK1U56flsPK9E3xmN+5Z5t83enpqPM5lm57rGl6Bw7Q"
 }
 
-// Password rules (FieldError.Rule values).
+// Password rules (the violation's Rule of apierr.Field).
 const (
 	RuleRequired  = "required"
 	RuleMinLength = "min_length"
@@ -158,21 +165,21 @@ var commonPasswords = sync.OnceValue(func() map[string]bool {
 	return m
 })
 
-// CheckPassword applies the policy: nil when the password may be used, else a *FieldError
+// CheckPassword applies the policy: nil when the password may be used, else a *apierr.Error
 // naming field "password" and the rule it breaks. It never echoes the password.
-func CheckPassword(password string) *FieldError {
+func CheckPassword(password string) *apierr.Error {
 	n := utf8.RuneCountInString(password)
 	switch {
 	case password == "":
-		return &FieldError{Field: "password", Rule: RuleRequired, Message: "password is required"}
+		return apierr.Field("password", RuleRequired, "password is required")
 	case !utf8.ValidString(password):
-		return &FieldError{Field: "password", Rule: RuleFormat, Message: "password must be valid UTF-8 text"}
+		return apierr.Field("password", RuleFormat, "password must be valid UTF-8 text")
 	case n < MinPasswordRunes:
-		return &FieldError{Field: "password", Rule: RuleMinLength, Message: fmt.Sprintf("password must be at least %d characters", MinPasswordRunes)}
+		return apierr.Field("password", RuleMinLength, fmt.Sprintf("password must be at least %d characters", MinPasswordRunes))
 	case n > MaxPasswordRunes:
-		return &FieldError{Field: "password", Rule: RuleMaxLength, Message: fmt.Sprintf("password must be at most %d characters", MaxPasswordRunes)}
+		return apierr.Field("password", RuleMaxLength, fmt.Sprintf("password must be at most %d characters", MaxPasswordRunes))
 	case IsCommonPassword(password):
-		return &FieldError{Field: "password", Rule: RuleCommon, Message: "this password is too common: choose another"}
+		return apierr.Field("password", RuleCommon, "this password is too common: choose another")
 	}
 	return nil
 }

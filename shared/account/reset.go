@@ -9,37 +9,25 @@ import (
 	accmail "github.com/takapay/payments/shared/mail"
 )
 
-// RequestPasswordReset emails a reset link (valid ResetValidFor, single use) to the address
-// if it has an account, and a ResetNoAccount email ("no account has this address") if it has
-// none. It answers nil for any well-formed address (a *FieldError for a malformed one), after
-// the same work either way: the same requests (the email claim and user GetItems, one pending
-// PutItem: for an address without an account a decoy that no link names; the reset mail
-// counter's BatchGetItem and PutItem) and one email composed and sent, so neither answer nor
-// timing tells whether the address has an account, without a fixed delay. The reset mail
-// counter is kept per address and client address (ResetMailsPerClient an hour; past it
-// nothing is sent), apart from sign-up's: a flood of sign-ups or of resets from another client
-// never silences the reset its owner asks for. A failed send is reported as an EventMailFailed
-// event, not in the answer.
+// RequestPasswordReset emails a reset link (valid ResetValidFor, single use) to the address if it
+// has an account, and a ResetNoAccount email ("no account has this address") if it has none. It
+// answers nil for any well-formed address (a VALIDATION_FAILED *apierr.Error for a malformed one),
+// after the same work either way: the same requests (the email claim and user GetItems, one pending
+// PutItem: for an address without an account a decoy that no link names; the reset mail counter's
+// BatchGetItem and PutItem) and one email composed and sent, so neither answer nor timing tells
+// whether the address has an account, without a fixed delay. The reset mail counter is kept per
+// address and client address (ResetMailsPerClient an hour; past it nothing is sent), apart from
+// sign-up's: a flood of sign-ups or of resets from another client never silences the reset its
+// owner asks for. A failed send is reported as an EventMailFailed event, not in the answer.
 func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, c Client) error {
 	email, fe := ParseEmail(email)
 	if fe != nil {
 		return fe
 	}
 	l := langOf(lang)
-	owner, err := s.store.EmailOwner(ctx, email)
+	u, err := s.ownerOf(ctx, email)
 	if err != nil {
 		return err
-	}
-	lookup := owner
-	if lookup == "" {
-		lookup = dummyUserID
-	}
-	u, err := s.store.GetAccountUser(ctx, lookup)
-	if err != nil {
-		return err
-	}
-	if owner == "" || u == nil || u.ID != owner {
-		u = nil
 	}
 	token, hash, err := newLinkToken()
 	if err != nil {
@@ -59,6 +47,10 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, lang string, 
 	}
 	// The passkeys are read for an address without an account too (the dummy user's: none),
 	// so that the reset makes the same requests either way.
+	lookup := dummyUserID
+	if u != nil {
+		lookup = u.ID
+	}
 	keys, err := s.passkeyList(ctx, lookup)
 	if err != nil {
 		return err
@@ -100,16 +92,16 @@ func (s *Service) passkeyList(ctx context.Context, userID string) ([]accmail.Pas
 	return out, nil
 }
 
-// ResetPassword sets a new password (the same policy as sign-up: a *FieldError before the link
-// is used) with a reset link, once: it claims the reset (one conditional UpdateItem; unknown,
-// expired, used, decoy or malformed is ErrInvalidToken), stores the new hash and grows the
-// user's session epoch only while the epoch is still the one the link was sent at (one
-// conditional UpdateItem: so a successful reset, or a sign out everywhere, ends every other
-// reset link of the account, which then answers ErrInvalidToken), ends every session of the
-// user (a Query, two writes a session), with removePasskeys removes every passkey of the user,
-// clears the account's failed sign-ins (one DeleteItem), deletes the reset, and emails
-// PasswordChanged. A reset that failed before its password was stored can be retried with the
-// same link after ClaimLease; once stored, the link is spent.
+// ResetPassword sets a new password (the same policy as sign-up: a VALIDATION_FAILED *apierr.Error
+// before the link is used) with a reset link, once: it claims the reset (one conditional
+// UpdateItem; unknown, expired, used, decoy or malformed is ErrInvalidToken), stores the new hash
+// and grows the user's session epoch only while the epoch is still the one the link was sent at
+// (one conditional UpdateItem: so a successful reset, or a sign out everywhere, ends every other
+// reset link of the account, which then answers ErrInvalidToken), ends every session of the user (a
+// Query, two writes a session), with removePasskeys removes every passkey of the user, clears the
+// account's failed sign-ins (one DeleteItem), deletes the reset, and emails PasswordChanged. A
+// reset that failed before its password was stored can be retried with the same link after
+// ClaimLease; once stored, the link is spent.
 func (s *Service) ResetPassword(ctx context.Context, token, newPassword string, removePasskeys bool, c Client) error {
 	if fe := CheckPassword(newPassword); fe != nil {
 		return fe

@@ -151,13 +151,13 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	return nil
 }
 
-// ConfirmPassword is a "confirm it's you" step: the signed-in user of token types their
-// password again, and the session records the proof (ProvedAt, one conditional UpdateItem),
-// which adding a passkey needs within the last passkey.FreshProof. A wrong password counts as
-// a failed sign-in of the account and the client address (the same limits, so a stolen
-// session cannot guess the password faster than the sign-in page), answering
-// ErrBadCredentials, and *LimitedError while either is locked; a session that is not active
-// is ErrNoSession.
+// ConfirmPassword is a "confirm it's you" step: the signed-in user of token types their password
+// again, and the session records the proof (ProvedAt, one conditional UpdateItem), which adding a
+// passkey needs within the last passkey.FreshProof. A wrong password counts as a failed sign-in of
+// the account and the client address (the same limits, so a stolen session cannot guess the
+// password faster than the sign-in page), answering ErrBadCredentials, and a RATE_LIMITED
+// *apierr.Error (apierr.Limited) while either is locked; a session that is not active is
+// ErrNoSession.
 func (s *Service) ConfirmPassword(ctx context.Context, token, password string, c Client) error {
 	info, err := s.Authenticate(ctx, token)
 	if err != nil {

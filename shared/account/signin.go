@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/takapay/payments/shared/apierr"
 	accmail "github.com/takapay/payments/shared/mail"
 	"github.com/takapay/payments/shared/ratelimit"
 )
@@ -26,9 +27,9 @@ import (
 //   - Client address (IPv4, or the /64 of an IPv6 address): IPThreshold failures within
 //     IPWindow lock it until the window ends.
 //
-// A locked account or address answers *LimitedError before the password is looked at, so it
-// answers the same for a right and a wrong password. A successful sign-in clears the account's
-// counter (not the address's).
+// A locked account or address answers a RATE_LIMITED *apierr.Error (apierr.Limited) before the
+// password is looked at, so it answers the same for a right and a wrong password. A successful
+// sign-in clears the account's counter (not the address's).
 const (
 	AccountThreshold = 5
 	AccountWindow    = 15 * time.Minute
@@ -184,12 +185,13 @@ func ipKey(ip string) string {
 
 // SignIn signs a user in with email and password and starts a new session. It answers
 // ErrBadCredentials for an unknown email and a wrong password alike, after the same work (an
-// unknown email is verified against a dummy hash and reads a dummy user), and *LimitedError
-// while the account or the client address is locked. Requests: one BatchGetItem (counters),
-// the email claim and user GetItems; then on failure one conditional write per counter, on
-// success the session listing PutItem, the user GetItem (epoch check), the session PutItem
-// and, when the account had failures, one DeleteItem of its counter (and, once, an UpdateItem
-// storing a fresh hash when the stored one has other parameters than DefaultParams).
+// unknown email is verified against a dummy hash and reads a dummy user), and a RATE_LIMITED
+// *apierr.Error (apierr.Limited) while the account or the client address is locked.
+// Requests: one BatchGetItem (counters), the email claim and user GetItems; then on failure
+// one conditional write per counter, on success the session listing PutItem, the user GetItem
+// (epoch check), the session PutItem and, when the account had failures, one DeleteItem of
+// its counter (and, once, an UpdateItem storing a fresh hash when the stored one has other
+// parameters than DefaultParams).
 func (s *Service) SignIn(ctx context.Context, email, password string, c Client) (*Session, error) {
 	email, fe := ParseEmail(email)
 	if fe != nil {
@@ -203,7 +205,27 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	if err != nil {
 		return nil, err
 	}
+	u, err := s.ownerOf(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	hash := dummyHash()
+	if u != nil && u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	ok, err := VerifyPassword(hash, password)
+	if err != nil {
+		return nil, fmt.Errorf("verify password: %w", err)
+	}
+	if !ok || u == nil || u.PasswordHash == "" {
+		return nil, s.signInFailed(ctx, start, now, keys, counters, u, email, c)
+	}
+	return s.signedIn(ctx, u, password, keys[0], counters[keys[0]] != nil, c)
+}
 
+// ownerOf reads the user whose email claim is email (nil when none), with the same requests
+// whether or not there is one: an unknown email reads a dummy user.
+func (s *Service) ownerOf(ctx context.Context, email string) (*User, error) {
 	owner, err := s.store.EmailOwner(ctx, email)
 	if err != nil {
 		return nil, err
@@ -217,34 +239,35 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 		return nil, err
 	}
 	if owner == "" || u == nil || u.ID != owner {
-		u = nil
+		return nil, nil
 	}
-	hash := dummyHash()
-	if u != nil && u.PasswordHash != "" {
-		hash = u.PasswordHash
-	}
-	ok, err := VerifyPassword(hash, password)
-	if err != nil {
-		return nil, fmt.Errorf("verify password: %w", err)
-	}
-	if !ok || u == nil || u.PasswordHash == "" {
-		crossed, err := s.recordFailure(ctx, keys, counters, now, u, c)
-		if err != nil {
-			return nil, err
-		}
-		if crossed {
-			// Known or not, the failure that reaches the threshold takes AnswerFloor, so the
-			// email sent for a known account shows in no timing.
-			s.floor(ctx, start)
-		}
-		userID := ""
-		if u != nil {
-			userID = u.ID
-		}
-		s.event(ctx, EventSignInFailed, userID, email, c)
-		return nil, ErrBadCredentials
-	}
+	return u, nil
+}
 
+// signInFailed counts a failed sign-in (u nil: an unknown email) and records it: always
+// ErrBadCredentials, unless the count could not be written.
+func (s *Service) signInFailed(ctx context.Context, start, now time.Time, keys []string, counters map[string]*Counter, u *User,
+	email string, c Client) error {
+	crossed, err := s.recordFailure(ctx, keys, counters, now, u, c)
+	if err != nil {
+		return err
+	}
+	if crossed {
+		// Known or not, the failure that reaches the threshold takes AnswerFloor, so the
+		// email sent for a known account shows in no timing.
+		s.floor(ctx, start)
+	}
+	userID := ""
+	if u != nil {
+		userID = u.ID
+	}
+	s.event(ctx, EventSignInFailed, userID, email, c)
+	return ErrBadCredentials
+}
+
+// signedIn starts the session of a user whose password was right, clears the account's
+// failures (accountKey, when it had any) and stores a fresh hash when its parameters are old.
+func (s *Service) signedIn(ctx context.Context, u *User, password, accountKey string, hadFailures bool, c Client) (*Session, error) {
 	epoch := u.SessionEpoch
 	sess, err := s.startSession(ctx, u, &epoch)
 	if errors.Is(err, errEpochMoved) {
@@ -253,8 +276,8 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	if err != nil {
 		return nil, err
 	}
-	if counters[keys[0]] != nil {
-		_ = s.store.DeleteSignInCounter(ctx, keys[0])
+	if hadFailures {
+		_ = s.store.DeleteSignInCounter(ctx, accountKey)
 	}
 	if NeedsRehash(u.PasswordHash) {
 		// The parameters changed since this hash was made: store one with today's, best
@@ -269,18 +292,18 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 
 // checkPresented checks a password typed to prove who one is (sign in, confirm it's you):
 // required, at most MaxPasswordRunes.
-func checkPresented(password string) *FieldError {
+func checkPresented(password string) *apierr.Error {
 	if password == "" {
-		return &FieldError{Field: "password", Rule: RuleRequired, Message: "password is required"}
+		return apierr.Field("password", RuleRequired, "password is required")
 	}
 	if utf8.RuneCountInString(password) > MaxPasswordRunes {
-		return &FieldError{Field: "password", Rule: RuleMaxLength, Message: fmt.Sprintf("password must be at most %d characters", MaxPasswordRunes)}
+		return apierr.Field("password", RuleMaxLength, fmt.Sprintf("password must be at most %d characters", MaxPasswordRunes))
 	}
 	return nil
 }
 
 // checkLocks reads the failure counters of the account (email) and the client address (one
-// BatchGetItem) and answers *LimitedError while either is locked.
+// BatchGetItem) and answers a RATE_LIMITED *apierr.Error (apierr.Limited) while either is locked.
 func (s *Service) checkLocks(ctx context.Context, email string, now time.Time, c Client) ([]string, map[string]*Counter, error) {
 	keys := []string{accountKey(email)}
 	if k := ipKey(c.IP); k != "" {
@@ -298,7 +321,7 @@ func (s *Service) checkLocks(ctx context.Context, email string, now time.Time, c
 	}
 	if wait > 0 {
 		s.event(ctx, EventSignInLimited, "", email, c)
-		return nil, nil, &LimitedError{RetryAfter: wait}
+		return nil, nil, apierr.Limited(wait, "too many failed sign-ins: retry after %s", wait)
 	}
 	return keys, counters, nil
 }

@@ -19,21 +19,16 @@ type SignUpInput struct {
 	Client                               Client
 }
 
-// ErrAccountExists answers a verification whose email got an account in the meantime (another
-// sign-up of the same address was verified first). Only the holder of the verification link,
-// who controls the address, sees it.
-var ErrAccountExists = errors.New("this email already has an account: sign in")
-
-// SignUp validates the form (a *FieldError naming the first bad field: email, password,
-// workspace_name, next), hashes the password, stores a pending sign-up under the SHA-256 of a
-// new 256-bit token for VerifyValidFor, and emails the address: the verification link, or,
+// SignUp validates the form (a VALIDATION_FAILED *apierr.Error naming the first bad field: email,
+// password, workspace_name, next), hashes the password, stores a pending sign-up under the SHA-256
+// of a new 256-bit token for VerifyValidFor, and emails the address: the verification link, or,
 // when the address already has an account, an AccountExists email instead (neither past
-// MailsPerAddress emails an hour to the address). Both cases do the same work — the same
-// requests (the pending PutItem, the email claim GetItem, the address's sign-up mail counter
-// BatchGetItem and PutItem), one password hash, one email composed and sent — and answer nil,
-// so neither the answer nor its timing tells whether the address has an account; no fixed
-// delay is added. The sign-up counter is not the reset's (see RequestPasswordReset): a flood
-// of sign-ups for an address never silences its owner's reset.
+// MailsPerAddress emails an hour to the address). Both cases do the same work — the same requests
+// (the pending PutItem, the email claim GetItem, the address's sign-up mail counter BatchGetItem
+// and PutItem), one password hash, one email composed and sent — and answer nil, so neither the
+// answer nor its timing tells whether the address has an account; no fixed delay is added. The
+// sign-up counter is not the reset's (see RequestPasswordReset): a flood of sign-ups for an address
+// never silences its owner's reset.
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) error {
 	p, token, err := s.newSignUp(in)
 	if err != nil {

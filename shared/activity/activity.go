@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/takapay/payments/shared/apierr"
 )
 
 // Retention is how long an event is kept and listed.
@@ -116,9 +118,10 @@ type Store interface {
 	ListEvents(ctx context.Context, workspaceID, after string, notBefore time.Time, limit int) ([]Entry, string, error)
 }
 
-// Errors.
+// Errors. ErrBadCursor is a refusal of the request (400 MALFORMED_REQUEST, the one domain error
+// type); the others are mistakes of the calling code.
 var (
-	ErrBadCursor     = errors.New("activity: cursor is not one this list returned")
+	ErrBadCursor     = apierr.New(apierr.MalformedRequest, "bad cursor")
 	ErrInvalidEvent  = errors.New("activity: invalid event")
 	ErrInvalidLimit  = errors.New("activity: limit must be 1 to 100")
 	ErrUnknownAction = errors.New("activity: unknown action")

@@ -181,13 +181,13 @@ func checkKeyName(name, by string) (string, error) {
 	name = strings.TrimSpace(name)
 	n := utf8.RuneCountInString(name)
 	if n == 0 && by != Operator {
-		return "", &FieldError{Field: "name", Rule: "is required"}
+		return "", invalid("name", "is required")
 	}
 	if n > MaxKeyName {
-		return "", &FieldError{Field: "name", Rule: fmt.Sprintf("must be at most %d characters", MaxKeyName)}
+		return "", invalid("name", fmt.Sprintf("must be at most %d characters", MaxKeyName))
 	}
 	if !utf8.ValidString(name) || strings.ContainsFunc(name, controlRune) {
-		return "", &FieldError{Field: "name", Rule: "must not contain control characters"}
+		return "", invalid("name", "must not contain control characters")
 	}
 	return name, nil
 }
@@ -203,12 +203,12 @@ func controlRune(r rune) bool {
 // checkScopes checks a scope list and returns it without repeats, in auth.AllScopes order.
 func checkScopes(scopes []auth.Scope) ([]auth.Scope, error) {
 	if len(scopes) == 0 {
-		return nil, &FieldError{Field: "scopes", Rule: "at least one scope is required"}
+		return nil, invalid("scopes", "at least one scope is required")
 	}
 	var out []auth.Scope
 	for _, sc := range scopes {
 		if _, ok := auth.ParseScope(string(sc)); !ok {
-			return nil, &FieldError{Field: "scopes", Rule: fmt.Sprintf("%q is not a scope (known: %s)", sc, scopeList())}
+			return nil, invalid("scopes", fmt.Sprintf("%q is not a scope (known: %s)", sc, scopeList()))
 		}
 	}
 	for _, sc := range auth.AllScopes {
@@ -229,7 +229,7 @@ func scopeList() string {
 
 func checkEnvironment(env auth.Environment) error {
 	if _, ok := auth.ParseEnvironment(string(env)); !ok {
-		return &FieldError{Field: "environment", Rule: "must be sandbox or live"}
+		return invalid("environment", "must be sandbox or live")
 	}
 	return nil
 }
@@ -394,15 +394,15 @@ var graceNames = []struct {
 // graceRule is the rule a dashboard grace breaks.
 const graceRule = "must be one of now, 1h, 24h, 7d"
 
-// ParseGrace accepts exactly "now", "1h", "24h" or "7d"; anything else is a *FieldError on
-// field "grace".
+// ParseGrace accepts exactly "now", "1h", "24h" or "7d"; anything else is a VALIDATION_FAILED
+// *apierr.Error on field "grace".
 func ParseGrace(s string) (Grace, error) {
 	for _, n := range graceNames {
 		if s == n.name {
 			return n.g, nil
 		}
 	}
-	return 0, &FieldError{Field: "grace", Rule: graceRule}
+	return 0, invalid("grace", graceRule)
 }
 
 // String names a dashboard grace ("now", "1h", "24h", "7d"), else the duration.
@@ -420,7 +420,7 @@ func (g Grace) String() string {
 func checkGrace(g Grace, by string, max time.Duration) error {
 	if by == Operator {
 		if g < 0 || time.Duration(g) > max {
-			return &FieldError{Field: "grace", Rule: fmt.Sprintf("must be 0 to %s", max)}
+			return invalid("grace", fmt.Sprintf("must be 0 to %s", max))
 		}
 		return nil
 	}
@@ -429,7 +429,7 @@ func checkGrace(g Grace, by string, max time.Duration) error {
 			return nil
 		}
 	}
-	return &FieldError{Field: "grace", Rule: graceRule}
+	return invalid("grace", graceRule)
 }
 
 // maxKeyGrace is the longest grace the operator may give a rolled key (the operator CLI always

@@ -73,8 +73,7 @@ func (e *env) authenticate(key string) error {
 
 func wantField(t *testing.T, err error, field, rule string) {
 	t.Helper()
-	var fe *credential.FieldError
-	if !errors.As(err, &fe) || fe.Field != field || !strings.Contains(fe.Rule, rule) {
+	if _, v, ok := apierr.FieldOf(err); !ok || v.Path != field || !strings.Contains(v.Rule, rule) {
 		t.Fatalf("error = %v, want a FieldError on %s (%s)", err, field, rule)
 	}
 	if ae := apierr.As(err); ae.Status() != 422 || ae.Violations[0].Path != field {

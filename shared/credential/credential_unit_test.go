@@ -1,7 +1,6 @@
 package credential
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,8 +20,7 @@ func TestParseGrace(t *testing.T) {
 	}
 	for _, in := range []string{"", "2h", "0", "0s", "1H", "NOW", " now", "now ", "7d0h", "168h", "1h0m0s", "-1h", "30d", "1d"} {
 		_, err := ParseGrace(in)
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != "grace" || fe.Rule != "must be one of now, 1h, 24h, 7d" {
+		if _, v, ok := apierr.FieldOf(err); !ok || v.Path != "grace" || v.Rule != "must be one of now, 1h, 24h, 7d" {
 			t.Errorf("ParseGrace(%q) error = %v, want a FieldError on grace", in, err)
 			continue
 		}
@@ -93,8 +91,7 @@ func TestCheckKeyName(t *testing.T) {
 		"bad\xffutf8":                     "must not contain control characters",
 	} {
 		_, err := checkKeyName(in, "u")
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != "name" || fe.Rule != rule {
+		if _, v, ok := apierr.FieldOf(err); !ok || v.Path != "name" || v.Rule != rule {
 			t.Errorf("checkKeyName(%q) = %v, want name: %s", in, err, rule)
 		}
 	}
@@ -111,8 +108,7 @@ func TestCheckScopes(t *testing.T) {
 	}
 	for _, in := range [][]auth.Scope{nil, {}, {"admin"}, {auth.PaymentsRead, "payments:*"}, {"PAYMENTS:READ"}} {
 		_, err := checkScopes(in)
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != "scopes" {
+		if _, v, ok := apierr.FieldOf(err); !ok || v.Path != "scopes" {
 			t.Errorf("checkScopes(%v) = %v", in, err)
 		}
 	}
@@ -123,7 +119,8 @@ func TestErrorsMapToTheEnvelope(t *testing.T) {
 		ErrKeyNotFound: 404, ErrWorkspaceNotFound: 404, ErrKeyInactive: 409, ErrKeyRolled: 409,
 		ErrTooManyKeys: 409, ErrWebhookSecretExists: 409, ErrNoWebhookSecret: 409, ErrTooManyWebhookSecrets: 409,
 	} {
-		if ae := apierr.As(err); ae.Status() != status || ae.Message != err.Error() {
+		// The refusal is the envelope's error itself: its code and message as they are.
+		if ae := apierr.As(err); ae.Status() != status || error(ae) != err {
 			t.Errorf("apierr.As(%v) = %+v (status %d), want %d", err, ae, ae.Status(), status)
 		}
 	}

@@ -27,10 +27,10 @@ func (s *Service) SetDocumentWebhook(ctx context.Context, st DocumentWebhookStor
 	u := strings.TrimSpace(rawURL)
 	if u != "" {
 		if len(u) > 2048 {
-			return &FieldError{Field: "url", Rule: "must be at most 2048 characters"}
+			return invalid("url", "must be at most 2048 characters")
 		}
 		if err := urls.CheckWebhook(u); err != nil {
-			return &FieldError{Field: "url", Rule: err.Error()}
+			return invalid("url", err.Error())
 		}
 	}
 	if _, err := s.workspace(ctx, ws); err != nil {

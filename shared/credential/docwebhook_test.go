@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/urlcheck"
@@ -20,12 +21,12 @@ func TestSetDocumentWebhook(t *testing.T) {
 	for _, bad := range []string{"http://hooks.example.com/x", "https://10.0.0.8/x", "https://169.254.169.254/latest",
 		"https://localhost/x", "not a url"} {
 		err := e.svc.SetDocumentWebhook(e.ctx, e.store, prod, ws, auth.Sandbox, bad)
-		var fe *credential.FieldError
-		if !errors.As(err, &fe) || fe.Field != "url" || fe.Rule == "" {
+		_, v, ok := apierr.FieldOf(err)
+		if !ok || v.Path != "url" || v.Rule == "" {
 			t.Errorf("%q: %v, want a url field error", bad, err)
 		}
-		if want := prod.CheckWebhook(bad); want == nil || fe == nil || fe.Rule != want.Error() {
-			t.Errorf("%q: rule %v, want the webhook_url rule's %v", bad, fe, want)
+		if want := prod.CheckWebhook(bad); want == nil || v.Rule != want.Error() {
+			t.Errorf("%q: rule %q, want the webhook_url rule's %v", bad, v.Rule, want)
 		}
 	}
 	if err := e.svc.SetDocumentWebhook(e.ctx, e.store, prod, ws, "staging", "https://hooks.example.com/x"); err == nil {

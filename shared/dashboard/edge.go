@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/export"
@@ -305,7 +306,7 @@ func (s *Service) signedIn(ctx context.Context, r *req) error {
 		return &errSignIn{next: next}
 	}
 	u, err := s.Accounts.Authenticate(ctx, token)
-	if errors.Is(err, ErrNoSession) {
+	if errors.Is(err, account.ErrNoSession) {
 		return &errSignIn{next: next}
 	}
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 )
@@ -48,16 +50,16 @@ func (m *mem) signIn(user string, role auth.Role) string {
 
 func (m *mem) SignUp(ctx context.Context, in SignUpInput) error {
 	if len(in.Password) < 12 {
-		return &FieldError{Field: "password", Rule: "min_length", Message: "must be 12 to 128 characters"}
+		return apierr.Field("password", "min_length", "must be 12 to 128 characters")
 	}
 	return nil
 }
 func (m *mem) VerifyEmail(ctx context.Context, token, password string, c Client) (*Session, error) {
 	if token != "good" {
-		return nil, ErrInvalidToken
+		return nil, account.ErrInvalidToken
 	}
 	if password != "correct horse battery" {
-		return nil, ErrBadCredentials
+		return nil, account.ErrBadCredentials
 	}
 	return &Session{Token: m.signIn("newbie", auth.RoleOwner)}, nil
 }
@@ -65,12 +67,12 @@ func (m *mem) SignIn(ctx context.Context, email, password string, c Client) (*Se
 	m.mu.Lock()
 	if m.failures[email] >= 10 {
 		m.mu.Unlock()
-		return nil, &LimitedError{RetryAfter: 90 * time.Second}
+		return nil, apierr.Limited(90*time.Second, "too many failed sign-ins")
 	}
 	if password != "correct horse battery" {
 		m.failures[email]++
 		m.mu.Unlock()
-		return nil, ErrBadCredentials
+		return nil, account.ErrBadCredentials
 	}
 	m.mu.Unlock()
 	return &Session{Token: m.signIn("owner", auth.RoleOwner)}, nil
@@ -80,7 +82,7 @@ func (m *mem) RequestPasswordReset(ctx context.Context, email, lang string, c Cl
 }
 func (m *mem) ResetPassword(ctx context.Context, token, pw string, removePasskeys bool, c Client) error {
 	if token != "good" {
-		return ErrInvalidToken
+		return account.ErrInvalidToken
 	}
 	return nil
 }
@@ -89,7 +91,7 @@ func (m *mem) Authenticate(ctx context.Context, token string) (*SessionUser, err
 	defer m.mu.Unlock()
 	u, ok := m.sessions[token]
 	if !ok {
-		return nil, ErrNoSession
+		return nil, account.ErrNoSession
 	}
 	return &u, nil
 }
@@ -102,7 +104,7 @@ func (m *mem) SignOut(ctx context.Context, token string) error {
 func (m *mem) ActivatePasskeys(ctx context.Context, userID string, c Client) error { return nil }
 func (m *mem) ConfirmPassword(ctx context.Context, token, password string, c Client) error {
 	if password != "correct horse battery" {
-		return ErrBadCredentials
+		return account.ErrBadCredentials
 	}
 	return nil
 }
@@ -144,12 +146,12 @@ func (m *mem) ListMembers(ctx context.Context, a Actor) ([]Member, error) {
 	return out, nil
 }
 func (m *mem) ListInvites(ctx context.Context, a Actor) ([]Invite, error) { return nil, nil }
-func (m *mem) Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) error {
-	return nil
+func (m *mem) Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) (*Invite, error) {
+	return &Invite{Email: email, Role: role}, nil
 }
 func (m *mem) RevokeInvite(ctx context.Context, a Actor, id string) error { return nil }
-func (m *mem) ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) error {
-	return nil
+func (m *mem) ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) (*auth.MembershipRecord, error) {
+	return &auth.MembershipRecord{UserID: userID, WorkspaceID: a.WorkspaceID, Role: role}, nil
 }
 func (m *mem) Remove(ctx context.Context, a Actor, userID string) error { return nil }
 func (m *mem) Leave(ctx context.Context, a Actor) error {
@@ -158,16 +160,18 @@ func (m *mem) Leave(ctx context.Context, a Actor) error {
 	}
 	return nil
 }
-func (m *mem) TransferOwnership(ctx context.Context, a Actor, userID string) error { return nil }
+func (m *mem) TransferOwnership(ctx context.Context, a Actor, userID string) (*auth.MembershipRecord, error) {
+	return &auth.MembershipRecord{UserID: userID, WorkspaceID: a.WorkspaceID, Role: auth.RoleOwner}, nil
+}
 func (m *mem) LookupInvite(ctx context.Context, token string) (*Invite, error) {
 	if token != "inv" {
-		return nil, ErrInvalidToken
+		return nil, account.ErrInvalidToken
 	}
 	return &Invite{ID: "i1", Email: "dev@shop.com.bd", Role: auth.RoleDeveloper, WorkspaceID: "ws1",
 		WorkspaceName: "Shop <BD>", InviterEmail: "owner@shop.com.bd", ExpiresAt: time.Unix(1_790_000_000, 0)}, nil
 }
-func (m *mem) AcceptInvite(ctx context.Context, token, userID, email string) (string, error) {
-	return "ws1", nil
+func (m *mem) AcceptInvite(ctx context.Context, token, userID, email string) (*auth.MembershipRecord, error) {
+	return &auth.MembershipRecord{UserID: userID, WorkspaceID: "ws1", Role: auth.RoleDeveloper}, nil
 }
 
 func (m *mem) ListKeys(ctx context.Context, ws string) ([]Key, error) {
@@ -177,7 +181,7 @@ func (m *mem) ListKeys(ctx context.Context, ws string) ([]Key, error) {
 }
 func (m *mem) CreateKey(ctx context.Context, a Actor, k NewKey) (*IssuedKey, error) {
 	if k.Name == "refused" {
-		return nil, &FieldError{Field: "name", Rule: "max_length", Message: "is refused"}
+		return nil, apierr.Invalid(apierr.Violation{Path: "name", Rule: "is refused"})
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -197,9 +201,9 @@ func (m *mem) ListWebhookSecrets(ctx context.Context, ws string, env auth.Enviro
 func (m *mem) IssueWebhookSecret(ctx context.Context, a Actor, env auth.Environment, g time.Duration) (string, error) {
 	return "whsec_SECRET", nil
 }
-func (m *mem) List(ctx context.Context, ws, cursor string, limit int) ([]Event, string, error) {
-	return []Event{{At: time.Unix(1_790_000_000, 0), ActorEmail: "owner@shop.com.bd", Action: "key.created", Target: "key_1",
-		IP: "203.0.113.7", UserAgent: "<script>"}}, "", nil
+func (m *mem) List(ctx context.Context, ws, cursor string, limit int) (*activity.Page, error) {
+	return &activity.Page{Items: []activity.Entry{{Event: activity.Event{At: time.Unix(1_790_000_000, 0), ActorEmail: "owner@shop.com.bd",
+		Action: "key.created", Target: "key_1", IP: "203.0.113.7", UserAgent: "<script>"}}}}, nil
 }
 
 // sessionCSRF stands in for the account service's token (an HMAC keyed by the session token).
@@ -217,7 +221,7 @@ func (m *mem) DocumentWebhooks(ctx context.Context, ws string) (map[auth.Environ
 
 func (m *mem) SetDocumentWebhook(ctx context.Context, a Actor, env auth.Environment, url string) error {
 	if url != "" && !strings.HasPrefix(url, "https://") {
-		return &FieldError{Field: "url", Rule: "webhook_url", Message: "must use https"}
+		return apierr.Invalid(apierr.Violation{Path: "url", Rule: "must use https"})
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

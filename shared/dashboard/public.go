@@ -36,7 +36,7 @@ func (s *Service) serve(h handler) web.HandlerFunc {
 			return s.formLimitedPage(r, limited.RetryAfter, limited.Daily), nil
 		case errors.As(err, &limited):
 			return s.limitedPage(r, limited.RetryAfter), nil
-		case errors.Is(err, ErrInvalidToken):
+		case errors.Is(err, account.ErrInvalidToken):
 			return s.errorPage(r, 404, "dash.err.link.title", "dash.err.link"), nil
 		case errors.As(err, &ae):
 			return s.apiErrorPage(r, ae), nil
@@ -62,7 +62,11 @@ func (s *Service) apiErrorPage(r *req, e *apierr.Error) *web.Response {
 	case 400, 413:
 		return s.errorPage(r, e.Status(), "dash.err.bad_request.title", "dash.err.bad_request")
 	case 429:
-		return s.limitedPage(r, time.Minute)
+		wait := e.RetryAfter() // a locked sign-in's (account)
+		if wait == 0 {
+			wait = time.Minute
+		}
+		return s.limitedPage(r, wait)
 	}
 	resp := s.errorPage(r, e.Status(), "dash.err.internal.title", "dash.err.internal")
 	if e.Code.Retryable() {
@@ -134,13 +138,13 @@ func urlQueryEscape(s string) string {
 
 // fieldMessage is a service's validation error in the page's language: the catalogue's
 // words for the field and rule when it has them, else the service's own message.
-func (r *req) fieldMessage(fe *FieldError) string {
-	for _, key := range []string{"dash.rule." + fe.Field + "." + fe.Rule, "dash.rule." + fe.Rule} {
+func (r *req) fieldMessage(fe *refusal) string {
+	for _, key := range []string{"dash.rule." + fe.field + "." + fe.rule, "dash.rule." + fe.rule} {
 		if has(key) {
 			return t(r.l(), key)
 		}
 	}
-	return fe.Message
+	return fe.message
 }
 
 // emailRule is the form's check of an email, before any service is called: account's rule,
@@ -151,7 +155,7 @@ func emailRule(s string) string {
 	switch {
 	case fe == nil:
 		return ""
-	case fe.Rule == account.RuleASCII:
+	case fe.Violations[0].Rule == account.RuleASCII:
 		return "dash.rule.email.ascii"
 	}
 	return "dash.rule.email"
@@ -236,10 +240,13 @@ func (s *Service) SignUp(ctx context.Context, wr *web.Request) (*web.Response, e
 				return nil, err
 			}
 			err := s.Accounts.SignUp(ctx, in)
-			var fe *FieldError
+			fe, invalid := refused(err)
 			switch {
-			case errors.As(err, &fe):
-				f.fail(fe.Field, r.fieldMessage(fe))
+			case invalid:
+				if fe.field == "workspace_name" {
+					fe.field = "workspace" // the form's name of account's workspace_name
+				}
+				f.fail(fe.field, r.fieldMessage(fe))
 			case err != nil:
 				return nil, err
 			default:
@@ -308,12 +315,12 @@ func (s *Service) Verify(ctx context.Context, wr *web.Request) (*web.Response, e
 			return s.verifyForm(r, 422, f), nil
 		}
 		sess, err := s.Accounts.VerifyEmail(ctx, r.token(), pw, r.client())
-		var fe *FieldError
+		fe, invalid := refused(err)
 		switch {
-		case errors.Is(err, ErrBadCredentials):
+		case errors.Is(err, account.ErrBadCredentials):
 			f.fail("password", t(r.l(), "dash.verify.bad_password"))
 			return s.verifyForm(r, 422, f), nil
-		case errors.As(err, &fe):
+		case invalid:
 			f.fail("password", r.fieldMessage(fe))
 			return s.verifyForm(r, 422, f), nil
 		case err != nil:
@@ -408,7 +415,7 @@ func (s *Service) SignIn(ctx context.Context, wr *web.Request) (*web.Response, e
 		if !f.failed() {
 			sess, err := s.Accounts.SignIn(ctx, email, password, r.client())
 			switch {
-			case errors.Is(err, ErrBadCredentials):
+			case errors.Is(err, account.ErrBadCredentials):
 				f.fail("password", t(r.l(), "dash.sign_in.bad"))
 			case err != nil:
 				return nil, err
@@ -506,8 +513,7 @@ func (s *Service) Reset(ctx context.Context, wr *web.Request) (*web.Response, er
 			f.values = map[string]string{removePasskeysField: "no"}
 		}
 		err := s.Accounts.ResetPassword(ctx, r.token(), pw, remove, r.client())
-		var fe *FieldError
-		if errors.As(err, &fe) {
+		if fe, ok := refused(err); ok {
 			f.fail("password", r.fieldMessage(fe))
 			return s.resetForm(r, 422, f), nil
 		}

@@ -6,27 +6,30 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/team"
 )
 
-// What the dashboard needs from the domain packages (account, credential, team, activity,
-// passkey), in the dashboard's own plain types: functions/dashboard/handler adapts each
-// package to these interfaces, so the pages and their tests do not depend on how the domain
-// packages spell things. Refusals come back as *apierr.Error (403, 404, 409), validation as
-// *FieldError (422), a limited sign-in as *LimitedError (429); the edge renders each once.
+// What the dashboard needs from the domain packages (account, credential, team, activity, passkey),
+// small interfaces in the rules' own types where the dashboard only reads them (Client, Session,
+// SignUpInput are account's; Actor, Member, Invite, Membership team's; the activity page
+// activity's): *team.Service is the Team and *activity.Service the Activity as they are, the
+// account service is the Accounts with the session's user and email added (shared/dashboard/wire),
+// and the pages' tests use an in-memory fake. Refusals come back as the rules return them,
+// *apierr.Error (403, 404, 409; validation 422 naming the field and rule, read with refused; a
+// locked sign-in 429 with Retry-After; account.ErrBadCredentials, account.ErrInvalidToken,
+// account.ErrNoSession); the edge renders each once.
 
-// Client is who sent a request: the address API Gateway saw and the browser's user agent.
-type Client struct{ IP, UserAgent string }
+// Client is who sent a request: the address API Gateway saw and the browser's user agent
+// (account's type).
+type Client = account.Client
 
-// Session is a new dashboard session. Token is the plaintext for the cookie only.
-type Session struct {
-	Token       string
-	UserID      string
-	WorkspaceID string
-	// Next is a relative /dashboard/ path to go to after the sign-in (an invitation's), or "".
-	Next      string
-	ExpiresAt time.Time
-}
+// Session is a new dashboard session (account's type). Token is the plaintext for the cookie
+// only; Next is a relative /dashboard/ path to go to after the sign-in (an invitation's), or "".
+type Session = account.Session
 
 // SessionUser is what an authenticated session says about its user.
 type SessionUser struct {
@@ -42,35 +45,22 @@ type SessionUser struct {
 	ProvedAt time.Time
 }
 
-// SignUpInput is a sign-up form.
-type SignUpInput struct {
-	Email, Password, WorkspaceName, Lang string
-	// Next is kept with the pending sign-up and returned by VerifyEmail (an invitation).
-	Next string
-	// JoinOnly creates no workspace (the person signs up to accept an invitation).
-	JoinOnly bool
-	Client   Client
-}
-
-// ErrBadCredentials is a sign-in that failed (unknown email or wrong password alike).
-var ErrBadCredentials = errors.New("dashboard: wrong email or password")
-
-// ErrNoSession is a session cookie that names no active session.
-var ErrNoSession = errors.New("dashboard: no session")
-
-// ErrInvalidToken is a verification, reset or invitation link that is unknown, used or expired.
-var ErrInvalidToken = errors.New("dashboard: the link is not valid")
+// SignUpInput is a sign-up form (account's type). Next is kept with the pending sign-up and
+// returned by VerifyEmail (an invitation); JoinOnly creates no workspace (the person signs up
+// to accept an invitation).
+type SignUpInput = account.SignUpInput
 
 // ErrProofNeeded refuses adding a passkey in a session whose user has not proved who they
 // are recently (the password or a passkey, within passkey.FreshProof): the page asks for the
 // password first.
 var ErrProofNeeded = errors.New("dashboard: confirm it's you first")
 
-// LimitedError is a sign-in refused because of too many failures.
+// LimitedError is a form past the dashboard's own limits (FormLimits, limits.go), or a
+// workspace's invitations a day (Daily): the page says when to try again.
 type LimitedError struct {
 	RetryAfter time.Duration
-	// Form is a form's limit (FormLimits, or a workspace's invitations a day), not an
-	// account's sign-in lock; Daily says it is the invitations a day.
+	// Form is a form's limit, not an account's sign-in lock; Daily says it is the
+	// invitations a day.
 	Form, Daily bool
 }
 
@@ -78,24 +68,32 @@ func (e *LimitedError) Error() string {
 	return fmt.Sprintf("dashboard: limited, retry after %s", e.RetryAfter)
 }
 
-// FieldError is a form value that breaks a rule: the page shows Message beside Field.
-type FieldError struct{ Field, Rule, Message string }
+// refusal is a rule's refusal of one form value, read from a VALIDATION_FAILED *apierr.Error
+// (apierr.Field or apierr.Invalid): the field and rule its violation names, and its message.
+type refusal struct{ field, rule, message string }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+// refused reads err as a refusal of one form value (ok false for any other error).
+func refused(err error) (*refusal, bool) {
+	e, v, ok := apierr.FieldOf(err)
+	if !ok {
+		return nil, false
+	}
+	return &refusal{field: v.Path, rule: v.Rule, message: e.Message}, true
+}
 
 // Accounts signs people up and in, and keeps their sessions (package account).
 type Accounts interface {
 	SignUp(ctx context.Context, in SignUpInput) error
-	// VerifyEmail answers ErrBadCredentials when password is not the sign-up's.
+	// VerifyEmail answers account.ErrBadCredentials when password is not the sign-up's.
 	VerifyEmail(ctx context.Context, token, password string, c Client) (*Session, error)
 	SignIn(ctx context.Context, email, password string, c Client) (*Session, error)
 	RequestPasswordReset(ctx context.Context, email, lang string, c Client) error
 	// ResetPassword removes every passkey of the user too when removePasskeys.
 	ResetPassword(ctx context.Context, token, newPassword string, removePasskeys bool, c Client) error
-	// Authenticate returns ErrNoSession for a token that is not an active session.
+	// Authenticate returns account.ErrNoSession for a token that is not an active session.
 	Authenticate(ctx context.Context, token string) (*SessionUser, error)
 	// ConfirmPassword records in the session of token that its user typed their password
-	// again (ErrBadCredentials when wrong, *LimitedError while limited).
+	// again (account.ErrBadCredentials when wrong, RATE_LIMITED while limited).
 	ConfirmPassword(ctx context.Context, token, password string, c Client) error
 	SignOut(ctx context.Context, token string) error
 	// ActivatePasskeys emails the user about each passkey they just registered, then lets it
@@ -105,18 +103,12 @@ type Accounts interface {
 	SignOutEverywhere(ctx context.Context, userID string, removePasskeys bool, c Client) error
 }
 
-// Membership is a user's role in a workspace.
-type Membership struct {
-	WorkspaceID, WorkspaceName string
-	Role                       auth.Role
-}
+// Membership is a user's role in a workspace (team's type).
+type Membership = team.WorkspaceMembership
 
-// Actor is the signed-in person acting in a workspace.
-type Actor struct {
-	WorkspaceID, UserID, Email string
-	Role                       auth.Role
-	Client                     Client
-}
+// Actor is the signed-in person acting in a workspace, with the request's client (team's
+// type).
+type Actor = team.Actor
 
 // Key is an API key as the list shows it (never its secret).
 type Key struct {
@@ -166,53 +158,37 @@ type Keys interface {
 	// and payment-link pages send their webhooks, per environment (absent: nowhere).
 	DocumentWebhooks(ctx context.Context, workspaceID string) (map[auth.Environment]string, error)
 	// SetDocumentWebhook sets (url "": removes) it for env; a URL that breaks the webhook_url
-	// rules is a *FieldError on "url".
+	// rules is a VALIDATION_FAILED on "url" (the rule its violation's words).
 	SetDocumentWebhook(ctx context.Context, a Actor, env auth.Environment, url string) error
 }
 
-// Member is a member of a workspace.
-type Member struct {
-	UserID, Email string
-	Role          auth.Role
-	Since         time.Time
-}
+// Member is a member of a workspace (team's type).
+type Member = team.Member
 
-// Invite is a pending invitation.
-type Invite struct {
-	ID, Email     string
-	Role          auth.Role
-	ExpiresAt     time.Time
-	WorkspaceID   string
-	WorkspaceName string
-	InviterEmail  string
-}
+// Invite is a pending invitation (team's type).
+type Invite = team.Invitation
 
-// Team manages members and invitations (package team).
+// Team manages members and invitations (*team.Service).
 type Team interface {
 	// Workspaces lists the user's memberships (the session's workspace is one of them).
 	Workspaces(ctx context.Context, userID string) ([]Membership, error)
 	ListMembers(ctx context.Context, a Actor) ([]Member, error)
 	ListInvites(ctx context.Context, a Actor) ([]Invite, error)
-	Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) error
+	Invite(ctx context.Context, a Actor, email string, role auth.Role, lang string) (*Invite, error)
 	RevokeInvite(ctx context.Context, a Actor, inviteID string) error
-	ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) error
+	ChangeRole(ctx context.Context, a Actor, userID string, role auth.Role) (*auth.MembershipRecord, error)
 	Remove(ctx context.Context, a Actor, userID string) error
 	Leave(ctx context.Context, a Actor) error
-	TransferOwnership(ctx context.Context, a Actor, userID string) error
-	// LookupInvite returns ErrInvalidToken for an unknown, used or expired invitation.
+	TransferOwnership(ctx context.Context, a Actor, userID string) (*auth.MembershipRecord, error)
+	// LookupInvite returns an error that is account.ErrInvalidToken for an unknown, used or expired
+	// invitation.
 	LookupInvite(ctx context.Context, token string) (*Invite, error)
-	AcceptInvite(ctx context.Context, token, userID, email string) (workspaceID string, err error)
+	AcceptInvite(ctx context.Context, token, userID, email string) (*auth.MembershipRecord, error)
 }
 
-// Event is one activity entry.
-type Event struct {
-	At                                        time.Time
-	ActorEmail, Action, Target, IP, UserAgent string
-}
-
-// Activity lists a workspace's activity, newest first (package activity).
+// Activity lists a workspace's activity, newest first, a page at a time (*activity.Service).
 type Activity interface {
-	List(ctx context.Context, workspaceID, cursor string, limit int) ([]Event, string, error)
+	List(ctx context.Context, workspaceID, cursor string, limit int) (*activity.Page, error)
 }
 
 // Passkey is a registered passkey.
@@ -238,6 +214,6 @@ type Passkeys interface {
 	Rename(ctx context.Context, userID, id, name string) error
 	Remove(ctx context.Context, userID, id string, c Client) error
 	BeginLogin(ctx context.Context) (options, ceremony string, err error)
-	// FinishLogin answers ErrBadCredentials for a response that does not sign in.
+	// FinishLogin answers account.ErrBadCredentials for a response that does not sign in.
 	FinishLogin(ctx context.Context, ceremony, response string, c Client) (*Session, error)
 }

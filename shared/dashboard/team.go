@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/web"
@@ -61,125 +62,14 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 		}
 		d.Raw("</tr></thead><tbody>")
 		for _, m := range members {
-			d.Raw("<tr")
-			d.Attr("id", "member-"+m.UserID)
-			d.Raw("><td>")
-			d.Text(m.Email)
-			d.Raw("</td><td>")
-			d.text("dash.role." + string(m.Role))
-			d.Raw("</td><td>")
-			d.date(m.Since)
-			d.Raw("</td>")
-			if manage {
-				d.Raw(`<td><div class="actions">`)
-				if m.UserID != v.user.UserID && m.Role != auth.RoleOwner {
-					d.formStart("/dashboard/team/members/"+m.UserID+"/role", "")
-					d.Raw(`<label`)
-					d.Attr("for", "role-"+m.UserID)
-					d.Raw(">")
-					d.text("dash.team.role")
-					d.Raw(`</label><select class="inline-field" name="role"`)
-					d.Attr("id", "role-"+m.UserID)
-					d.Raw(">")
-					for _, ro := range invitable {
-						d.Raw("<option")
-						d.Attr("value", string(ro))
-						if ro == m.Role {
-							d.Raw(" selected")
-						}
-						d.Raw(">")
-						d.text("dash.role." + string(ro))
-						d.Raw("</option>")
-					}
-					d.Raw(`</select><button type="submit" class="linkbutton"`)
-					d.Attr("id", "change-role-"+m.UserID)
-					d.Raw(">")
-					d.text("dash.team.change_role")
-					d.Raw("</button></form>")
-					d.smallButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true)
-				}
-				d.Raw("</div></td>")
-			}
-			d.Raw("</tr>")
+			d.memberRow(m, manage, v.user.UserID)
 		}
 		d.Raw("</tbody></table></div>\n")
 		if manage {
-			d.Raw(`<h2>`)
-			d.text("dash.team.invites")
-			d.Raw("</h2>\n<ul id=\"invites\">")
-			if len(invites) == 0 {
-				d.Raw("<li>")
-				d.text("dash.team.no_invites")
-				d.Raw("</li>")
-			}
-			for _, in := range invites {
-				d.Raw("<li>")
-				d.Text(in.Email)
-				d.Raw(" · ")
-				d.text("dash.role." + string(in.Role))
-				d.Raw(" · ")
-				d.text("dash.keys.until")
-				d.Raw(" ")
-				d.date(in.ExpiresAt)
-				d.Raw(" ")
-				d.smallButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true)
-				d.Raw("</li>")
-			}
-			d.Raw("</ul>\n<h2 id=\"invite-title\">")
-			d.text("dash.team.invite")
-			d.Raw("</h2>\n")
-			d.errorSummary(f)
-			d.formStart("/dashboard/team/invites", "invite-form")
-			d.onceToken()
-			d.input(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true)
-			d.Raw(`<div class="row"><label class="field-label" for="f-role">`)
-			d.text("dash.team.role")
-			d.Raw(`</label><select class="field" id="f-role" name="role">`)
-			want := f.value("role")
-			if want == "" {
-				want = string(auth.RoleDeveloper)
-			}
-			for _, ro := range invitable {
-				d.Raw("<option")
-				d.Attr("value", string(ro))
-				if string(ro) == want {
-					d.Raw(" selected")
-				}
-				d.Raw(">")
-				d.text("dash.role." + string(ro))
-				d.Raw("</option>")
-			}
-			d.Raw("</select></div>\n")
-			d.submit("dash.team.invite_submit", "invite-submit")
-			d.Raw("</form>\n")
+			d.invites(invites, f)
 		}
 		if v.can(auth.TransferOwnership) {
-			var others []Member
-			for _, m := range members {
-				if m.UserID != v.user.UserID {
-					others = append(others, m)
-				}
-			}
-			if len(others) > 0 {
-				d.Raw("<h2>")
-				d.text("dash.team.transfer")
-				d.Raw("</h2>\n")
-				d.formStart("/dashboard/team/transfer", "transfer-form")
-				d.Raw(`<div class="row"><label class="field-label" for="f-transfer">`)
-				d.text("dash.team.transfer_to")
-				d.Raw(`</label><select class="field" id="f-transfer" name="user">`)
-				for _, m := range others {
-					d.Raw("<option")
-					d.Attr("value", m.UserID)
-					d.Raw(">")
-					d.Text(m.Email)
-					d.Raw("</option>")
-				}
-				d.Raw("</select></div>")
-				d.Raw(`<button type="submit" class="linkbutton danger" id="transfer-submit">`)
-				d.text("dash.team.transfer_submit")
-				d.Raw("</button></form>\n")
-			}
+			d.transferForm(members, v.user.UserID)
 		}
 		d.Raw("<h2>")
 		d.text("dash.team.leave")
@@ -188,6 +78,122 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 		d.Raw("</p>\n")
 		d.smallButton("/dashboard/team/leave", "leave", "dash.team.leave_submit", true)
 	}), nil
+}
+
+// memberRow is one member of the members table (with the role and remove forms when manage,
+// but not for self, the viewer, nor for an owner).
+func (d *doc) memberRow(m Member, manage bool, self string) {
+	d.Raw("<tr")
+	d.Attr("id", "member-"+m.UserID)
+	d.Raw("><td>")
+	d.Text(m.Email)
+	d.Raw("</td><td>")
+	d.text("dash.role." + string(m.Role))
+	d.Raw("</td><td>")
+	d.date(m.Since)
+	d.Raw("</td>")
+	if manage {
+		d.Raw(`<td><div class="actions">`)
+		if m.UserID != self && m.Role != auth.RoleOwner {
+			d.memberActions(m)
+		}
+		d.Raw("</div></td>")
+	}
+	d.Raw("</tr>")
+}
+
+// memberActions are a member's role and remove forms.
+func (d *doc) memberActions(m Member) {
+	d.formStart("/dashboard/team/members/"+m.UserID+"/role", "")
+	roles := make([]string, len(invitable))
+	for i, ro := range invitable {
+		roles[i] = string(ro)
+	}
+	d.inlineChoice("role", "role-"+m.UserID, "dash.team.role", roles, "dash.role.", string(m.Role), "change-role-"+m.UserID, "dash.team.change_role")
+	d.Raw("</form>")
+	d.smallButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true)
+}
+
+// invites lists the pending invitations (each with its revoke form), then the invite form.
+func (d *doc) invites(invites []Invite, f *form) {
+	d.Raw(`<h2>`)
+	d.text("dash.team.invites")
+	d.Raw("</h2>\n<ul id=\"invites\">")
+	if len(invites) == 0 {
+		d.Raw("<li>")
+		d.text("dash.team.no_invites")
+		d.Raw("</li>")
+	}
+	for _, in := range invites {
+		d.Raw("<li>")
+		d.Text(in.Email)
+		d.Raw(" · ")
+		d.text("dash.role." + string(in.Role))
+		d.Raw(" · ")
+		d.text("dash.keys.until")
+		d.Raw(" ")
+		d.date(in.ExpiresAt)
+		d.Raw(" ")
+		d.smallButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true)
+		d.Raw("</li>")
+	}
+	d.Raw("</ul>\n<h2 id=\"invite-title\">")
+	d.text("dash.team.invite")
+	d.Raw("</h2>\n")
+	d.errorSummary(f)
+	d.formStart("/dashboard/team/invites", "invite-form")
+	d.onceToken()
+	d.input(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true)
+	d.Raw(`<div class="row"><label class="field-label" for="f-role">`)
+	d.text("dash.team.role")
+	d.Raw(`</label><select class="field" id="f-role" name="role">`)
+	want := f.value("role")
+	if want == "" {
+		want = string(auth.RoleDeveloper)
+	}
+	for _, ro := range invitable {
+		d.Raw("<option")
+		d.Attr("value", string(ro))
+		if string(ro) == want {
+			d.Raw(" selected")
+		}
+		d.Raw(">")
+		d.text("dash.role." + string(ro))
+		d.Raw("</option>")
+	}
+	d.Raw("</select></div>\n")
+	d.submit("dash.team.invite_submit", "invite-submit")
+	d.Raw("</form>\n")
+}
+
+// transferForm offers the ownership to another member (none when the viewer, self, is alone).
+func (d *doc) transferForm(members []Member, self string) {
+	var others []Member
+	for _, m := range members {
+		if m.UserID != self {
+			others = append(others, m)
+		}
+	}
+	if len(others) > 0 {
+		d.Raw("<h2>")
+		d.text("dash.team.transfer")
+		d.Raw("</h2>\n")
+		d.formStart("/dashboard/team/transfer", "transfer-form")
+		d.Raw(`<div class="row"><label class="field-label" for="f-transfer">`)
+		d.text("dash.team.transfer_to")
+		d.Raw(`</label><select class="field" id="f-transfer" name="user">`)
+		for _, m := range others {
+			d.Raw("<option")
+			d.Attr("value", m.UserID)
+			d.Raw(">")
+			d.Text(m.Email)
+			d.Raw("</option>")
+		}
+		d.Raw("</select></div>")
+		d.Raw(`<button type="submit" class="linkbutton danger" id="transfer-submit">`)
+		d.text("dash.team.transfer_submit")
+		d.Raw("</button></form>\n")
+	}
 }
 
 // InviteMember is POST /dashboard/team/invites (admins and owners), a one-use form (once.go):
@@ -213,10 +219,13 @@ func (s *Service) InviteMember(ctx context.Context, wr *web.Request) (*web.Respo
 			if err := s.limitForm(ctx, r, FormInvite); err != nil {
 				return effect{}, err
 			}
-			err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
-			var fe *FieldError
-			if errors.As(err, &fe) {
-				f.fail(fe.Field, r.fieldMessage(fe))
+			_, err := s.Team.Invite(ctx, r.viewer.actor(r), email, role, string(r.l()))
+			if e := (*apierr.Error)(nil); errors.As(err, &e) && e.Code == apierr.RateLimited {
+				// The invitation's one limit of its own: the workspace's invitations a day.
+				return effect{}, &LimitedError{RetryAfter: e.RetryAfter(), Form: true, Daily: true}
+			}
+			if fe, ok := refused(err); ok {
+				f.fail(fe.field, r.fieldMessage(fe))
 				page, err := s.teamPage(ctx, r, 422, f, "")
 				return effect{page: page}, err
 			}
@@ -251,7 +260,7 @@ func (s *Service) ChangeRole(ctx context.Context, wr *web.Request) (*web.Respons
 		if !ok || !slices.Contains(invitable, role) {
 			return nil, apierr.New(apierr.MalformedRequest, "role must be viewer, developer or admin")
 		}
-		if err := s.Team.ChangeRole(ctx, r.viewer.actor(r), r.PathParams["userID"], role); err != nil {
+		if _, err := s.Team.ChangeRole(ctx, r.viewer.actor(r), r.PathParams["userID"], role); err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/team?notice=role-changed"), nil
@@ -277,7 +286,7 @@ func (s *Service) TransferOwnership(ctx context.Context, wr *web.Request) (*web.
 		if err := r.need(auth.TransferOwnership); err != nil {
 			return nil, err
 		}
-		if err := s.Team.TransferOwnership(ctx, r.viewer.actor(r), r.field("user")); err != nil {
+		if _, err := s.Team.TransferOwnership(ctx, r.viewer.actor(r), r.field("user")); err != nil {
 			return nil, err
 		}
 		return s.redirect(r, "/dashboard/team?notice=transferred"), nil
@@ -339,11 +348,11 @@ func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Respons
 // AcceptInvite is POST /dashboard/invite: the signed-in person joins.
 func (s *Service) AcceptInvite(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
-		ws, err := s.Team.AcceptInvite(ctx, r.token(), r.viewer.user.UserID, r.viewer.user.Email)
+		m, err := s.Team.AcceptInvite(ctx, r.token(), r.viewer.user.UserID, r.viewer.user.Email)
 		if err != nil {
 			return nil, err
 		}
-		r.setCookie = append(r.setCookie, workspaceCookie+"="+ws+s.cookieAttrs("/dashboard", int(SessionLifetime.Seconds())))
+		r.setCookie = append(r.setCookie, workspaceCookie+"="+m.WorkspaceID+s.cookieAttrs("/dashboard", int(SessionLifetime.Seconds())))
 		return s.redirect(r, "/dashboard?notice=joined"), nil
 	})(ctx, wr)
 }
@@ -356,10 +365,11 @@ func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Respo
 		if err := r.need(auth.ViewActivity); err != nil {
 			return nil, err
 		}
-		events, next, err := s.Activity.List(ctx, r.viewer.ws.WorkspaceID, r.Query["cursor"], 50)
+		list, err := s.Activity.List(ctx, r.viewer.ws.WorkspaceID, r.Query["cursor"], 50)
 		if err != nil {
 			return nil, err
 		}
+		events, next := list.Items, list.NextCursor
 		return s.page(r, 200, t(r.l(), "dash.activity.title"), func(d *doc) {
 			d.Raw(`<p class="hint">`)
 			d.text("dash.activity.retention")
@@ -378,10 +388,10 @@ func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Respo
 				d.Raw("</td><td>")
 				d.Text(e.ActorEmail)
 				d.Raw("</td><td>")
-				if has("dash.action." + e.Action) {
-					d.text("dash.action." + e.Action)
+				if action := string(e.Action); has("dash.action." + action) {
+					d.text("dash.action." + action)
 				} else {
-					d.Text(e.Action)
+					d.Text(action)
 				}
 				d.Raw("</td><td>")
 				d.Text(e.Target)
@@ -534,8 +544,7 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, wr *web.Request
 		if errors.Is(err, ErrProofNeeded) {
 			return s.passkeysPage(ctx, r, 403, nil, "")
 		}
-		var fe *FieldError
-		if errors.As(err, &fe) {
+		if fe, ok := refused(err); ok {
 			f := &form{values: map[string]string{"name": name}}
 			f.fail("name", r.fieldMessage(fe))
 			return s.passkeysPage(ctx, r, 422, f, "")
@@ -577,18 +586,18 @@ func (d *doc) confirmForm(f *form) {
 
 // ConfirmPassword is POST /dashboard/confirm-password: the "confirm it's you" step before
 // adding a passkey. The password typed again is recorded in the session (the account service
-// counts a wrong one as a failed sign-in, *LimitedError past the limits), then the passkeys
+// counts a wrong one as a failed sign-in, RATE_LIMITED past the limits), then the passkeys
 // page offers its form. It is DashboardFunction's (which links the password and email code
 // already), not DashboardPasskeysFunction's.
 func (s *Service) ConfirmPassword(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
 		err := s.Accounts.ConfirmPassword(ctx, r.viewer.token, r.form.Get("password"), r.client())
 		f := &form{}
-		var fe *FieldError
+		fe, invalid := refused(err)
 		switch {
-		case errors.Is(err, ErrBadCredentials):
+		case errors.Is(err, account.ErrBadCredentials):
 			f.fail("password", t(r.l(), "dash.passkeys.confirm_bad"))
-		case errors.As(err, &fe):
+		case invalid:
 			f.fail("password", r.fieldMessage(fe))
 		case err != nil:
 			return nil, err
@@ -607,8 +616,7 @@ func (s *Service) RenamePasskey(ctx context.Context, wr *web.Request) (*web.Resp
 		}
 		name := r.field("name")
 		err := s.Passkeys.Rename(ctx, r.viewer.user.UserID, r.PathParams["passkeyID"], name)
-		var fe *FieldError
-		if errors.As(err, &fe) {
+		if fe, ok := refused(err); ok {
 			f := &form{values: map[string]string{}}
 			f.fail("name", r.fieldMessage(fe))
 			return s.passkeysPage(ctx, r, 422, f, "")
@@ -676,7 +684,7 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, wr *web.Request) (*we
 			return nil, apierr.New(apierr.NotFound, "passkeys are not available")
 		}
 		sess, err := s.Passkeys.FinishLogin(ctx, r.form.Get("ceremony"), r.form.Get("response"), r.client())
-		if errors.Is(err, ErrBadCredentials) {
+		if errors.Is(err, account.ErrBadCredentials) {
 			f := &form{values: map[string]string{}}
 			f.fail("password", t(r.l(), "dash.passkeys.failed"))
 			return s.signInForm(r, 422, f, ""), nil

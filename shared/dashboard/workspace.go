@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -228,68 +227,7 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 			d.Raw("</td></tr>")
 		}
 		for _, k := range keys {
-			d.Raw("<tr")
-			d.Attr("id", "key-"+k.ID)
-			d.Raw("><td>")
-			d.Text(k.Name)
-			d.Raw("</td><td>")
-			d.text("dash.env." + string(k.Environment))
-			d.Raw("</td><td>")
-			var sc []string
-			for _, x := range k.Scopes {
-				sc = append(sc, string(x))
-			}
-			d.Text(strings.Join(sc, ", "))
-			d.Raw("</td><td><code>")
-			d.Text(k.Prefix)
-			d.Raw("</code></td><td>")
-			d.Text(k.CreatedBy)
-			d.Raw("<br>")
-			d.date(k.CreatedAt)
-			d.Raw("</td><td>")
-			if k.LastUsed != nil {
-				d.Text(d.l.Digits(k.LastUsed.UTC().Format("2006-01-02")))
-			} else {
-				d.text("dash.keys.never")
-			}
-			d.Raw(`</td><td class="state">`)
-			d.text("dash.keys.state." + k.State)
-			if k.ExpiresAt != nil && k.State == "active" {
-				d.Raw("<br>")
-				d.text("dash.keys.until")
-				d.Raw(" ")
-				d.date(*k.ExpiresAt)
-			}
-			d.Raw("</td>")
-			if manage {
-				d.Raw(`<td><div class="actions">`)
-				if k.State == "active" {
-					d.smallButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true)
-					d.formStart("/dashboard/keys/"+k.ID+"/roll", "")
-					d.onceToken()
-					d.Raw(`<label`)
-					d.Attr("for", "grace-"+k.ID)
-					d.Raw(">")
-					d.text("dash.keys.grace")
-					d.Raw(`</label><select class="inline-field" name="grace"`)
-					d.Attr("id", "grace-"+k.ID)
-					d.Raw(">")
-					for _, g := range graces {
-						d.Raw("<option")
-						d.Attr("value", g.value)
-						d.Raw(">")
-						d.text("dash.grace." + g.value)
-						d.Raw("</option>")
-					}
-					d.Raw(`</select><button type="submit" class="linkbutton"`)
-					d.Attr("id", "roll-"+k.ID)
-					d.Raw(">")
-					d.text("dash.keys.roll")
-					d.Raw("</button></form>")
-				}
-				d.Raw("</div></td>")
-			}
-			d.Raw("</tr>")
+			d.keyRow(k, manage)
 		}
 		d.Raw("</tbody></table></div>\n")
 		if !manage {
@@ -298,62 +236,153 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 			d.Raw("</p>\n")
 			return
 		}
-		d.Raw(`<h2 id="create-title">`)
-		d.text("dash.keys.create")
-		d.Raw("</h2>\n")
-		d.errorSummary(f)
-		d.formStart("/dashboard/keys", "create-key-form")
-		d.onceToken()
-		d.input(f, "name", "text", "dash.field.key_name", "off", "", true)
-		d.Raw(`<fieldset><legend>`)
-		d.text("dash.field.environment")
-		d.Raw("</legend>")
-		env := f.value("environment")
-		if env == "" {
-			env = "sandbox"
-		}
-		for _, e := range []string{"sandbox", "live"} {
-			d.Raw(`<label class="check"><input type="radio" name="environment"`)
-			d.Attr("value", e)
-			d.Attr("id", "env-"+e)
-			if e == env {
-				d.Raw(" checked")
-			}
-			d.Raw("> ")
-			d.text("dash.env." + e)
-			d.Raw("</label>")
-		}
-		d.Raw(`<p class="hint">`)
-		d.text("dash.keys.live_note")
-		d.Raw("</p></fieldset>\n<fieldset")
-		if f.err("scopes") != "" {
-			d.Raw(` aria-describedby="f-scopes-error"`)
-		}
-		d.Raw(` id="f-scopes"><legend>`)
-		d.text("dash.field.scopes")
-		d.Raw("</legend>")
-		for _, sc := range keyScopes {
-			d.Raw(`<label class="check"><input type="checkbox" name="scopes"`)
-			d.Attr("value", string(sc))
-			d.Attr("id", "scope-"+strings.ReplaceAll(string(sc), ":", "-"))
-			if f == nil || strings.Contains(","+f.value("scopes")+",", ","+string(sc)+",") {
-				d.Raw(" checked")
-			}
-			d.Raw("> ")
-			d.Text(string(sc))
-			d.Raw(" — ")
-			d.text("dash.scope." + strings.ReplaceAll(string(sc), ":", "_"))
-			d.Raw("</label>")
-		}
-		if e := f.err("scopes"); e != "" {
-			d.Raw(`<p class="field-error" id="f-scopes-error">`)
-			d.Text(e)
-			d.Raw("</p>")
-		}
-		d.Raw("</fieldset>\n")
-		d.submit("dash.keys.create_submit", "create-key-submit")
-		d.Raw("</form>\n")
+		d.createKeyForm(f)
 	}), nil
+}
+
+// keyRow is one key of the keys table (with its revoke and roll forms when manage).
+func (d *doc) keyRow(k Key, manage bool) {
+	d.Raw("<tr")
+	d.Attr("id", "key-"+k.ID)
+	d.Raw("><td>")
+	d.Text(k.Name)
+	d.Raw("</td><td>")
+	d.text("dash.env." + string(k.Environment))
+	d.Raw("</td><td>")
+	var sc []string
+	for _, x := range k.Scopes {
+		sc = append(sc, string(x))
+	}
+	d.Text(strings.Join(sc, ", "))
+	d.Raw("</td><td><code>")
+	d.Text(k.Prefix)
+	d.Raw("</code></td><td>")
+	d.Text(k.CreatedBy)
+	d.Raw("<br>")
+	d.date(k.CreatedAt)
+	d.Raw("</td><td>")
+	if k.LastUsed != nil {
+		d.Text(d.l.Digits(k.LastUsed.UTC().Format("2006-01-02")))
+	} else {
+		d.text("dash.keys.never")
+	}
+	d.Raw(`</td><td class="state">`)
+	d.text("dash.keys.state." + k.State)
+	if k.ExpiresAt != nil && k.State == "active" {
+		d.Raw("<br>")
+		d.text("dash.keys.until")
+		d.Raw(" ")
+		d.date(*k.ExpiresAt)
+	}
+	d.Raw("</td>")
+	if manage {
+		d.keyActions(k)
+	}
+	d.Raw("</tr>")
+}
+
+// keyActions are an active key's revoke and roll forms.
+func (d *doc) keyActions(k Key) {
+	d.Raw(`<td><div class="actions">`)
+	if k.State == "active" {
+		d.smallButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true)
+		d.formStart("/dashboard/keys/"+k.ID+"/roll", "")
+		d.onceToken()
+		values := make([]string, len(graces))
+		for i, g := range graces {
+			values[i] = g.value
+		}
+		d.inlineChoice("grace", "grace-"+k.ID, "dash.keys.grace", values, "dash.grace.", "", "roll-"+k.ID, "dash.keys.roll")
+		d.Raw("</form>")
+	}
+	d.Raw("</div></td>")
+}
+
+// inlineChoice is a table row's labelled select (class inline-field) and its submit button: an
+// option per value, worded by optionKey+value, selected the one marked.
+func (d *doc) inlineChoice(name, id, labelKey string, values []string, optionKey, selected, buttonID, submitKey string) {
+	d.Raw(`<label`)
+	d.Attr("for", id)
+	d.Raw(">")
+	d.text(labelKey)
+	d.Raw(`</label><select class="inline-field"`)
+	d.Attr("name", name)
+	d.Attr("id", id)
+	d.Raw(">")
+	for _, v := range values {
+		d.Raw("<option")
+		d.Attr("value", v)
+		if v == selected {
+			d.Raw(" selected")
+		}
+		d.Raw(">")
+		d.text(optionKey + v)
+		d.Raw("</option>")
+	}
+	d.Raw(`</select><button type="submit" class="linkbutton"`)
+	d.Attr("id", buttonID)
+	d.Raw(">")
+	d.text(submitKey)
+	d.Raw("</button>")
+}
+
+// createKeyForm is the keys page's create form: name, environment, scopes.
+func (d *doc) createKeyForm(f *form) {
+	d.Raw(`<h2 id="create-title">`)
+	d.text("dash.keys.create")
+	d.Raw("</h2>\n")
+	d.errorSummary(f)
+	d.formStart("/dashboard/keys", "create-key-form")
+	d.onceToken()
+	d.input(f, "name", "text", "dash.field.key_name", "off", "", true)
+	d.Raw(`<fieldset><legend>`)
+	d.text("dash.field.environment")
+	d.Raw("</legend>")
+	env := f.value("environment")
+	if env == "" {
+		env = "sandbox"
+	}
+	for _, e := range []string{"sandbox", "live"} {
+		d.Raw(`<label class="check"><input type="radio" name="environment"`)
+		d.Attr("value", e)
+		d.Attr("id", "env-"+e)
+		if e == env {
+			d.Raw(" checked")
+		}
+		d.Raw("> ")
+		d.text("dash.env." + e)
+		d.Raw("</label>")
+	}
+	d.Raw(`<p class="hint">`)
+	d.text("dash.keys.live_note")
+	d.Raw("</p></fieldset>\n<fieldset")
+	if f.err("scopes") != "" {
+		d.Raw(` aria-describedby="f-scopes-error"`)
+	}
+	d.Raw(` id="f-scopes"><legend>`)
+	d.text("dash.field.scopes")
+	d.Raw("</legend>")
+	for _, sc := range keyScopes {
+		d.Raw(`<label class="check"><input type="checkbox" name="scopes"`)
+		d.Attr("value", string(sc))
+		d.Attr("id", "scope-"+strings.ReplaceAll(string(sc), ":", "-"))
+		if f == nil || strings.Contains(","+f.value("scopes")+",", ","+string(sc)+",") {
+			d.Raw(" checked")
+		}
+		d.Raw("> ")
+		d.Text(string(sc))
+		d.Raw(" — ")
+		d.text("dash.scope." + strings.ReplaceAll(string(sc), ":", "_"))
+		d.Raw("</label>")
+	}
+	if e := f.err("scopes"); e != "" {
+		d.Raw(`<p class="field-error" id="f-scopes-error">`)
+		d.Text(e)
+		d.Raw("</p>")
+	}
+	d.Raw("</fieldset>\n")
+	d.submit("dash.keys.create_submit", "create-key-submit")
+	d.Raw("</form>\n")
 }
 
 // CreateKey is POST /dashboard/keys (admins and owners), a one-use form (once.go): 303 to
@@ -392,9 +421,9 @@ func (s *Service) CreateKey(ctx context.Context, wr *web.Request) (*web.Response
 		}
 		return s.once(ctx, r, "/dashboard/keys", func() (effect, error) {
 			issued, err := s.Keys.CreateKey(ctx, r.viewer.actor(r), nk)
-			var fe *FieldError
-			if errors.As(err, &fe) {
-				f.fail(fe.Field, r.fieldMessage(fe))
+			if fe, ok := refused(err); ok {
+				// credential words its rules ("must be at most 64 characters"): "name must be ...".
+				f.fail(fe.field, fe.field+" "+fe.rule)
 				page, err := s.keysPage(ctx, r, 422, f, nil, "", shownNone)
 				return effect{page: page}, err
 			}
@@ -608,10 +637,9 @@ func (s *Service) SetEndpoint(ctx context.Context, wr *web.Request) (*web.Respon
 		name := "url-" + string(env)
 		u := r.field(name)
 		err := s.Keys.SetDocumentWebhook(ctx, r.viewer.actor(r), env, u)
-		var fe *FieldError
-		if errors.As(err, &fe) {
+		if fe, ok := refused(err); ok {
 			f := &form{values: map[string]string{name: u}}
-			f.fail(name, t(r.l(), "dash.secrets.endpoint_invalid", "rule", fe.Message))
+			f.fail(name, t(r.l(), "dash.secrets.endpoint_invalid", "rule", fe.rule))
 			return s.secretsPage(ctx, r, 422, "", "", f, shownNone)
 		}
 		if err != nil {

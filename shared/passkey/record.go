@@ -8,12 +8,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/passkey/record"
 )
 
 // The package's errors. The HTTP edge maps them once: ErrCeremony and ErrRefused to "try
 // again" (a new ceremony), ErrCloned to a refusal that names the passkey as unsafe,
-// ErrDuplicate to 409, ErrTooMany to 422, ErrNotFound to 404, *FieldError to 422.
+// ErrDuplicate to 409, ErrTooMany to 422, ErrNotFound to 404; a bad name is apierr.Field (422
+// VALIDATION_FAILED naming "name" and the rule).
 var (
 	// ErrCeremony: the ceremony id is unknown, expired (CeremonyLifetime), already used, or
 	// was begun for another purpose or another user.
@@ -35,13 +37,6 @@ var (
 	// cannot add a passkey.
 	ErrStaleProof = errors.New("passkey: adding a passkey needs the password or a sign-in within the last 5 minutes")
 )
-
-// FieldError is a validation error of one input (422 naming Field and Rule).
-type FieldError struct {
-	Field, Rule, Message string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // Limits.
 const (
@@ -81,15 +76,15 @@ const (
 func checkName(name string) error {
 	switch {
 	case !utf8.ValidString(name):
-		return &FieldError{Field: "name", Rule: "utf8", Message: "must be valid text"}
+		return apierr.Field("name", "utf8", "must be valid text")
 	case name == "":
-		return &FieldError{Field: "name", Rule: "required", Message: "is required"}
+		return apierr.Field("name", "required", "is required")
 	case utf8.RuneCountInString(name) > MaxNameChars:
-		return &FieldError{Field: "name", Rule: "max_length", Message: fmt.Sprintf("must be at most %d characters", MaxNameChars)}
+		return apierr.Field("name", "max_length", fmt.Sprintf("must be at most %d characters", MaxNameChars))
 	case strings.TrimSpace(name) != name:
-		return &FieldError{Field: "name", Rule: "no_surrounding_space", Message: "must not start or end with a space"}
+		return apierr.Field("name", "no_surrounding_space", "must not start or end with a space")
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return &FieldError{Field: "name", Rule: "no_control_characters", Message: "must not contain control characters"}
+		return apierr.Field("name", "no_control_characters", "must not contain control characters")
 	}
 	return nil
 }

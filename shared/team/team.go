@@ -41,8 +41,9 @@
 //
 // Activity: every change that succeeds is recorded through Config.Recorder (member.invited,
 // member.joined, member.role_changed, member.removed, member.left, ownership.transferred,
-// invite.revoked), with the client the HTTP edge put in the context (activity.WithClient). A
-// record that fails does not undo or fail the change: Config.OnRecordError hears of it.
+// invite.revoked), with the actor's client (or the one put in the context,
+// activity.WithClient). A record that fails does not undo or fail the change:
+// Config.OnRecordError hears of it.
 //
 // A removed member's sessions stop working for the workspace at once: the membership is
 // gone, and auth.AuthenticateWorkspace reads it (strongly consistent) on every request.
@@ -56,7 +57,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,6 +66,7 @@ import (
 
 	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/mail"
 	"github.com/takapay/payments/shared/page"
@@ -81,6 +82,9 @@ type Actor struct {
 	UserID      string
 	Email       string
 	Role        auth.Role
+	// Client is who sent the request (the address API Gateway saw, the user agent): the
+	// activity records name it (zero: the client activity.WithClient put in the context).
+	Client activity.Client
 }
 
 // Invitation is an invitation to join a workspace with a role.
@@ -192,37 +196,26 @@ type Store interface {
 	ListInvites(ctx context.Context, workspaceID string) ([]*InviteRecord, error)
 }
 
-// Errors. The HTTP edge maps them: ErrForbidden 403; ErrNotFound, ErrInviteNotFound,
-// ErrInviteExpired 404; ErrOwnerProtected 403; ErrLastOwner, ErrConflict, ErrAlreadyMember,
-// ErrTooManyInvites 409; ErrInviteEmailMismatch 403; *FieldError 422.
+// The refusals, each an *apierr.Error (the one domain error type; apierr's table maps each
+// code to its status once), compared with errors.Is: ErrForbidden and ErrInviteEmailMismatch
+// SCOPE_OR_ENVIRONMENT_DENIED; ErrNotFound NOT_FOUND; ErrInviteNotFound and ErrInviteExpired
+// NOT_FOUND caused by account.ErrInvalidToken (an invitation link is a link that is unknown,
+// used or expired, as a verify or reset link); ErrOwnerProtected, ErrLastOwner, ErrConflict,
+// ErrTooManyInvites STATE_CONFLICT; ErrAlreadyMember VALIDATION_FAILED on email. A refused
+// input is apierr.Field (VALIDATION_FAILED naming the field and the rule); the workspace's
+// invitations a day spent is apierr.Limited (RATE_LIMITED, Retry-After the rest of the day).
 var (
-	ErrForbidden           = errors.New("team: your role does not allow this")
-	ErrNotFound            = errors.New("team: no such member or invitation in this workspace")
-	ErrOwnerProtected      = errors.New("team: an owner's role changes only by transfer of ownership or by leaving")
-	ErrLastOwner           = errors.New("team: the last owner cannot leave or step down; transfer ownership first")
-	ErrConflict            = errors.New("team: the member changed meanwhile; reload and retry")
-	ErrAlreadyMember       = errors.New("team: that person is already a member")
-	ErrTooManyInvites      = errors.New("team: too many pending invitations; revoke some first")
-	ErrInviteNotFound      = errors.New("team: invitation not found or already used")
-	ErrInviteExpired       = errors.New("team: invitation expired")
-	ErrInviteEmailMismatch = errors.New("team: this invitation is for another email address")
+	ErrForbidden           = apierr.New(apierr.ScopeOrEnvironmentDenied, "team: your role does not allow this")
+	ErrNotFound            = apierr.New(apierr.NotFound, "team: no such member or invitation in this workspace")
+	ErrOwnerProtected      = apierr.New(apierr.StateConflict, "team: an owner's role changes only by transfer of ownership or by leaving")
+	ErrLastOwner           = apierr.New(apierr.StateConflict, "team: the last owner cannot leave or step down; transfer ownership first")
+	ErrConflict            = apierr.New(apierr.StateConflict, "team: the member changed meanwhile; reload and retry")
+	ErrAlreadyMember       = apierr.Field("email", "already_member", "team: that person is already a member")
+	ErrTooManyInvites      = apierr.New(apierr.StateConflict, "team: too many pending invitations; revoke some first")
+	ErrInviteNotFound      = &apierr.Error{Code: apierr.NotFound, Message: "team: invitation not found or already used", Cause: account.ErrInvalidToken}
+	ErrInviteExpired       = &apierr.Error{Code: apierr.NotFound, Message: "team: invitation expired", Cause: account.ErrInvalidToken}
+	ErrInviteEmailMismatch = apierr.New(apierr.ScopeOrEnvironmentDenied, "team: this invitation is for another email address")
 )
-
-// DailyInvitesError is an invitation refused because the workspace sent InvitesPerDay
-// invitations in the current UTC day; RetryAfter is the time until the day ends.
-type DailyInvitesError struct {
-	RetryAfter time.Duration
-	Limit      int
-}
-
-func (e *DailyInvitesError) Error() string {
-	return fmt.Sprintf("team: the workspace sent %d invitations today; try again in %s", e.Limit, e.RetryAfter)
-}
-
-// FieldError is a refused input, naming the field and the rule.
-type FieldError struct{ Field, Rule, Message string }
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // Defaults and limits.
 const (
@@ -289,20 +282,19 @@ func InvitableRoles() []auth.Role { return slices.Clone(invitableRoles) }
 func parseGivenRole(s auth.Role) (auth.Role, error) {
 	r, ok := auth.ParseRole(string(s))
 	if ok && r == auth.RoleOwner {
-		return "", &FieldError{Field: "role", Rule: "not_owner", Message: "ownership is given only by transferring it"}
+		return "", apierr.Field("role", "not_owner", "ownership is given only by transferring it")
 	}
 	if !ok {
-		return "", &FieldError{Field: "role", Rule: "one_of", Message: "must be admin, developer or viewer"}
+		return "", apierr.Field("role", "one_of", "must be admin, developer or viewer")
 	}
 	return r, nil
 }
 
-// parseEmail applies account.ParseEmail, the one email rule, answering in this package's
-// FieldError.
+// parseEmail applies account.ParseEmail, the one email rule.
 func parseEmail(email string) (string, error) {
 	email, fe := account.ParseEmail(email)
 	if fe != nil {
-		return "", &FieldError{Field: fe.Field, Rule: fe.Rule, Message: fe.Message}
+		return "", fe
 	}
 	return email, nil
 }
@@ -366,8 +358,11 @@ func (s *Service) record(ctx context.Context, e activity.Event) {
 	if s.cfg.Recorder == nil {
 		return
 	}
-	c := activity.ClientFrom(ctx)
-	e.IP, e.UserAgent, e.At = c.IP, c.UserAgent, s.cfg.Now()
+	if e.IP == "" && e.UserAgent == "" {
+		c := activity.ClientFrom(ctx)
+		e.IP, e.UserAgent = c.IP, c.UserAgent
+	}
+	e.At = s.cfg.Now()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err := s.cfg.Recorder.Record(rctx, e); err != nil && s.cfg.OnRecordError != nil {
@@ -376,7 +371,8 @@ func (s *Service) record(ctx context.Context, e activity.Event) {
 }
 
 func (s *Service) actorEvent(a Actor, action activity.Action, target string) activity.Event {
-	return activity.Event{WorkspaceID: a.WorkspaceID, ActorUserID: a.UserID, ActorEmail: a.Email, Action: action, Target: target}
+	return activity.Event{WorkspaceID: a.WorkspaceID, ActorUserID: a.UserID, ActorEmail: a.Email, Action: action, Target: target,
+		IP: a.Client.IP, UserAgent: a.Client.UserAgent}
 }
 
 // email returns a user's email, "" when unknown (for activity targets).
@@ -388,13 +384,13 @@ func (s *Service) email(ctx context.Context, userID string) string {
 	return m[userID]
 }
 
-// Invite invites email to the actor's workspace with role (admin, developer or viewer) and
-// emails the link in lang ("bn" or "en"; English otherwise). It needs auth.ManageTeam. A
-// pending invitation of the same email (any letter case) is replaced by the new one; someone
-// who already is a member is ErrAlreadyMember; at most MaxPendingInvites are pending, and at
-// most InvitesPerDay are sent a day (*DailyInvitesError; revoking does not undo one). If the
-// email cannot be sent, the invitation is deleted again and the error returned. An invitation
-// outlives its inviter's role: owners and admins see and revoke pending ones (ListInvites).
+// Invite invites email to the actor's workspace with role (admin, developer or viewer) and emails
+// the link in lang ("bn" or "en"; English otherwise). It needs auth.ManageTeam. A pending
+// invitation of the same email (any letter case) is replaced by the new one; someone who already is
+// a member is ErrAlreadyMember; at most MaxPendingInvites are pending, and at most InvitesPerDay
+// are sent a day (a RATE_LIMITED *apierr.Error; revoking does not undo one). If the email cannot be
+// sent, the invitation is deleted again and the error returned. An invitation outlives its
+// inviter's role: owners and admins see and revoke pending ones (ListInvites).
 func (s *Service) Invite(ctx context.Context, actor Actor, email string, role auth.Role, lang string) (*Invitation, error) {
 	if !actor.Role.Can(auth.ManageTeam) {
 		return nil, ErrForbidden
@@ -410,46 +406,18 @@ func (s *Service) Invite(ctx context.Context, actor Actor, email string, role au
 	if !ok {
 		l = page.EN
 	}
-	name, ok, err := s.store.WorkspaceName(ctx, actor.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, ErrNotFound
-	}
-	if uid, ok, err := s.store.UserIDByEmail(ctx, email); err != nil {
-		return nil, err
-	} else if ok {
-		m, err := s.store.GetMember(ctx, uid, actor.WorkspaceID)
-		if err != nil {
-			return nil, err
-		}
-		if m != nil {
-			return nil, ErrAlreadyMember
-		}
-	}
-	pending, err := s.store.ListInvites(ctx, actor.WorkspaceID)
+	name, err := s.invitee(ctx, actor, email)
 	if err != nil {
 		return nil, err
 	}
 	now := s.cfg.Now().UTC()
-	var replaced []string
-	live := 0
-	for _, p := range pending {
-		switch {
-		case !now.Before(p.ExpiresAt):
-		case foldEmail(p.Email) == foldEmail(email):
-			replaced = append(replaced, p.ID)
-		default:
-			live++
-		}
-	}
-	if live >= MaxPendingInvites {
-		return nil, ErrTooManyInvites
+	replaced, err := s.pendingOf(ctx, actor, email, now)
+	if err != nil {
+		return nil, err
 	}
 	daily := ratelimit.Quota{Name: "invites.workspace", Limit: cmp.Or(s.cfg.InvitesPerDay, InvitesPerDay), Period: 24 * time.Hour}
 	if ok, wait := s.cfg.Quotas.Allow(ctx, daily, actor.WorkspaceID); !ok {
-		return nil, &DailyInvitesError{RetryAfter: wait, Limit: daily.Limit}
+		return nil, apierr.Limited(wait, "team: the workspace sent %d invitations today; try again in %s", daily.Limit, wait)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -463,21 +431,8 @@ func (s *Service) Invite(ctx context.Context, actor Actor, email string, role au
 		ID: id.String(), WorkspaceID: actor.WorkspaceID, WorkspaceName: name, Email: email, Role: role,
 		InviterUserID: actor.UserID, InviterEmail: actor.Email, CreatedAt: now, ExpiresAt: now.Add(InviteValidFor),
 	}}
-	msg, err := mail.Compose(mail.Invitation, l, mail.Data{
-		To: email, Link: InviteLink(s.cfg.BaseURL, token), WorkspaceName: name,
-		InviterEmail: actor.Email, Role: string(role), ValidFor: InviteValidFor,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("compose invitation: %w", err)
-	}
-	if err := s.store.PutInvite(ctx, rec); err != nil {
+	if err := s.sendInvite(ctx, rec, token, l); err != nil {
 		return nil, err
-	}
-	if err := s.sender.Send(ctx, msg); err != nil {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-		defer cancel()
-		_, _ = s.store.DeleteInvite(dctx, actor.WorkspaceID, rec.ID)
-		return nil, fmt.Errorf("send invitation: %w", err)
 	}
 	for _, old := range replaced {
 		// Best effort: an old invitation left behind still expires, and accepting it joins the
@@ -488,6 +443,76 @@ func (s *Service) Invite(ctx context.Context, actor Actor, email string, role au
 	inv := rec.Invitation
 	inv.Token = token
 	return &inv, nil
+}
+
+// invitee reads the name of the actor's workspace (ErrNotFound when it is gone) and refuses
+// an email whose user already is a member (ErrAlreadyMember).
+func (s *Service) invitee(ctx context.Context, actor Actor, email string) (workspaceName string, err error) {
+	name, ok, err := s.store.WorkspaceName(ctx, actor.WorkspaceID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", ErrNotFound
+	}
+	uid, ok, err := s.store.UserIDByEmail(ctx, email)
+	if err != nil || !ok {
+		return name, err
+	}
+	m, err := s.store.GetMember(ctx, uid, actor.WorkspaceID)
+	if err != nil {
+		return "", err
+	}
+	if m != nil {
+		return "", ErrAlreadyMember
+	}
+	return name, nil
+}
+
+// pendingOf reads the workspace's pending invitations: the ids of those of the same email
+// (any letter case), which the new one replaces; ErrTooManyInvites when MaxPendingInvites
+// others are live.
+func (s *Service) pendingOf(ctx context.Context, actor Actor, email string, now time.Time) (replaced []string, err error) {
+	pending, err := s.store.ListInvites(ctx, actor.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	live := 0
+	for _, p := range pending {
+		switch {
+		case !now.Before(p.ExpiresAt):
+		case foldEmail(p.Email) == foldEmail(email):
+			replaced = append(replaced, p.ID)
+		default:
+			live++
+		}
+	}
+	if live >= MaxPendingInvites {
+		return nil, ErrTooManyInvites
+	}
+	return replaced, nil
+}
+
+// sendInvite stores the invitation and emails its link in l; when the email cannot be sent,
+// the invitation is deleted again and the error returned.
+func (s *Service) sendInvite(ctx context.Context, rec *InviteRecord, token string, l page.Lang) error {
+	msg, err := mail.Compose(mail.Invitation, l, mail.Data{
+		To: rec.Email, Link: InviteLink(s.cfg.BaseURL, token), WorkspaceName: rec.WorkspaceName,
+		InviterEmail: rec.InviterEmail, Role: string(rec.Role), ValidFor: InviteValidFor,
+	})
+	if err != nil {
+		return fmt.Errorf("compose invitation: %w", err)
+	}
+	if err := s.store.PutInvite(ctx, rec); err != nil {
+		return err
+	}
+	if err := s.sender.Send(ctx, msg); err != nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		_, _ = s.store.DeleteInvite(dctx, rec.WorkspaceID, rec.ID)
+		return fmt.Errorf("send invitation: %w", err)
+	}
+	return nil
 }
 
 // LookupInvite returns the invitation a token opens (without its token):
@@ -630,14 +655,14 @@ func (s *Service) RevokeInvite(ctx context.Context, actor Actor, inviteID string
 }
 
 // target reads the member the actor acts on: ErrNotFound unless userID is a member of the
-// actor's workspace; a FieldError when it is the actor.
+// actor's workspace; a VALIDATION_FAILED on user_id (not_self) when it is the actor.
 func (s *Service) target(ctx context.Context, actor Actor, userID string) (*Membership, error) {
 	uid, ok := canonicalUserID(userID)
 	if !ok {
 		return nil, ErrNotFound
 	}
 	if uid == actor.UserID {
-		return nil, &FieldError{Field: "user_id", Rule: "not_self", Message: "you cannot change or remove yourself here: leave the workspace or transfer ownership"}
+		return nil, errNotSelf("you cannot change or remove yourself here: leave the workspace or transfer ownership")
 	}
 	m, err := s.store.GetMember(ctx, uid, actor.WorkspaceID)
 	if err != nil {
@@ -649,10 +674,10 @@ func (s *Service) target(ctx context.Context, actor Actor, userID string) (*Memb
 	return m, nil
 }
 
-// ChangeRole gives a member of the actor's workspace another role (admin, developer or
-// viewer). It needs auth.ManageTeam; an owner's role is ErrOwnerProtected, the actor's own a
-// FieldError. The write is conditional on the role the decision read (ErrConflict if it
-// changed meanwhile). The same role again changes nothing.
+// ChangeRole gives a member of the actor's workspace another role (admin, developer or viewer). It
+// needs auth.ManageTeam; an owner's role is ErrOwnerProtected, the actor's own a VALIDATION_FAILED
+// refusal. The write is conditional on the role the decision read (ErrConflict if it changed
+// meanwhile). The same role again changes nothing.
 func (s *Service) ChangeRole(ctx context.Context, actor Actor, userID string, role auth.Role) (*auth.MembershipRecord, error) {
 	if !actor.Role.Can(auth.ManageTeam) {
 		return nil, ErrForbidden
@@ -682,7 +707,7 @@ func (s *Service) ChangeRole(ctx context.Context, actor Actor, userID string, ro
 
 // Remove removes a member from the actor's workspace; their sessions stop working for it on
 // their next request. It needs auth.ManageTeam; an owner is ErrOwnerProtected, the actor a
-// FieldError (use Leave).
+// VALIDATION_FAILED refusal (use Leave).
 func (s *Service) Remove(ctx context.Context, actor Actor, userID string) error {
 	if !actor.Role.Can(auth.ManageTeam) {
 		return ErrForbidden
@@ -744,8 +769,8 @@ func (s *Service) TransferOwnership(ctx context.Context, actor Actor, toUserID s
 	}
 	m, err := s.target(ctx, actor, toUserID)
 	if err != nil {
-		if fe := (*FieldError)(nil); errors.As(err, &fe) {
-			fe.Message = "ownership goes to another member"
+		if _, v, ok := apierr.FieldOf(err); ok && v.Rule == "not_self" {
+			return nil, errNotSelf("ownership goes to another member")
 		}
 		return nil, err
 	}
@@ -807,3 +832,6 @@ func (s *Service) Workspaces(ctx context.Context, userID string) ([]WorkspaceMem
 	})
 	return out, nil
 }
+
+// errNotSelf refuses acting on oneself (the user_id field's not_self rule).
+func errNotSelf(message string) error { return apierr.Field("user_id", "not_self", message) }

@@ -197,8 +197,7 @@ func wantErr(t *testing.T, what string, err, want error) {
 
 func wantField(t *testing.T, what string, err error, field, rule string) {
 	t.Helper()
-	var fe *team.FieldError
-	if !errors.As(err, &fe) || fe.Field != field || fe.Rule != rule {
+	if _, v, ok := apierr.FieldOf(err); !ok || v.Path != field || v.Rule != rule {
 		t.Fatalf("%s: got %v, want a FieldError %s/%s", what, err, field, rule)
 	}
 }
@@ -294,8 +293,7 @@ func TestInviteRefusals(t *testing.T) {
 	wantField(t, "unknown role", err, "role", "one_of")
 	for _, bad := range []string{"", "not-an-email", "Ana <ana@x.com.bd>", "a@b.c, d@e.f", strings.Repeat("a", 250) + "@x.bd"} {
 		_, err = e.svc.Invite(e.ctx, owner, bad, auth.RoleViewer, "en")
-		var fe *team.FieldError
-		if !errors.As(err, &fe) || fe.Field != "email" {
+		if _, v, ok := apierr.FieldOf(err); !ok || v.Path != "email" {
 			t.Fatalf("email %q: %v", bad, err)
 		}
 	}
@@ -790,10 +788,10 @@ func TestDailyInvitesSurviveRevocation(t *testing.T) {
 		t.Fatalf("%d invitations pending, want none", len(list))
 	}
 	sent := e.out.count()
-	var daily *team.DailyInvitesError
+	var daily *apierr.Error
 	for _, svc := range []*team.Service{a, b} {
 		_, err := svc.Invite(e.ctx, owner, "one-more@x.com.bd", auth.RoleViewer, "en")
-		if !errors.As(err, &daily) || daily.RetryAfter <= 0 || daily.RetryAfter > 24*time.Hour {
+		if !errors.As(err, &daily) || daily.Code != apierr.RateLimited || daily.RetryAfter() <= 0 || daily.RetryAfter() > 24*time.Hour {
 			t.Fatalf("invitation past the day's cap after revoking them all: %v", err)
 		}
 	}
@@ -804,7 +802,7 @@ func TestDailyInvitesSurviveRevocation(t *testing.T) {
 	if _, err := b.Invite(e.ctx, other, "guest@x.com.bd", auth.RoleViewer, "en"); err != nil {
 		t.Fatalf("another workspace: %v", err)
 	}
-	e.clk.add(daily.RetryAfter)
+	e.clk.add(daily.RetryAfter())
 	if _, err := a.Invite(e.ctx, owner, "one-more@x.com.bd", auth.RoleViewer, "en"); err != nil {
 		t.Fatalf("the next day: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/dashboard"
@@ -38,13 +39,12 @@ type passkeysAdapter struct {
 	rec *wire.Recorder
 }
 
+// passkeyErr gives the passkey service's sentinels their codes (a bad name is already a
+// VALIDATION_FAILED *apierr.Error).
 func passkeyErr(err error) error {
-	var fe *passkey.FieldError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &fe):
-		return &dashboard.FieldError{Field: fe.Field, Rule: fe.Rule, Message: fe.Message}
 	case errors.Is(err, passkey.ErrNotFound):
 		return apierr.New(apierr.NotFound, "no such passkey")
 	case errors.Is(err, passkey.ErrTooMany):
@@ -70,7 +70,7 @@ func (p passkeysAdapter) BeginRegistration(ctx context.Context, userID, email st
 func (p passkeysAdapter) FinishRegistration(ctx context.Context, userID, ceremony, name, response string, provedAt time.Time, c dashboard.Client) error {
 	_, err := p.p.FinishRegistration(ctx, userID, ceremony, name, response, provedAt)
 	if errors.Is(err, passkey.ErrCeremony) || errors.Is(err, passkey.ErrRefused) || errors.Is(err, passkey.ErrDuplicate) {
-		return &dashboard.FieldError{Field: "name", Rule: "passkey", Message: err.Error()}
+		return apierr.Field("name", "passkey", err.Error())
 	}
 	if err != nil {
 		return passkeyErr(err)
@@ -118,7 +118,7 @@ func (p passkeysAdapter) BeginLogin(ctx context.Context) (string, string, error)
 func (p passkeysAdapter) FinishLogin(ctx context.Context, ceremony, response string, c dashboard.Client) (*dashboard.Session, error) {
 	s, err := p.p.FinishLogin(ctx, ceremony, response, passkey.Client{IP: c.IP, UserAgent: c.UserAgent})
 	if errors.Is(err, passkey.ErrCeremony) || errors.Is(err, passkey.ErrRefused) || errors.Is(err, passkey.ErrCloned) {
-		return nil, dashboard.ErrBadCredentials
+		return nil, account.ErrBadCredentials
 	}
 	if err != nil {
 		return nil, passkeyErr(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/dashboard"
@@ -110,12 +111,12 @@ func (w *webhooks) SendTest(ctx context.Context, a dashboard.Actor, env auth.Env
 	// The URL first: a refused one costs nothing, not even a place in the rate limit.
 	var rule *urlcheck.RuleError
 	if err := w.tester.CheckURL(rawURL); errors.As(err, &rule) {
-		return nil, &dashboard.FieldError{Field: "url", Rule: "webhook_url", Message: rule.Rule}
+		return nil, apierr.Invalid(apierr.Violation{Path: "url", Rule: rule.Rule})
 	} else if err != nil {
 		return nil, err
 	}
 	if ok, wait := w.limit.Allow(ctx, "WHTEST#"+a.WorkspaceID); !ok {
-		return nil, &dashboard.LimitedError{RetryAfter: wait}
+		return nil, apierr.Limited(wait, "too many test events: retry after %s", wait)
 	}
 	start := time.Now()
 	res, err := w.tester.Send(ctx, a.WorkspaceID, env, rawURL)

@@ -1,8 +1,12 @@
-// Package wire builds the dashboard's services for the functions that serve it
-// (DashboardFunction, DashboardPasskeysFunction): the domain services — account, team and
-// activity, credential — adapted to shared/dashboard's interfaces, recording to one activity
-// log. It links no AWS client of its own (each function brings its email sender and its
-// sealer) and not go-webauthn (only the passkeys function does).
+// Package wire builds the dashboard's services for the functions that serve it (DashboardFunction,
+// DashboardPasskeysFunction): it builds the domain services — account, team and activity,
+// credential — over the function's store, sender and sealer, and the Recorder that writes the
+// activity of the services that do not record their own. The rules' refusals reach the pages as
+// they return them (*apierr.Error), and the services are the dashboard's interfaces as they are,
+// but for a session's user with its email (Authenticate) and the keys (their activity records and
+// their creators' emails). It links no AWS client of its own (each
+// function brings its email sender and its sealer) and not go-webauthn (only the passkeys function
+// does).
 package wire
 
 import (
@@ -17,7 +21,6 @@ import (
 
 	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/activity"
-	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/credential"
@@ -75,10 +78,10 @@ func Build(d *app.Deps, sender mail.Sender, sealer webhook.Sealer) *Parts {
 	accounts := account.New(account.Config{BaseURL: base, Now: d.Now, OnEvent: rec.accountEvent, Passkeys: keys}, d.Store, sender)
 	creds := &credential.Service{Store: d.Store, Sealer: sealer, Now: d.Now}
 	s := &dashboard.Service{
-		Accounts: accountsAdapter{a: accounts},
-		Team:     teamAdapter{t: teams},
+		Accounts: accountService{accounts},
+		Team:     teams,
 		Keys:     keysAdapter{c: creds, rec: rec, emails: userEmails(d), store: d.Store, urls: d.URLs},
-		Activity: activityAdapter{a: act},
+		Activity: act,
 		Origins:  d.Config.DashboardOrigins,
 		Now:      d.Now,
 		// Plain http is only the local stack's (make dev, the tests): browsers keep Secure
@@ -158,101 +161,23 @@ func (r *Recorder) accountEvent(ctx context.Context, e account.Event) {
 
 // --- account ---
 
-type accountsAdapter struct{ a *account.Service }
+// accountService is the account service as the dashboard's Accounts: the service's own methods, and
+// Authenticate answering with the session's user and email.
+type accountService struct{ *account.Service }
 
-func client(c dashboard.Client) account.Client {
-	return account.Client{IP: c.IP, UserAgent: c.UserAgent}
-}
-
-// accountErr maps the account service's errors to the dashboard's.
-func accountErr(err error) error {
-	var fe *account.FieldError
-	var le *account.LimitedError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &fe):
-		field := fe.Field
-		if field == "workspace_name" {
-			field = "workspace"
-		}
-		return &dashboard.FieldError{Field: field, Rule: fe.Rule, Message: fe.Message}
-	case errors.As(err, &le):
-		return &dashboard.LimitedError{RetryAfter: le.RetryAfter}
-	case errors.Is(err, account.ErrBadCredentials):
-		return dashboard.ErrBadCredentials
-	case errors.Is(err, account.ErrNoSession):
-		return dashboard.ErrNoSession
-	case errors.Is(err, account.ErrInvalidToken):
-		return dashboard.ErrInvalidToken
-	case errors.Is(err, account.ErrAccountExists):
-		return apierr.New(apierr.StateConflict, "this email already has an account: sign in")
-	}
-	return err
-}
-
-func session(s *account.Session) *dashboard.Session {
-	return &dashboard.Session{Token: s.Token, UserID: s.UserID, WorkspaceID: s.WorkspaceID, Next: s.Next, ExpiresAt: s.ExpiresAt}
-}
-
-func (a accountsAdapter) SignUp(ctx context.Context, in dashboard.SignUpInput) error {
-	return accountErr(a.a.SignUp(ctx, account.SignUpInput{Email: in.Email, Password: in.Password, WorkspaceName: in.WorkspaceName,
-		Lang: in.Lang, Next: in.Next, JoinOnly: in.JoinOnly, Client: client(in.Client)}))
-}
-
-func (a accountsAdapter) VerifyEmail(ctx context.Context, token, password string, c dashboard.Client) (*dashboard.Session, error) {
-	s, err := a.a.VerifyEmail(ctx, token, password, client(c))
+func (a accountService) Authenticate(ctx context.Context, token string) (*dashboard.SessionUser, error) {
+	info, err := a.Service.Authenticate(ctx, token)
 	if err != nil {
-		return nil, accountErr(err)
+		return nil, err
 	}
-	return session(s), nil
-}
-
-func (a accountsAdapter) SignIn(ctx context.Context, email, password string, c dashboard.Client) (*dashboard.Session, error) {
-	s, err := a.a.SignIn(ctx, email, password, client(c))
-	if err != nil {
-		return nil, accountErr(err)
-	}
-	return session(s), nil
-}
-
-func (a accountsAdapter) RequestPasswordReset(ctx context.Context, email, lang string, c dashboard.Client) error {
-	return accountErr(a.a.RequestPasswordReset(ctx, email, lang, client(c)))
-}
-
-func (a accountsAdapter) ResetPassword(ctx context.Context, token, pw string, removePasskeys bool, c dashboard.Client) error {
-	return accountErr(a.a.ResetPassword(ctx, token, pw, removePasskeys, client(c)))
-}
-
-func (a accountsAdapter) ActivatePasskeys(ctx context.Context, userID string, c dashboard.Client) error {
-	return accountErr(a.a.ActivatePasskeys(ctx, userID, client(c)))
-}
-
-func (a accountsAdapter) ConfirmPassword(ctx context.Context, token, pw string, c dashboard.Client) error {
-	return accountErr(a.a.ConfirmPassword(ctx, token, pw, client(c)))
-}
-
-func (a accountsAdapter) Authenticate(ctx context.Context, token string) (*dashboard.SessionUser, error) {
-	info, err := a.a.Authenticate(ctx, token)
-	if err != nil {
-		return nil, accountErr(err)
-	}
-	u, err := a.a.User(ctx, info.UserID)
+	u, err := a.User(ctx, info.UserID)
 	if err != nil {
 		return nil, err
 	}
 	if u == nil {
-		return nil, dashboard.ErrNoSession
+		return nil, account.ErrNoSession
 	}
 	return &dashboard.SessionUser{UserID: u.ID, Email: u.Email, CSRF: info.CSRFToken, ProvedAt: info.ProvedAt}, nil
-}
-
-func (a accountsAdapter) SignOut(ctx context.Context, token string) error {
-	return accountErr(a.a.SignOut(ctx, token))
-}
-
-func (a accountsAdapter) SignOutEverywhere(ctx context.Context, userID string, removePasskeys bool, c dashboard.Client) error {
-	return accountErr(a.a.SignOutEverywhere(ctx, userID, removePasskeys, client(c)))
 }
 
 // passkeyItems fits the passkey items (package passkey's record.Store, which shared/dynamo
@@ -296,130 +221,6 @@ func (s SessionStarter) StartSession(ctx context.Context, userID, ip, ua string)
 	return sess.Token, sess.ExpiresAt, nil
 }
 
-// --- team ---
-
-type teamAdapter struct{ t *team.Service }
-
-func actor(a dashboard.Actor) team.Actor {
-	return team.Actor{WorkspaceID: a.WorkspaceID, UserID: a.UserID, Email: a.Email, Role: a.Role}
-}
-
-// withClient puts the request's client on the context, where the team service's activity
-// records read it.
-func withClient(ctx context.Context, a dashboard.Actor) context.Context {
-	return activity.WithClient(ctx, activity.Client{IP: a.Client.IP, UserAgent: a.Client.UserAgent})
-}
-
-func teamErr(err error) error {
-	var fe *team.FieldError
-	var daily *team.DailyInvitesError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &daily):
-		return &dashboard.LimitedError{RetryAfter: daily.RetryAfter, Form: true, Daily: true}
-	case errors.As(err, &fe):
-		return &dashboard.FieldError{Field: fe.Field, Rule: fe.Rule, Message: fe.Message}
-	case errors.Is(err, team.ErrForbidden), errors.Is(err, team.ErrInviteEmailMismatch):
-		return apierr.New(apierr.ScopeOrEnvironmentDenied, "%s", err.Error())
-	case errors.Is(err, team.ErrInviteNotFound), errors.Is(err, team.ErrInviteExpired):
-		return dashboard.ErrInvalidToken
-	case errors.Is(err, team.ErrNotFound):
-		return apierr.New(apierr.NotFound, "%s", err.Error())
-	case errors.Is(err, team.ErrAlreadyMember):
-		return &dashboard.FieldError{Field: "email", Rule: "already_member", Message: err.Error()}
-	case errors.Is(err, team.ErrOwnerProtected), errors.Is(err, team.ErrLastOwner), errors.Is(err, team.ErrConflict),
-		errors.Is(err, team.ErrTooManyInvites):
-		return apierr.New(apierr.StateConflict, "%s", err.Error())
-	}
-	return err
-}
-
-func (t teamAdapter) Workspaces(ctx context.Context, userID string) ([]dashboard.Membership, error) {
-	ws, err := t.t.Workspaces(ctx, userID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]dashboard.Membership, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, dashboard.Membership{WorkspaceID: w.WorkspaceID, WorkspaceName: w.WorkspaceName, Role: w.Role})
-	}
-	return out, nil
-}
-
-func (t teamAdapter) ListMembers(ctx context.Context, a dashboard.Actor) ([]dashboard.Member, error) {
-	ms, err := t.t.ListMembers(ctx, actor(a))
-	if err != nil {
-		return nil, teamErr(err)
-	}
-	out := make([]dashboard.Member, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, dashboard.Member{UserID: m.UserID, Email: m.Email, Role: m.Role, Since: m.Since})
-	}
-	return out, nil
-}
-
-func (t teamAdapter) ListInvites(ctx context.Context, a dashboard.Actor) ([]dashboard.Invite, error) {
-	is, err := t.t.ListInvites(ctx, actor(a))
-	if err != nil {
-		return nil, teamErr(err)
-	}
-	out := make([]dashboard.Invite, 0, len(is))
-	for _, i := range is {
-		out = append(out, invite(&i))
-	}
-	return out, nil
-}
-
-func invite(i *team.Invitation) dashboard.Invite {
-	return dashboard.Invite{ID: i.ID, Email: i.Email, Role: i.Role, ExpiresAt: i.ExpiresAt, WorkspaceID: i.WorkspaceID,
-		WorkspaceName: i.WorkspaceName, InviterEmail: i.InviterEmail}
-}
-
-func (t teamAdapter) Invite(ctx context.Context, a dashboard.Actor, email string, role auth.Role, lang string) error {
-	_, err := t.t.Invite(withClient(ctx, a), actor(a), email, role, lang)
-	return teamErr(err)
-}
-
-func (t teamAdapter) RevokeInvite(ctx context.Context, a dashboard.Actor, id string) error {
-	return teamErr(t.t.RevokeInvite(withClient(ctx, a), actor(a), id))
-}
-
-func (t teamAdapter) ChangeRole(ctx context.Context, a dashboard.Actor, userID string, role auth.Role) error {
-	_, err := t.t.ChangeRole(withClient(ctx, a), actor(a), userID, role)
-	return teamErr(err)
-}
-
-func (t teamAdapter) Remove(ctx context.Context, a dashboard.Actor, userID string) error {
-	return teamErr(t.t.Remove(withClient(ctx, a), actor(a), userID))
-}
-
-func (t teamAdapter) Leave(ctx context.Context, a dashboard.Actor) error {
-	return teamErr(t.t.Leave(withClient(ctx, a), actor(a)))
-}
-
-func (t teamAdapter) TransferOwnership(ctx context.Context, a dashboard.Actor, userID string) error {
-	_, err := t.t.TransferOwnership(withClient(ctx, a), actor(a), userID)
-	return teamErr(err)
-}
-
-func (t teamAdapter) LookupInvite(ctx context.Context, token string) (*dashboard.Invite, error) {
-	i, err := t.t.LookupInvite(ctx, token)
-	if err != nil {
-		return nil, teamErr(err)
-	}
-	out := invite(i)
-	return &out, nil
-}
-
-func (t teamAdapter) AcceptInvite(ctx context.Context, token, userID, email string) (string, error) {
-	m, err := t.t.AcceptInvite(ctx, token, userID, email)
-	if err != nil {
-		return "", teamErr(err)
-	}
-	return m.WorkspaceID, nil
-}
-
 // --- keys and webhook secrets ---
 
 type keysAdapter struct {
@@ -430,20 +231,6 @@ type keysAdapter struct {
 	// store keeps the workspace's document webhooks; urls holds the webhook_url rules.
 	store *dynamo.Store
 	urls  urlcheck.Policy
-}
-
-func credErr(err error) error {
-	var fe *credential.FieldError
-	var ce *credential.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &fe):
-		return &dashboard.FieldError{Field: fe.Field, Rule: "credential", Message: fe.Field + " " + fe.Rule}
-	case errors.As(err, &ce):
-		return apierr.New(ce.Code, "%s", ce.Message)
-	}
-	return err
 }
 
 func keyView(k credential.KeyInfo) dashboard.Key {
@@ -466,7 +253,7 @@ func (k keysAdapter) event(a dashboard.Actor, action, target string) activity.Ev
 func (k keysAdapter) ListKeys(ctx context.Context, ws string) ([]dashboard.Key, error) {
 	ks, err := k.c.ListKeys(ctx, ws)
 	if err != nil {
-		return nil, credErr(err)
+		return nil, err
 	}
 	out := make([]dashboard.Key, 0, len(ks))
 	var ids []string
@@ -492,7 +279,7 @@ func (k keysAdapter) CreateKey(ctx context.Context, a dashboard.Actor, nk dashbo
 	issued, err := k.c.CreateKey(ctx, a.WorkspaceID, credential.NewKey{Name: nk.Name, Environment: nk.Environment,
 		Scopes: nk.Scopes, CreatedBy: a.UserID})
 	if err != nil {
-		return nil, credErr(err)
+		return nil, err
 	}
 	k.rec.record(ctx, k.event(a, activity.KeyCreated, fmt.Sprintf("key %s (%s, %s)", issued.Info.ID, issued.Info.Name, issued.Info.Environment)))
 	return &dashboard.IssuedKey{Key: keyView(issued.Info), Secret: issued.Key}, nil
@@ -501,7 +288,7 @@ func (k keysAdapter) CreateKey(ctx context.Context, a dashboard.Actor, nk dashbo
 func (k keysAdapter) RevokeKey(ctx context.Context, a dashboard.Actor, keyID string) error {
 	info, err := k.c.RevokeKey(ctx, a.WorkspaceID, keyID, a.UserID)
 	if err != nil {
-		return credErr(err)
+		return err
 	}
 	k.rec.record(ctx, k.event(a, activity.KeyRevoked, fmt.Sprintf("key %s (%s)", info.ID, info.Name)))
 	return nil
@@ -510,7 +297,7 @@ func (k keysAdapter) RevokeKey(ctx context.Context, a dashboard.Actor, keyID str
 func (k keysAdapter) RollKey(ctx context.Context, a dashboard.Actor, keyID string, grace time.Duration) (*dashboard.IssuedKey, error) {
 	issued, err := k.c.RollKey(ctx, a.WorkspaceID, keyID, credential.Grace(grace), a.UserID)
 	if err != nil {
-		return nil, credErr(err)
+		return nil, err
 	}
 	k.rec.record(ctx, k.event(a, activity.KeyRolled, fmt.Sprintf("key %s → %s (%s), old one works %s more", keyID, issued.Info.ID,
 		issued.Info.Name, credential.Grace(grace))))
@@ -520,7 +307,7 @@ func (k keysAdapter) RollKey(ctx context.Context, a dashboard.Actor, keyID strin
 func (k keysAdapter) ListWebhookSecrets(ctx context.Context, ws string, env auth.Environment) ([]dashboard.WebhookSecret, error) {
 	list, err := k.c.ListWebhookSecrets(ctx, ws, env)
 	if err != nil {
-		return nil, credErr(err)
+		return nil, err
 	}
 	out := make([]dashboard.WebhookSecret, 0, len(list))
 	for _, w := range list {
@@ -532,7 +319,7 @@ func (k keysAdapter) ListWebhookSecrets(ctx context.Context, ws string, env auth
 func (k keysAdapter) IssueWebhookSecret(ctx context.Context, a dashboard.Actor, env auth.Environment, grace time.Duration) (string, error) {
 	list, err := k.c.ListWebhookSecrets(ctx, a.WorkspaceID, env)
 	if err != nil {
-		return "", credErr(err)
+		return "", err
 	}
 	var issued *credential.IssuedWebhookSecret
 	action := activity.WebhookSecretIssued
@@ -543,7 +330,7 @@ func (k keysAdapter) IssueWebhookSecret(ctx context.Context, a dashboard.Actor, 
 		issued, err = k.c.RollWebhookSecret(ctx, a.WorkspaceID, env, credential.Grace(grace), a.UserID)
 	}
 	if err != nil {
-		return "", credErr(err)
+		return "", err
 	}
 	k.rec.record(ctx, k.event(a, action, fmt.Sprintf("%s secret %s", env, issued.Info.ID)))
 	return issued.Secret, nil
@@ -565,11 +352,7 @@ func (k keysAdapter) SetDocumentWebhook(ctx context.Context, a dashboard.Actor, 
 		return errors.New("dashboard: no store")
 	}
 	if err := k.c.SetDocumentWebhook(ctx, k.store, k.urls, a.WorkspaceID, env, url); err != nil {
-		var fe *credential.FieldError
-		if errors.As(err, &fe) {
-			return &dashboard.FieldError{Field: fe.Field, Rule: "webhook_url", Message: fe.Rule}
-		}
-		return credErr(err)
+		return err
 	}
 	target := fmt.Sprintf("%s document webhook cleared", env)
 	if url != "" {
@@ -577,25 +360,6 @@ func (k keysAdapter) SetDocumentWebhook(ctx context.Context, a dashboard.Actor, 
 	}
 	k.rec.record(ctx, k.event(a, activity.DocumentWebhookSet, target))
 	return nil
-}
-
-// --- activity ---
-
-type activityAdapter struct{ a *activity.Service }
-
-func (a activityAdapter) List(ctx context.Context, ws, cursor string, limit int) ([]dashboard.Event, string, error) {
-	p, err := a.a.List(ctx, ws, cursor, limit)
-	if errors.Is(err, activity.ErrBadCursor) {
-		return nil, "", apierr.New(apierr.MalformedRequest, "bad cursor")
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]dashboard.Event, 0, len(p.Items))
-	for _, e := range p.Items {
-		out = append(out, dashboard.Event{At: e.At, ActorEmail: e.ActorEmail, Action: e.Action, Target: e.Target, IP: e.IP, UserAgent: e.UserAgent})
-	}
-	return out, p.NextCursor, nil
 }
 
 // userEmails reads users' emails from the store (nil without one).
