@@ -67,7 +67,7 @@ walkthrough: deps ## Run the walk-throughs of README.md and docs/getting-started
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
-	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck payment:FuzzParseCreateRequest \
+	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck edge/paymentapi:FuzzParseCreateRequest \
 	  document:FuzzParseBody document:FuzzMergePatch htmlw:FuzzMatchesHTMLTemplate page:FuzzAmount; do \
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 1s ./shared/$${t%%:*}/; done
 
