@@ -81,6 +81,18 @@ func checkPhone(s string) string {
 	return ""
 }
 
+var emailPattern = regexp.MustCompile(`^[A-Za-z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$`)
+
+// CheckEmail is the email rule of a payer's identity (the checkout's card route): "" when s is
+// an email address, else the rule. It is jsonbody.CheckEmail's rule (the request format
+// "email") for the rule packages, which read no request bodies.
+func CheckEmail(s string) string {
+	if len(s) > 254 || !emailPattern.MatchString(s) {
+		return "must be an email address such as name@example.com"
+	}
+	return ""
+}
+
 // Hash identifies the request's content: two requests with the same fields (in any order or
 // formatting) hash alike, so a retry with the same body replays and a changed body conflicts.
 func (r *CreateRequest) Hash() string {
