@@ -53,7 +53,7 @@ test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) test -race -vet=off -count=1 -timeout 20m ./...
 	cd clients/go && $(GO) vet ./... && $(GO) test -race -vet=off -count=1 ./...
 	cd clients/typescript && $(NPM) test
-	$(GO) test -vet=off -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/ ./cmd/devstack/
+	$(GO) test -vet=off -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/integration/ ./shared/publicdoc/ ./shared/passkey/ ./shared/dashboard/ ./cmd/devstack/
 
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
@@ -71,7 +71,7 @@ walkthrough: deps ## Run the walk-throughs of README.md and docs/getting-started
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
-	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck payment:FuzzParseCreateRequest \
+	@set -e; for t in money:FuzzParseTaka urlcheck:FuzzCheck edge/paymentapi:FuzzParseCreateRequest \
 	  document:FuzzParseBody document:FuzzMergePatch htmlw:FuzzMatchesHTMLTemplate page:FuzzAmount; do \
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 1s ./shared/$${t%%:*}/; done
 

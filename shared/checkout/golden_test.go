@@ -176,8 +176,9 @@ func goldenPages(t *testing.T) map[string]string {
 			out[c.name+"."+string(l)] = buf.String()
 		}
 		for _, c := range goldenErrors {
-			resp := (&Service{}).htmlError(apierr.New(c.code, "developer text"), l, testBase)
-			out[c.name+"."+string(l)] = string(resp.Raw)
+			var buf bytes.Buffer
+			_ = WriteError(&buf, c.code, l, testBase)
+			out[c.name+"."+string(l)] = buf.String()
 		}
 		var buf bytes.Buffer
 		if err := ErrorPage(&buf, l, `<script>alert(5)</script> "t" & 't' +`, `<img src=x onerror=alert(6)> `+hostile, `/x?"<>`); err != nil {

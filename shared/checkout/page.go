@@ -3,6 +3,7 @@ package checkout
 import (
 	_ "embed"
 	"encoding/json"
+	"github.com/takapay/payments/shared/apierr"
 	"io"
 	"strings"
 	"time"
@@ -181,6 +182,26 @@ func scriptMessages(l page.Lang) string {
 // response must carry SecurityHeaders.
 func ErrorPage(w io.Writer, l page.Lang, title, message, self string) error {
 	return page.WriteError(w, style, page.Error{Lang: l, Title: title, Message: message, Self: self})
+}
+
+// WriteError writes the error page of an error code for a payer in l, in words for the payer
+// (an envelope's message is for developers and stays in the JSON). self is the checkout
+// page's path, for the language switch.
+func WriteError(w io.Writer, code apierr.Code, l page.Lang, self string) error {
+	key := "page.err.internal"
+	switch code {
+	case apierr.NotFound:
+		key = "checkout.err.not_found"
+	case apierr.RateLimited:
+		key = "page.err.rate_limited"
+	case apierr.StateConflict:
+		key = "checkout.err.conflict"
+	case apierr.ScopeOrEnvironmentDenied:
+		key = "page.err.denied"
+	case apierr.MalformedRequest, apierr.ValidationFailed:
+		key = "page.err.bad_request"
+	}
+	return ErrorPage(w, l, l.T(key+".title"), l.T(key), self)
 }
 
 // SecurityHeaders returns a new map of the headers every page response (the page, the error

@@ -148,6 +148,13 @@ func (d *doc) amount(p money.Paisa, capped bool) {
 
 // payments writes the overview's payment sections.
 func (d *doc) overviewPayments(o *overview) {
+	d.overviewTallies(o)
+	d.overviewLatest(o)
+	d.overviewFailing(o)
+}
+
+// overviewTallies writes today's and this week's completed payments.
+func (d *doc) overviewTallies(o *overview) {
 	d.Raw("<h2>")
 	d.text("dash.overview.completed")
 	d.Raw("</h2>\n<div class=\"stats\">")
@@ -180,7 +187,10 @@ func (d *doc) overviewPayments(o *overview) {
 		d.text("dash.overview.capped", "n", d.l.Number(homeScanBudget))
 		d.Raw("</p>\n")
 	}
+}
 
+// overviewLatest writes the latest payments.
+func (d *doc) overviewLatest(o *overview) {
 	d.Raw(`<h2 id="latest-title">`)
 	d.text("dash.overview.latest")
 	d.Raw("</h2>\n")
@@ -206,7 +216,10 @@ func (d *doc) overviewPayments(o *overview) {
 		}
 		d.Raw("</tbody></table></div>\n")
 	}
+}
 
+// overviewFailing writes the deliveries that are failing.
+func (d *doc) overviewFailing(o *overview) {
 	d.Raw(`<h2 id="failing-title">`)
 	d.text("dash.overview.failing")
 	d.Raw("</h2>\n")

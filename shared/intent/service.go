@@ -8,22 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
-	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/obs"
 	"github.com/takapay/payments/shared/payment"
-	"github.com/takapay/payments/shared/urlcheck"
-	"github.com/takapay/payments/shared/web"
 )
 
 // Stored is an intent as the store holds it: the payment record (one id space: every hosted
@@ -98,21 +90,21 @@ const (
 // on the queue (the event is in the outbox; the re-drive sends it if the enqueue fails).
 const DefaultEnqueueTimeout = payment.DefaultEnqueueTimeout
 
-// Service serves the payment-intent routes (one Lambda): bearer-key routes under
-// /v1/payment-intents and the dashboard's under /v1/workspaces/{workspaceID}/payment-intents.
+// Service is the payment intent's operations: create, get, list, cancel and
+// verify-transaction, on typed values. Every operation takes the caller's Scope and checks
+// the permission it needs itself (Allow); the HTTP edge (package intentapi) parses requests
+// and encodes the answers, and the dashboard calls the same operations directly.
 type Service struct {
-	Auth   *auth.Authenticator
 	Store  Store
-	URLs   urlcheck.Policy
 	Tokens payment.TokenKey
 	// Events receives the webhook event of a cancel (nil: the re-drive still sends it).
 	Events         Enqueuer
 	EnqueueTimeout time.Duration
 	Now            func() time.Time
-	// NoPaymentURL leaves payment_url absent for every caller and Tokens unused: set where the
-	// answers are only rendered, never sent to a client (the dashboard's payments pages), so
-	// that function does not hold CHECKOUT_TOKEN_KEY. Without it, payment_url is still absent
-	// for a caller who may not create payments (see resource).
+	// NoPaymentURL leaves payment_url absent for every caller and Tokens unused for it: set
+	// where the answers are only rendered, never sent to a client (the dashboard's payments
+	// pages), so that function does not hold CHECKOUT_TOKEN_KEY. Without it, payment_url is
+	// still absent for a caller who may not create payments (see resource).
 	NoPaymentURL bool
 }
 
@@ -123,105 +115,78 @@ func (s *Service) now() time.Time {
 	return time.Now().UTC()
 }
 
-// request is an authenticated, authorised intents request.
-type request struct {
-	*web.Request
-	id  *auth.Identity
-	ws  string
-	env auth.Environment
+// Scope is who calls an operation and where: the caller's workspace and environment (a key's
+// own; on the workspace routes the path's workspace and ?environment=), and the caller.
+type Scope struct {
+	WorkspaceID string
+	Environment auth.Environment
+	Identity    *auth.Identity
+	// CorrelationID is the 24-hex id of the request, recorded with the event a cancel causes
+	// (its sender's log lines carry it); "" for none.
+	CorrelationID string
 }
 
-// Create serves POST /v1/payment-intents and POST /v1/workspaces/{workspaceID}/payment-intents.
-func (s *Service) Create(ctx context.Context, r *web.Request) (*web.Response, error) {
-	return s.operation(ctx, r, auth.PaymentsWrite, true, s.create)
+// Op names an operation for Allow.
+type Op int
+
+// The operations.
+const (
+	OpCreate Op = iota
+	OpList
+	OpGet
+	OpCancel
+	OpVerifyTransaction
+)
+
+// opRules is what each operation needs: its scope, and whether it moves money (then live is
+// refused with 403, as payment create and verify do: this release is sandbox-only for money).
+// Reads (list, get) answer in live too; there they find nothing.
+var opRules = map[Op]struct {
+	scope auth.Scope
+	money bool
+}{
+	OpCreate:            {auth.PaymentsWrite, true},
+	OpList:              {auth.PaymentsRead, false},
+	OpGet:               {auth.PaymentsRead, false},
+	OpCancel:            {auth.PaymentsWrite, true},
+	OpVerifyTransaction: {auth.PaymentsRead, true},
 }
 
-// List serves GET /v1/payment-intents and its workspace variant.
-func (s *Service) List(ctx context.Context, r *web.Request) (*web.Response, error) {
-	return s.operation(ctx, r, auth.PaymentsRead, false, s.list)
-}
-
-// Get serves GET /v1/payment-intents/{intentID} and its workspace variant.
-func (s *Service) Get(ctx context.Context, r *web.Request) (*web.Response, error) {
-	return s.operation(ctx, r, auth.PaymentsRead, false, s.get)
-}
-
-// Cancel serves POST /v1/payment-intents/{intentID}/cancel and its workspace variant.
-func (s *Service) Cancel(ctx context.Context, r *web.Request) (*web.Response, error) {
-	return s.operation(ctx, r, auth.PaymentsWrite, true, s.cancel)
-}
-
-// VerifyTransaction serves POST /v1/payment-intents/{intentID}/verify-transaction.
-func (s *Service) VerifyTransaction(ctx context.Context, r *web.Request) (*web.Response, error) {
-	return s.operation(ctx, r, auth.PaymentsRead, true, s.verifyTransaction)
-}
-
-// operation authenticates the caller (a bearer key; on the workspace routes also a dashboard
-// session, with ?environment= required, exactly like the documents routes) and authorises
-// scope in the environment. Money operations (create, cancel, verify-transaction) refuse live
-// with 403, as payment create and verify do: this release is sandbox-only for money. Reads
-// (list, get) answer in live too; there they find nothing, and another environment's intent
-// is a 404 like another workspace's.
-func (s *Service) operation(ctx context.Context, r *web.Request, scope auth.Scope, money bool,
-	run func(context.Context, *request) (*web.Response, error)) (*web.Response, error) {
-	req := &request{Request: r}
-	if raw, ok := r.PathParams["workspaceID"]; ok {
-		ws := strings.ToLower(raw)
-		if _, err := uuid.Parse(ws); err != nil || len(ws) != 36 {
-			return nil, apierr.New(apierr.NotFound, "no such workspace")
-		}
-		id, err := s.Auth.AuthenticateWorkspace(ctx, r, ws)
-		if err != nil {
-			return nil, err
-		}
-		env, err := auth.RequiredEnvironment(r)
-		if err != nil {
-			return nil, err
-		}
-		req.id, req.ws, req.env = id, ws, env
-	} else {
-		id, err := s.Auth.Authenticate(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		req.id, req.ws, req.env = id, id.WorkspaceID, id.Environments[0]
+// Allow is the one permission rule of the intents: the caller must hold op's scope in the
+// environment, and a money operation refuses live. Every operation checks it; the HTTP edge
+// also asks it before it reads a request's body, so a caller who may not act learns nothing
+// of the body's rules.
+func Allow(sc Scope, op Op) error {
+	rule := opRules[op]
+	if sc.Identity == nil {
+		return apierr.New(apierr.InvalidAPIKey, "no credentials")
 	}
-	if err := req.id.Authorize(scope, req.env); err != nil {
-		return nil, err
+	if err := sc.Identity.Authorize(rule.scope, sc.Environment); err != nil {
+		return err
 	}
-	if money {
-		if err := payment.RequireSandbox(req.env); err != nil {
-			return nil, err
-		}
+	if rule.money {
+		return payment.RequireSandbox(sc.Environment)
 	}
-	return run(ctx, req)
+	return nil
 }
 
 func notFound() error {
 	return apierr.New(apierr.NotFound, "no payment intent with this id in this workspace and environment")
 }
 
-// intentID reads {intentID}; anything but a UUID addresses nothing (404, no read).
-func (req *request) intentID() (string, error) {
-	id, ok := payment.ParseInvoiceID(req.PathParams["intentID"])
+// load reads the intent id of the caller's workspace and environment; 404 for anyone else's,
+// and for anything but a UUID (no read).
+func (s *Service) load(ctx context.Context, sc Scope, rawID string) (*Stored, error) {
+	id, ok := payment.ParseInvoiceID(rawID)
 	if !ok {
-		return "", notFound()
-	}
-	return id, nil
-}
-
-// load reads an intent of the caller's workspace and environment; 404 for anyone else's.
-func (s *Service) load(ctx context.Context, req *request) (*Stored, error) {
-	id, err := req.intentID()
-	if err != nil {
-		return nil, err
+		return nil, notFound()
 	}
 	obs.Annotate(ctx, slog.String("invoice_id", id))
 	st, err := s.Store.GetIntent(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if st == nil || !visible(st.Payment, req.ws, req.env) {
+	if st == nil || !visible(st.Payment, sc.WorkspaceID, sc.Environment) {
 		return nil, notFound()
 	}
 	return st, nil
@@ -232,10 +197,6 @@ func visible(p *payment.Payment, ws string, env auth.Environment) bool {
 }
 
 // ---- create ----
-
-// linkedFields are the members a linked create may carry.
-var linkedFields = []string{"document_id", "quantity", "redirect_url", "cancel_url", "webhook_url",
-	"metadata", "expires_in_minutes", "locale"}
 
 // LinkedRequest is a validated create of an intent priced from a document.
 type LinkedRequest struct {
@@ -266,89 +227,55 @@ func (l *LinkedRequest) Hash() string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// ParseCreate validates a create body: linked when it has document_id, standalone (the
-// payment create rules) otherwise. Exactly one of the results is non-nil.
-func ParseCreate(body []byte, urls urlcheck.Policy) (*payment.CreateRequest, *LinkedRequest, error) {
-	obj, err := jsonbody.ParseObject(body)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, linked := obj.Raw("document_id"); !linked {
-		req, err := payment.ParseCreateRequest(body, urls)
-		return req, nil, err
-	}
-	r := jsonbody.NewReader(obj)
-	if _, ok := obj.Raw("amount"); ok {
-		r.Fail("amount", "must not be sent with document_id: the server prices a linked intent from the document")
-	}
-	var unknown []string
-	for _, n := range obj.Names() {
-		if n != "amount" && !contains(linkedFields, n) {
-			unknown = append(unknown, n)
-		}
-	}
-	for _, n := range unknown {
-		r.Fail(n, "is not a member of a linked intent request (allowed: "+strings.Join(linkedFields, ", ")+")")
-	}
-	var req LinkedRequest
-	req.DocumentID, _ = r.String("document_id", jsonbody.StringRule{Required: true, Check: func(s string) string {
-		if _, ok := payment.ParseInvoiceID(s); !ok {
-			return "must be a UUID (the id of an invoice or a payment link)"
-		}
-		return ""
-	}})
-	req.DocumentID, _ = payment.ParseInvoiceID(req.DocumentID)
-	if q, ok := r.Int("quantity", false, 1, document.MaxQuantity); ok {
-		req.Quantity = &q
-	}
-	req.Options = payment.ReadOptions(r, obj, urls)
-	if err := r.Err(); err != nil {
-		return nil, nil, err
-	}
-	return nil, &req, nil
+// CreateInput is a validated create: exactly one of Standalone (a client amount, the payment
+// create rules) and Linked (priced from a document), and the required Idempotency-Key.
+type CreateInput struct {
+	IdempotencyKey string
+	Standalone     *payment.CreateRequest
+	Linked         *LinkedRequest
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
+// Created is a create's outcome: the intent, and whether it replays an earlier create with the
+// same Idempotency-Key (the same request; a different one is a 409).
+type Created struct {
+	Intent   *Intent
+	Replayed bool
 }
 
-func (s *Service) create(ctx context.Context, req *request) (*web.Response, error) {
-	key, err := payment.RequiredIdempotencyKey(req.Request)
-	if err != nil {
-		return nil, err
-	}
-	standalone, linked, err := ParseCreate(req.Body, s.URLs)
-	if err != nil {
+// Create makes an intent (or replays the one its Idempotency-Key made): the id is the key's.
+func (s *Service) Create(ctx context.Context, sc Scope, in CreateInput) (*Created, error) {
+	if err := Allow(sc, OpCreate); err != nil {
 		return nil, err
 	}
 	now := s.now()
-	id := payment.InvoiceIDForKey(req.ws, req.env, key)
+	id := payment.InvoiceIDForKey(sc.WorkspaceID, sc.Environment, in.IdempotencyKey)
 	obs.Annotate(ctx, slog.String("invoice_id", id))
-	merchant := req.id.WorkspaceName
-	if req.id.Kind == auth.KindSession {
-		w, err := s.Store.GetWorkspace(ctx, req.ws)
+	merchant := sc.Identity.WorkspaceName
+	if sc.Identity.Kind == auth.KindSession {
+		w, err := s.Store.GetWorkspace(ctx, sc.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
 		merchant = w.Name
 	}
-	if linked != nil {
-		return s.createLinked(ctx, req, linked, id, merchant, now)
+	if in.Linked != nil {
+		return s.createLinked(ctx, sc, in.Linked, id, merchant, now)
 	}
+	return s.createStandalone(ctx, sc, in, id, merchant, now)
+}
+
+func (s *Service) createStandalone(ctx context.Context, sc Scope, in CreateInput, id, merchant string, now time.Time) (*Created, error) {
+	standalone := in.Standalone
 	p := &payment.Payment{
-		InvoiceID: id, WorkspaceID: req.ws, Environment: req.env,
+		InvoiceID: id, WorkspaceID: sc.WorkspaceID, Environment: sc.Environment,
 		Status: payment.Pending, Currency: payment.Currency, CreatedAt: now, UpdatedAt: now,
-		IdempotencyKey: key, MerchantName: merchant,
+		IdempotencyKey: in.IdempotencyKey, MerchantName: merchant,
 		AmountMinor: standalone.Amount, Reference: standalone.Reference, RequestHash: standalone.Hash(),
 		CustomerName: standalone.CustomerName, CustomerEmail: standalone.CustomerEmail, CustomerPhone: standalone.CustomerPhone,
 		RedirectURL: standalone.RedirectURL, CancelURL: standalone.CancelURL, WebhookURL: standalone.WebhookURL,
 		Metadata: standalone.Metadata, ExpiresAt: now.Add(standalone.ExpiresIn), Locale: standalone.Locale,
 	}
+	var err error
 	if p.Reference == "" {
 		if p.Reference, err = payment.NewReference(); err != nil {
 			return nil, err
@@ -367,25 +294,25 @@ func (s *Service) create(ctx context.Context, req *request) (*web.Response, erro
 		if prior == nil {
 			return nil, fmt.Errorf("intent %s vanished after a conditional failure", existing.InvoiceID)
 		}
-		return s.replay(req, prior, p)
+		return s.replay(sc, prior, p)
 	case err != nil:
 		return nil, err
 	}
-	return s.answer(req, http.StatusCreated, &Stored{Payment: p})
+	return s.created(sc, &Stored{Payment: p}, false)
 }
 
 // createLinked makes an intent priced from a document through the linked-intent rules
 // (Linker.Place), as the API door: the id is the Idempotency-Key's (a replay answers the first
 // create), and an invoice's PENDING live intent is refused with 409 naming it (RefuseLive).
-func (s *Service) createLinked(ctx context.Context, req *request, l *LinkedRequest, id, merchant string, now time.Time) (*web.Response, error) {
-	doc, err := s.Store.PayableDocument(ctx, req.ws, req.env, l.DocumentID)
+func (s *Service) createLinked(ctx context.Context, sc Scope, l *LinkedRequest, id, merchant string, now time.Time) (*Created, error) {
+	doc, err := s.Store.PayableDocument(ctx, sc.WorkspaceID, sc.Environment, l.DocumentID)
 	if err != nil {
 		return nil, err
 	}
-	if doc != nil && (doc.WorkspaceID != req.ws || doc.Environment != req.env) {
+	if doc != nil && (doc.WorkspaceID != sc.WorkspaceID || doc.Environment != sc.Environment) {
 		doc = nil
 	}
-	attempt := &payment.Payment{InvoiceID: id, WorkspaceID: req.ws, Environment: req.env, RequestHash: l.Hash()}
+	attempt := &payment.Payment{InvoiceID: id, WorkspaceID: sc.WorkspaceID, Environment: sc.Environment, RequestHash: l.Hash()}
 	placed, err := (&Linker{Store: s.Store, Tokens: s.Tokens}).Place(ctx, Order{
 		Doc: doc, ID: id, Keyed: true, Quantity: l.Quantity, Options: l.Options,
 		RequestHash: attempt.RequestHash, MerchantName: merchant, Live: RefuseLive, Now: now,
@@ -394,37 +321,44 @@ func (s *Service) createLinked(ctx context.Context, req *request, l *LinkedReque
 		return nil, err
 	}
 	if placed.Replayed {
-		return s.replay(req, &placed.Stored, attempt)
+		return s.replay(sc, &placed.Stored, attempt)
 	}
-	return s.answer(req, http.StatusCreated, &placed.Stored)
+	return s.created(sc, &placed.Stored, false)
 }
 
-// replay answers a create whose Idempotency-Key already made an intent: the same 201 for the
-// same request, 409 for a different one.
-func (s *Service) replay(req *request, prior *Stored, attempt *payment.Payment) (*web.Response, error) {
-	if !visible(prior.Payment, req.ws, req.env) {
+// replay answers a create whose Idempotency-Key already made an intent: the same intent for
+// the same request, 409 for a different one.
+func (s *Service) replay(sc Scope, prior *Stored, attempt *payment.Payment) (*Created, error) {
+	if !visible(prior.Payment, sc.WorkspaceID, sc.Environment) {
 		return nil, apierr.New(apierr.IdempotencyKeyReused, "this Idempotency-Key cannot be used; choose another")
 	}
 	if prior.Payment.RequestHash != attempt.RequestHash {
 		return nil, apierr.New(apierr.IdempotencyKeyReused,
 			"this Idempotency-Key was already used with a different request body; use a new key for a new payment intent")
 	}
-	resp, err := s.answer(req, http.StatusCreated, prior)
+	return s.created(sc, prior, true)
+}
+
+func (s *Service) created(sc Scope, st *Stored, replayed bool) (*Created, error) {
+	it, err := s.resource(sc, st)
 	if err != nil {
 		return nil, err
 	}
-	resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
-	return resp, nil
+	return &Created{Intent: it, Replayed: replayed}, nil
 }
 
 // ---- read ----
 
-func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) {
-	st, err := s.load(ctx, req)
+// Get reads the intent id of the caller's workspace and environment (404 for anyone else's).
+func (s *Service) Get(ctx context.Context, sc Scope, id string) (*Intent, error) {
+	if err := Allow(sc, OpGet); err != nil {
+		return nil, err
+	}
+	st, err := s.load(ctx, sc, id)
 	if err != nil {
 		return nil, err
 	}
-	return s.answer(req, http.StatusOK, st)
+	return s.resource(sc, st)
 }
 
 // ListResult is the list's body: the list-result shape of the documents.
@@ -433,79 +367,36 @@ type ListResult struct {
 	NextCursor *string   `json:"next_cursor"`
 }
 
-// statuses are the values of the list's status filter.
-var statuses = []payment.Status{payment.Pending, payment.Completed, payment.Failed, payment.Cancelled, payment.Expired}
+// ListInput selects a page of the caller's intents, newest first: Limit (1..MaxPageSize;
+// 0 for DefaultPageSize), the previous page's Cursor, and the filters (zero values: none).
+// Status is compared with the effective status (an overdue PENDING intent is EXPIRED);
+// CreatedFrom <= created_at < CreatedBefore; Reference is exact.
+type ListInput struct {
+	Limit                      int
+	Cursor                     string
+	Status                     payment.Status
+	DocumentID                 string
+	CreatedFrom, CreatedBefore time.Time
+	Source                     payment.SourceKind
+	Reference                  string
+}
 
-// Filters of the list besides status and document_id: created_gte and created_lt (RFC 3339
-// date-times), source and reference (the intent's exact reference).
-var sourceKinds = []payment.SourceKind{payment.SourceStandalone, payment.SourceInvoice, payment.SourcePaymentLinks}
-
-// listQuery reads limit, cursor, status, document_id, created_gte, created_lt, source and
-// reference (422 naming query.<name>).
-func (req *request) listQuery(now time.Time) (ListQuery, error) {
-	p := req.Query
-	q := ListQuery{WorkspaceID: req.ws, Environment: req.env, Limit: DefaultPageSize}
-	var vs []apierr.Violation
-	if c, ok := p["cursor"]; ok && c != "" {
-		if id, ok := payment.ParseInvoiceID(c); ok {
-			q.Cursor = id
-		} else {
-			vs = append(vs, apierr.Violation{Path: "query.cursor", Rule: "must be the next_cursor of a previous page (a UUID)"})
-		}
-	}
-	if l, ok := p["limit"]; ok {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > MaxPageSize {
-			vs = append(vs, apierr.Violation{Path: "query.limit", Rule: fmt.Sprintf("must be an integer between 1 and %d", MaxPageSize)})
-		} else {
-			q.Limit = n
-		}
+// query is the store's query of in as of now: the filters the index cannot decide become Keep.
+func (in ListInput) query(sc Scope, now time.Time) ListQuery {
+	q := ListQuery{WorkspaceID: sc.WorkspaceID, Environment: sc.Environment, Limit: in.Limit, Cursor: in.Cursor,
+		DocumentID: in.DocumentID, CreatedFrom: in.CreatedFrom, CreatedBefore: in.CreatedBefore, Source: in.Source}
+	if q.Limit == 0 {
+		q.Limit = DefaultPageSize
 	}
 	var keep []func(*payment.Payment) bool
-	if v, ok := p["status"]; ok {
-		want := payment.Status(strings.ToUpper(v))
-		if !containsStatus(want) {
-			vs = append(vs, apierr.Violation{Path: "query.status", Rule: "must be one of PENDING, COMPLETED, FAILED, CANCELLED, EXPIRED"})
-		} else {
-			keep = append(keep, func(p *payment.Payment) bool { return p.EffectiveStatus(now) == want })
-		}
+	if want := in.Status; want != "" {
+		keep = append(keep, func(p *payment.Payment) bool { return p.EffectiveStatus(now) == want })
 	}
-	for _, name := range []string{"created_gte", "created_lt"} {
-		v, ok := p[name]
-		if !ok {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil || t.Year() < 2000 || t.Year() > 9999 {
-			vs = append(vs, apierr.Violation{Path: "query." + name, Rule: "must be an RFC 3339 date-time, e.g. 2026-05-01T00:00:00+06:00"})
-			continue
-		}
-		if name == "created_gte" {
-			q.CreatedFrom = t.UTC()
-		} else {
-			q.CreatedBefore = t.UTC()
-		}
+	if k := in.Source; k != "" && k != payment.SourceStandalone {
+		keep = append(keep, func(p *payment.Payment) bool { return p.Source.Kind == k })
 	}
-	if !q.CreatedFrom.IsZero() && !q.CreatedBefore.IsZero() && !q.CreatedFrom.Before(q.CreatedBefore) {
-		vs = append(vs, apierr.Violation{Path: "query.created_lt", Rule: "must be after created_gte"})
-	}
-	if v, ok := p["source"]; ok {
-		k := payment.SourceKind(v)
-		if !slices.Contains(sourceKinds, k) {
-			vs = append(vs, apierr.Violation{Path: "query.source", Rule: "must be one of standalone, invoices, payment-links"})
-		} else {
-			q.Source = k
-			if k != payment.SourceStandalone {
-				keep = append(keep, func(p *payment.Payment) bool { return p.Source.Kind == k })
-			}
-		}
-	}
-	if v, ok := p["reference"]; ok {
-		if v == "" || len(v) > 128 {
-			vs = append(vs, apierr.Violation{Path: "query.reference", Rule: "must be 1 to 128 characters (an intent's exact reference)"})
-		} else {
-			keep = append(keep, func(p *payment.Payment) bool { return p.Reference == v })
-		}
+	if v := in.Reference; v != "" {
+		keep = append(keep, func(p *payment.Payment) bool { return p.Reference == v })
 	}
 	if len(keep) > 0 {
 		q.Keep = func(p *payment.Payment) bool {
@@ -517,34 +408,16 @@ func (req *request) listQuery(now time.Time) (ListQuery, error) {
 			return true
 		}
 	}
-	if v, ok := p["document_id"]; ok {
-		if id, ok := payment.ParseInvoiceID(v); ok {
-			q.DocumentID = id
-		} else {
-			vs = append(vs, apierr.Violation{Path: "query.document_id", Rule: "must be a UUID (the id of an invoice or a payment link)"})
-		}
-	}
-	if len(vs) > 0 {
-		return q, apierr.Invalid(vs...)
-	}
-	return q, nil
+	return q
 }
 
-func containsStatus(s payment.Status) bool {
-	for _, v := range statuses {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *Service) list(ctx context.Context, req *request) (*web.Response, error) {
-	q, err := req.listQuery(s.now())
-	if err != nil {
+// List answers a page of the caller's intents; a cursor that is not an intent of this list is
+// a 422 naming query.cursor.
+func (s *Service) List(ctx context.Context, sc Scope, in ListInput) (*ListResult, error) {
+	if err := Allow(sc, OpList); err != nil {
 		return nil, err
 	}
-	items, next, err := s.Store.ListIntents(ctx, q)
+	items, next, err := s.Store.ListIntents(ctx, in.query(sc, s.now()))
 	if errors.Is(err, ErrBadCursor) {
 		return nil, apierr.Invalid(apierr.Violation{Path: "query.cursor", Rule: "must be the next_cursor of a previous page of this list"})
 	}
@@ -553,7 +426,7 @@ func (s *Service) list(ctx context.Context, req *request) (*web.Response, error)
 	}
 	out := ListResult{Items: make([]*Intent, 0, len(items))}
 	for i := range items {
-		it, err := s.resource(req, &items[i])
+		it, err := s.resource(sc, &items[i])
 		if err != nil {
 			return nil, err
 		}
@@ -562,33 +435,18 @@ func (s *Service) list(ctx context.Context, req *request) (*web.Response, error)
 	if next != "" {
 		out.NextCursor = &next
 	}
-	return web.JSON(http.StatusOK, out), nil
+	return &out, nil
 }
 
 // ---- cancel ----
 
-// noBody accepts an empty body or an empty JSON object: cancel takes no parameters, and a
-// member (say an amount) must not look as if it were applied.
-func noBody(body []byte) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil
-	}
-	obj, err := jsonbody.ParseObject(body)
-	if err != nil {
-		return err
-	}
-	r := jsonbody.NewReader(obj)
-	for _, n := range obj.Names() {
-		r.Fail(n, "is not accepted: cancel takes no parameters")
-	}
-	return r.Err()
-}
-
-func (s *Service) cancel(ctx context.Context, req *request) (*web.Response, error) {
-	if err := noBody(req.Body); err != nil {
+// Cancel cancels a PENDING intent (with its event); cancelling a cancelled one answers it
+// again, and any other status is a 409.
+func (s *Service) Cancel(ctx context.Context, sc Scope, id string) (*Intent, error) {
+	if err := Allow(sc, OpCancel); err != nil {
 		return nil, err
 	}
-	st, err := s.load(ctx, req)
+	st, err := s.load(ctx, sc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -599,14 +457,14 @@ func (s *Service) cancel(ctx context.Context, req *request) (*web.Response, erro
 		if err != nil {
 			return nil, err
 		}
-		if cid, err := hex.DecodeString(req.CorrelationID); d != nil && err == nil {
+		if cid, err := hex.DecodeString(sc.CorrelationID); d != nil && err == nil {
 			d.CID = cid // the sender's log lines of the event carry it
 		}
 		q, err := s.Store.FinishPayment(ctx, p.InvoiceID, payment.Cancelled, false, d, now)
 		switch {
 		case err == nil:
 			payment.Emit(ctx, s.Events, s.EnqueueTimeout, q.InvoiceID, d)
-			return s.answer(req, http.StatusOK, &Stored{Payment: q, Snapshot: st.Snapshot})
+			return s.resource(sc, &Stored{Payment: q, Snapshot: st.Snapshot})
 		case errors.Is(err, payment.ErrStateChanged):
 			p = q // a payer's outcome or the expiry got there first
 		default:
@@ -615,7 +473,7 @@ func (s *Service) cancel(ctx context.Context, req *request) (*web.Response, erro
 	}
 	switch status := p.EffectiveStatus(now); status {
 	case payment.Cancelled:
-		return s.answer(req, http.StatusOK, &Stored{Payment: p, Snapshot: st.Snapshot})
+		return s.resource(sc, &Stored{Payment: p, Snapshot: st.Snapshot})
 	default:
 		return nil, apierr.New(apierr.StateConflict, "this payment intent is already %s; it cannot be cancelled",
 			strings.ToLower(string(status)))
@@ -631,38 +489,13 @@ type VerifyTransactionResponse struct {
 	Source   Source `json:"source"`
 }
 
-// ParseVerifyTransaction validates the optional body {"expected": {...}}: empty is allowed.
-func ParseVerifyTransaction(body []byte) (*payment.Expected, error) {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil, nil
-	}
-	obj, err := jsonbody.ParseObject(body)
-	if err != nil {
+// VerifyTransaction answers payment verify's report of the intent id (payment.Verify: the two
+// cannot disagree), compared with expected when the merchant sent it.
+func (s *Service) VerifyTransaction(ctx context.Context, sc Scope, id string, expected *payment.Expected) (*VerifyTransactionResponse, error) {
+	if err := Allow(sc, OpVerifyTransaction); err != nil {
 		return nil, err
 	}
-	r := jsonbody.NewReader(obj)
-	r.OnlyKnown("expected")
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	if _, ok := obj.Raw("expected"); !ok {
-		return nil, nil
-	}
-	// The verify rules for expected, with a placeholder invoice_id (the path names the intent).
-	raw, _ := obj.Raw("expected")
-	v, err := payment.ParseVerifyRequest([]byte(`{"invoice_id":"00000000-0000-4000-8000-000000000000","expected":` + string(raw) + `}`))
-	if err != nil {
-		return nil, err
-	}
-	return v.Expected, nil
-}
-
-func (s *Service) verifyTransaction(ctx context.Context, req *request) (*web.Response, error) {
-	expected, err := ParseVerifyTransaction(req.Body)
-	if err != nil {
-		return nil, err
-	}
-	st, err := s.load(ctx, req)
+	st, err := s.load(ctx, sc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -670,35 +503,26 @@ func (s *Service) verifyTransaction(ctx context.Context, req *request) (*web.Res
 	if err != nil {
 		return nil, err
 	}
-	return web.JSON(http.StatusOK, VerifyTransactionResponse{VerifyResponse: resp,
-		IntentID: st.Payment.InvoiceID, Source: st.Payment.SourceOf()}), nil
+	return &VerifyTransactionResponse{VerifyResponse: resp, IntentID: st.Payment.InvoiceID, Source: st.Payment.SourceOf()}, nil
 }
 
 // ---- the resource ----
 
-func (s *Service) answer(req *request, status int, st *Stored) (*web.Response, error) {
-	it, err := s.resource(req, st)
-	if err != nil {
-		return nil, err
-	}
-	return web.JSON(status, it), nil
-}
-
-// resource renders an intent for the caller of req. Its payment_url is the payer's capability
-// (lock, cancel, in the sandbox approve), so it is there only for a caller who may create
-// payments (auth.Identity.MayCreatePayments: a payments:write key, a developer and up); a
-// payments:read key or a viewer's session gets the intent without it. Every operation that
-// answers an intent (create, get, list, cancel; the dashboard's pages run these same
-// handlers) renders it here.
-func (s *Service) resource(req *request, st *Stored) (*Intent, error) {
-	if s.NoPaymentURL || !req.id.MayCreatePayments(req.env) {
+// resource renders an intent for the caller. Its payment_url is the payer's capability (lock,
+// cancel, in the sandbox approve), so it is there only for a caller who may create payments
+// (auth.Identity.MayCreatePayments: a payments:write key, a developer and up); a
+// payments:read key or a viewer's session gets the intent without it. Here it is the hosted
+// page's path (payment.CheckoutPath); the HTTP edge makes it absolute with the origin the
+// caller addressed. Every operation that answers an intent renders it here.
+func (s *Service) resource(sc Scope, st *Stored) (*Intent, error) {
+	if s.NoPaymentURL || !sc.Identity.MayCreatePayments(sc.Environment) {
 		return Resource(st, "", s.now()), nil
 	}
 	token, _, err := s.Tokens.CheckoutToken(st.Payment.InvoiceID)
 	if err != nil {
 		return nil, err
 	}
-	return Resource(st, req.BaseURL+payment.CheckoutPath(token), s.now()), nil
+	return Resource(st, payment.CheckoutPath(token), s.now()), nil
 }
 
 // Resource is the intent resource of a stored intent as of now (an unexpired PENDING intent

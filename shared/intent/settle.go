@@ -93,20 +93,8 @@ func Settle(ctx context.Context, l Ledger, p *payment.Payment, now time.Time) (b
 	if p == nil || !p.Linked() || p.Outbox == nil || p.Outbox.Settled || !p.Status.Terminal() {
 		return false, nil
 	}
-	eventID := p.Outbox.EventID
 	if !p.Outbox.Applied {
-		until := now.Add(SettleLease)
-		claimed, err := l.ClaimSettlement(ctx, p.InvoiceID, eventID, now, until)
-		if err != nil || !claimed {
-			return false, err
-		}
-		if err := l.ApplyOutcome(ctx, p, EffectOf(p)); err != nil {
-			return false, err
-		}
-		if err := l.MarkApplied(ctx, p.InvoiceID, eventID, until); err != nil {
-			if errors.Is(err, payment.ErrStateChanged) {
-				return false, nil // the claim lapsed and another settler took over
-			}
+		if applied, err := applySettlement(ctx, l, p, now); !applied || err != nil {
 			return false, err
 		}
 	}
@@ -118,8 +106,36 @@ func Settle(ctx context.Context, l Ledger, p *payment.Payment, now time.Time) (b
 	if err := l.Forget(ctx, p); err != nil {
 		return false, err
 	}
-	// The delivery may move between the read and the write (an attempt recorded meanwhile):
-	// place the event by the state the failed write returns, a bounded number of times.
+	return finishSettlement(ctx, l, p)
+}
+
+// applySettlement is the follow-up's first step: claim it for SettleLease, record the outcome
+// on the document, mark it applied. It reports false (and no error) when another settler holds
+// the claim or took over after this claim lapsed.
+func applySettlement(ctx context.Context, l Ledger, p *payment.Payment, now time.Time) (bool, error) {
+	eventID := p.Outbox.EventID
+	until := now.Add(SettleLease)
+	claimed, err := l.ClaimSettlement(ctx, p.InvoiceID, eventID, now, until)
+	if err != nil || !claimed {
+		return false, err
+	}
+	if err := l.ApplyOutcome(ctx, p, EffectOf(p)); err != nil {
+		return false, err
+	}
+	if err := l.MarkApplied(ctx, p.InvoiceID, eventID, until); err != nil {
+		if errors.Is(err, payment.ErrStateChanged) {
+			return false, nil // the claim lapsed and another settler took over
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// finishSettlement is the last step: the event leaves the settle index for the delivery's.
+// The delivery may move between the read and the write (an attempt recorded meanwhile): place
+// the event by the state the failed write returns, a bounded number of times.
+func finishSettlement(ctx context.Context, l Ledger, p *payment.Payment) (bool, error) {
+	eventID := p.Outbox.EventID
 	cur := p
 	for range 4 {
 		next, err := l.FinishSettlement(ctx, cur)

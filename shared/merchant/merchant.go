@@ -1,15 +1,11 @@
-// Package merchant answers GET /v1/merchant/context: what a merchant API key is (its
-// workspace, merchant name, environment, key id and scopes) and what this release allows, so
-// an integration can check its configuration without spending money. Nothing secret: never
-// the key, its hash or its hint.
+// Package merchant is the merchant context (GET /v1/merchant/context, served by package
+// merchantapi): what a merchant API key is (its workspace, merchant name, environment, key id
+// and scopes) and what this release allows, so an integration can check its configuration
+// without spending money. Nothing secret: never the key, its hash or its hint.
 package merchant
 
 import (
-	"context"
-	"net/http"
-
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
 )
 
 // PaymentsRelease is what this release allows for money: sandbox keys only (live keys get 403
@@ -29,21 +25,6 @@ type Context struct {
 	KeyID        string           `json:"key_id"`
 	Scopes       []auth.Scope     `json:"scopes"`
 	Release      Release          `json:"release"`
-}
-
-// ContextHandler serves GET /v1/merchant/context.
-type ContextHandler struct {
-	Auth *auth.Authenticator
-}
-
-// Handle describes the bearer key of the request: any valid key, whatever its scopes or
-// environment; 401 without one.
-func (h *ContextHandler) Handle(ctx context.Context, r *web.Request) (*web.Response, error) {
-	id, err := h.Auth.Authenticate(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return web.JSON(http.StatusOK, Describe(id)), nil
 }
 
 // Describe is the context of an API key identity.

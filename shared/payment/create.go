@@ -1,28 +1,19 @@
 package payment
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"regexp"
-	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
 	"github.com/takapay/payments/shared/obs"
-	"github.com/takapay/payments/shared/urlcheck"
-	"github.com/takapay/payments/shared/web"
 )
 
 // Bounds of the create request (see the contract, shared/openapi/openapi.yaml, createPayment).
@@ -35,11 +26,6 @@ const (
 	MaxMetadataKeys   = 50
 	MaxMetadataKeyLen = 40
 )
-
-// createFields are the members a create request may carry; anything else is refused so a
-// typo (say "ammount" or "redirect_uri") is never silently ignored.
-var createFields = []string{"amount", "redirect_url", "cancel_url", "webhook_url", "reference",
-	"customer_name", "customer_email", "customer_phone", "metadata", "expires_in_minutes", "locale"}
 
 // CreateRequest is a validated create request.
 type CreateRequest struct {
@@ -59,38 +45,6 @@ type CreateRequest struct {
 	Locale string
 }
 
-// ParseCreateRequest validates a create body: 400 for malformed JSON, 422 naming every
-// broken field rule.
-func ParseCreateRequest(body []byte, urls urlcheck.Policy) (*CreateRequest, error) {
-	obj, err := jsonbody.ParseObject(body)
-	if err != nil {
-		return nil, err
-	}
-	r := jsonbody.NewReader(obj)
-	r.OnlyKnown(createFields...)
-	var req CreateRequest
-	if raw, ok := obj.Raw("amount"); !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		r.Fail("amount", "is required (a JSON number of taka, e.g. 150.50)")
-	} else if p, err := money.ParseTaka(raw); err != nil {
-		r.Fail("amount", err.Error())
-	} else {
-		req.Amount = p
-	}
-	var o Options
-	o.readURLs(r, urls)
-	req.Reference, _ = r.String("reference", jsonbody.StringRule{Min: 1, Max: MaxReferenceLen, Check: trimmed})
-	req.CustomerName, _ = r.String("customer_name", jsonbody.StringRule{Min: 1, Max: MaxNameLen, Check: trimmed})
-	req.CustomerEmail, _ = r.String("customer_email", jsonbody.StringRule{Min: 3, Max: MaxEmailLen, Check: jsonbody.CheckEmail})
-	req.CustomerPhone, _ = r.String("customer_phone", jsonbody.StringRule{Min: 1, Max: MaxPhoneLen, Check: checkPhone})
-	o.readRest(r, obj)
-	req.RedirectURL, req.CancelURL, req.WebhookURL, req.Metadata, req.ExpiresIn, req.Locale =
-		o.RedirectURL, o.CancelURL, o.WebhookURL, o.Metadata, o.ExpiresIn, o.Locale
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	return &req, nil
-}
-
 // Options are the members every create shares, standalone or priced from a document: where
 // the payer goes afterwards, where events are sent, metadata and how long it stays payable.
 type Options struct {
@@ -107,62 +61,6 @@ type Options struct {
 
 // Locales are the values of a create's "locale" member.
 var Locales = []string{"bn", "en", "auto"}
-
-// ReadOptions reads redirect_url, cancel_url, webhook_url, metadata, expires_in_minutes and
-// locale from a create body with the create rules, recording violations in r.
-func ReadOptions(r *jsonbody.Reader, obj *jsonbody.Object, urls urlcheck.Policy) Options {
-	var o Options
-	o.readURLs(r, urls)
-	o.readRest(r, obj)
-	return o
-}
-
-func (o *Options) readURLs(r *jsonbody.Reader, urls urlcheck.Policy) {
-	urlRule := func(check func(string) error) jsonbody.StringRule {
-		return jsonbody.StringRule{Check: func(s string) string {
-			if err := check(s); err != nil {
-				return err.Error()
-			}
-			return ""
-		}}
-	}
-	o.RedirectURL, _ = r.String("redirect_url", urlRule(urls.Check))
-	o.CancelURL, _ = r.String("cancel_url", urlRule(urls.Check))
-	o.WebhookURL, _ = r.String("webhook_url", urlRule(urls.CheckWebhook))
-}
-
-func (o *Options) readRest(r *jsonbody.Reader, obj *jsonbody.Object) {
-	o.ExpiresIn = DefaultExpiry
-	if m, ok := r.Int("expires_in_minutes", false, int64(MinExpiry/time.Minute), int64(MaxExpiry/time.Minute)); ok {
-		o.ExpiresIn = time.Duration(m) * time.Minute
-	}
-	if l, ok := r.String("locale", jsonbody.StringRule{Check: func(s string) string {
-		if !slices.Contains(Locales, s) {
-			return `must be one of "bn", "en", "auto"`
-		}
-		return ""
-	}}); ok && l != "auto" {
-		o.Locale = l
-	}
-	if md, ok := r.Object("metadata", false); ok {
-		raw, _ := obj.Raw("metadata")
-		canon, rule := canonicalMetadata(md)
-		if dup := jsonbody.FirstDuplicate(raw, md.Path); dup != "" {
-			r.Violations = append(r.Violations, apierr.Violation{Path: dup, Rule: "appears more than once"})
-		} else if rule != "" {
-			r.Fail("metadata", rule)
-		} else {
-			o.Metadata = canon
-		}
-	}
-}
-
-func trimmed(s string) string {
-	if strings.TrimSpace(s) != s {
-		return "must not start or end with white space"
-	}
-	return ""
-}
 
 var phonePattern = regexp.MustCompile(`^\+?[0-9][0-9 ()-]*[0-9]$`)
 
@@ -183,33 +81,16 @@ func checkPhone(s string) string {
 	return ""
 }
 
-// canonicalMetadata bounds metadata and returns its canonical compact form (keys sorted,
-// numbers kept as written), which is what is stored and what the request hash covers.
-func canonicalMetadata(md *jsonbody.Object) (string, string) {
-	names := md.Names()
-	if len(names) > MaxMetadataKeys {
-		return "", fmt.Sprintf("must have at most %d keys", MaxMetadataKeys)
+var emailPattern = regexp.MustCompile(`^[A-Za-z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$`)
+
+// CheckEmail is the email rule of a payer's identity (the checkout's card route): "" when s is
+// an email address, else the rule. It is jsonbody.CheckEmail's rule (the request format
+// "email") for the rule packages, which read no request bodies.
+func CheckEmail(s string) string {
+	if len(s) > 254 || !emailPattern.MatchString(s) {
+		return "must be an email address such as name@example.com"
 	}
-	m := make(map[string]json.RawMessage, len(names))
-	for _, n := range names {
-		if n == "" || utf8.RuneCountInString(n) > MaxMetadataKeyLen {
-			return "", fmt.Sprintf("keys must be 1 to %d characters", MaxMetadataKeyLen)
-		}
-		raw, _ := md.Raw(n)
-		var v any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
-			return "", "must be a JSON object"
-		}
-		compact, _ := web.Marshal(v)
-		m[n] = compact
-	}
-	out, _ := web.Marshal(m) // map keys are sorted by encoding/json; no HTML escaping
-	if len(out) > MaxMetadataBytes {
-		return "", fmt.Sprintf("must be at most %d bytes as compact JSON", MaxMetadataBytes)
-	}
-	return string(out), ""
+	return ""
 }
 
 // Hash identifies the request's content: two requests with the same fields (in any order or
@@ -236,9 +117,16 @@ func (r *CreateRequest) Hash() string {
 // idempotencyKeyPattern is the Idempotency-Key grammar: 16 to 128 of [A-Za-z0-9_.:-].
 var idempotencyKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,128}$`)
 
+// Headers is what the Idempotency-Key rules read of a request: whether a header is present
+// and its value (the HTTP edge's request satisfies it; this package speaks no HTTP).
+type Headers interface {
+	HasHeader(name string) bool
+	Header(name string) string
+}
+
 // ParseIdempotencyKey reads the optional Idempotency-Key header; a present but malformed one
 // is a 400.
-func ParseIdempotencyKey(r *web.Request) (string, error) {
+func ParseIdempotencyKey(r Headers) (string, error) {
 	if !r.HasHeader("Idempotency-Key") {
 		return "", nil
 	}
@@ -252,7 +140,7 @@ func ParseIdempotencyKey(r *web.Request) (string, error) {
 
 // RequiredIdempotencyKey reads an Idempotency-Key header that the operation requires (400
 // when it is missing or malformed): document writes and payment-intent creates.
-func RequiredIdempotencyKey(r *web.Request) (string, error) {
+func RequiredIdempotencyKey(r Headers) (string, error) {
 	key, err := ParseIdempotencyKey(r)
 	if err != nil {
 		return "", err
@@ -264,38 +152,28 @@ func RequiredIdempotencyKey(r *web.Request) (string, error) {
 	return key, nil
 }
 
-// CreateResponse is the 201 body of payment create.
-type CreateResponse struct {
-	InvoiceID  string `json:"invoice_id"`
-	Status     Status `json:"status"`
-	PaymentURL string `json:"payment_url"`
-}
-
-// Creator serves POST /v1/payment/create.
+// Creator makes hosted payments (payment create).
 type Creator struct {
-	Auth  *auth.Authenticator
 	Store Store
-	URLs  urlcheck.Policy
 	// Tokens derives each payment's checkout token (payment_url).
 	Tokens TokenKey
 	Now    func() time.Time
 }
 
-// Handle authenticates, validates and creates (or idempotently replays) a payment.
-func (c *Creator) Handle(ctx context.Context, r *web.Request) (*web.Response, error) {
-	id, err := c.Auth.Authenticate(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	env, err := sandboxOnly(id, auth.PaymentsWrite)
-	if err != nil {
-		return nil, err
-	}
-	key, err := ParseIdempotencyKey(r)
-	if err != nil {
-		return nil, err
-	}
-	req, err := ParseCreateRequest(r.Body, c.URLs)
+// Created is the outcome of a create: the payment's id and status, the path of its hosted
+// page (the payer's capability; the edge makes it absolute), and whether it replays an
+// earlier create with the same Idempotency-Key.
+type Created struct {
+	InvoiceID    string
+	Status       Status
+	CheckoutPath string
+	Replayed     bool
+}
+
+// Create creates (or idempotently replays) a payment for the caller id: sandbox only, with
+// the payments:write scope; key is the Idempotency-Key ("" for none).
+func (c *Creator) Create(ctx context.Context, id *auth.Identity, key string, req *CreateRequest) (*Created, error) {
+	env, err := Authorize(id, auth.PaymentsWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -307,16 +185,16 @@ func (c *Creator) Handle(ctx context.Context, r *web.Request) (*web.Response, er
 	existing, err := c.Store.CreatePayment(ctx, p)
 	switch {
 	case errors.Is(err, ErrExists):
-		return c.replay(r, existing, id, env, p)
+		return c.replay(existing, id, env, p)
 	case err != nil:
 		return nil, err
 	}
-	return web.JSON(http.StatusCreated, CreateResponse{p.InvoiceID, p.Status, r.BaseURL + CheckoutPath(token)}), nil
+	return &Created{InvoiceID: p.InvoiceID, Status: p.Status, CheckoutPath: CheckoutPath(token)}, nil
 }
 
-// replay answers a create whose Idempotency-Key already made a payment: the same 201 for
+// replay answers a create whose Idempotency-Key already made a payment: the same payment for
 // the same request, 409 for a different one.
-func (c *Creator) replay(r *web.Request, existing *Payment, id *auth.Identity, env auth.Environment, attempt *Payment) (*web.Response, error) {
+func (c *Creator) replay(existing *Payment, id *auth.Identity, env auth.Environment, attempt *Payment) (*Created, error) {
 	if existing == nil || existing.WorkspaceID != id.WorkspaceID || existing.Environment != env {
 		// The invoice id is a SHA-256 of workspace, environment and key: only a collision could
 		// land here; refuse rather than reveal anything.
@@ -330,9 +208,7 @@ func (c *Creator) replay(r *web.Request, existing *Payment, id *auth.Identity, e
 	if err != nil {
 		return nil, err
 	}
-	resp := web.JSON(http.StatusCreated, CreateResponse{existing.InvoiceID, Pending, r.BaseURL + CheckoutPath(token)})
-	resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
-	return resp, nil
+	return &Created{InvoiceID: existing.InvoiceID, Status: Pending, CheckoutPath: CheckoutPath(token), Replayed: true}, nil
 }
 
 func (c *Creator) newPayment(id *auth.Identity, env auth.Environment, key string, req *CreateRequest) (*Payment, string, error) {
@@ -384,9 +260,9 @@ func (c *Creator) newPayment(id *auth.Identity, env auth.Environment, key string
 	}, token, nil
 }
 
-// sandboxOnly authorises scope for the credential's environment and refuses live: this
-// release moves no real money.
-func sandboxOnly(id *auth.Identity, scope auth.Scope) (auth.Environment, error) {
+// Authorize authorises scope for the credential's environment and refuses live: this release
+// moves no real money. It returns the environment (a key's only one).
+func Authorize(id *auth.Identity, scope auth.Scope) (auth.Environment, error) {
 	env := id.Environments[0]
 	if err := id.Authorize(scope, env); err != nil {
 		return "", err

@@ -1,6 +1,8 @@
-// Package payment is the hosted payment: its record, the create and verify operations, and
-// the rules that parse their requests. Storage is behind the Store interface (see package
-// dynamo); HTTP framing comes from package httpapi.
+// Package payment is the hosted payment: its record, the create and verify operations on
+// typed values (Creator.Create, Verifier.Verify) and the rules every payment shares (the
+// checkout token, the Idempotency-Key grammar, expiry, events). Storage is behind the Store
+// interface (see package dynamo); parsing requests and encoding answers is the HTTP edge's
+// (package paymentapi).
 package payment
 
 import (

@@ -3,15 +3,12 @@ package payment
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/jsonbody"
 	"github.com/takapay/payments/shared/money"
 	"github.com/takapay/payments/shared/obs"
-	"github.com/takapay/payments/shared/web"
 )
 
 // VerifyRequest is a validated verify request.
@@ -25,37 +22,6 @@ type Expected struct {
 	AmountMinor money.Paisa `json:"amount_minor"`
 	Currency    string      `json:"currency"`
 	Reference   string      `json:"reference"`
-}
-
-// ParseVerifyRequest validates a verify body.
-func ParseVerifyRequest(body []byte) (*VerifyRequest, error) {
-	obj, err := jsonbody.ParseObject(body)
-	if err != nil {
-		return nil, err
-	}
-	r := jsonbody.NewReader(obj)
-	r.OnlyKnown("invoice_id", "expected")
-	var req VerifyRequest
-	req.InvoiceID, _ = r.String("invoice_id", jsonbody.StringRule{Required: true, Check: func(s string) string {
-		if _, ok := ParseInvoiceID(s); !ok {
-			return "must be a UUID (the invoice_id returned by payment create)"
-		}
-		return ""
-	}})
-	req.InvoiceID, _ = ParseInvoiceID(req.InvoiceID)
-	if eo, ok := r.Object("expected", false); ok {
-		er := jsonbody.NewReader(eo)
-		er.OnlyKnown("amount_minor", "currency", "reference")
-		amount, _ := er.Int("amount_minor", true, 1, int64(money.MaxPaisa))
-		currency, _ := er.String("currency", jsonbody.StringRule{Required: true, Min: 1, Max: 3})
-		ref, _ := er.String("reference", jsonbody.StringRule{Required: true, Min: 1, Max: MaxReferenceLen})
-		r.Violations = append(r.Violations, er.Violations...)
-		req.Expected = &Expected{AmountMinor: money.Paisa(amount), Currency: currency, Reference: ref}
-	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	return &req, nil
 }
 
 // VerifyResponse is the 200 body of payment verify.
@@ -77,45 +43,33 @@ type VerifyResponse struct {
 	Mismatches *[]string `json:"mismatches,omitempty"`
 }
 
-// Verifier serves POST /v1/payment/verify.
+// Verifier answers payment verify.
 type Verifier struct {
-	Auth  *auth.Authenticator
 	Store Store
 	Now   func() time.Time
 }
 
-// Handle reports a payment's status to its own workspace and environment (404 to anyone
-// else), and optionally does the merchant's delivery comparison for them.
-func (v *Verifier) Handle(ctx context.Context, r *web.Request) (*web.Response, error) {
-	id, err := v.Auth.Authenticate(ctx, r)
+// Verify reports a payment's status to its own workspace and environment (404 to anyone
+// else), and optionally does the merchant's delivery comparison for them: sandbox only, with
+// the payments:read scope.
+func (v *Verifier) Verify(ctx context.Context, id *auth.Identity, req *VerifyRequest) (VerifyResponse, error) {
+	env, err := Authorize(id, auth.PaymentsRead)
 	if err != nil {
-		return nil, err
-	}
-	env, err := sandboxOnly(id, auth.PaymentsRead)
-	if err != nil {
-		return nil, err
-	}
-	req, err := ParseVerifyRequest(r.Body)
-	if err != nil {
-		return nil, err
+		return VerifyResponse{}, err
 	}
 	obs.Annotate(ctx, slog.String("invoice_id", req.InvoiceID))
 	p, err := v.Store.GetPayment(ctx, req.InvoiceID)
 	if err != nil {
-		return nil, err
+		return VerifyResponse{}, err
 	}
 	if p == nil || p.WorkspaceID != id.WorkspaceID || p.Environment != env {
-		return nil, apierr.New(apierr.NotFound, "no payment with this invoice_id in this workspace and environment")
+		return VerifyResponse{}, apierr.New(apierr.NotFound, "no payment with this invoice_id in this workspace and environment")
 	}
 	now := time.Now
 	if v.Now != nil {
 		now = v.Now
 	}
-	resp, err := Verify(ctx, v.Store, p, req.Expected, now().UTC())
-	if err != nil {
-		return nil, err
-	}
-	return web.JSON(http.StatusOK, resp), nil
+	return Verify(ctx, v.Store, p, req.Expected, now().UTC())
 }
 
 // FirstVerifiedMarker records a payment's first completed verification (see Store).

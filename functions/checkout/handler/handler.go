@@ -4,6 +4,7 @@ package handler
 import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/checkout"
+	"github.com/takapay/payments/shared/edge/checkoutapi"
 	"github.com/takapay/payments/shared/sqsqueue"
 	"github.com/takapay/payments/shared/web"
 )
@@ -11,16 +12,18 @@ import (
 // Function is CheckoutFunction.
 var Function = app.HTTPFunction{LogicalID: "CheckoutFunction", Name: "checkout", Build: Build}
 
-// Build wires the hosted checkout page and its public, token-addressed endpoints.
+// Build wires the hosted checkout page and its public, token-addressed endpoints: the edge
+// (checkoutapi) over the rules (checkout.Service).
 func Build(d *app.Deps) app.API {
-	s := &checkout.Service{Store: d.Store, AllowLocalhostRedirects: d.Config.AllowLocalhostURLs, Now: d.Now,
+	s := &checkout.Service{Store: d.Store, Now: d.Now,
 		Limiter: &checkout.Limiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}}
 	if d.Config.WebhookQueueURL != "" {
 		s.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
 	}
-	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
-		"GET /v1/public/checkout/{token}":                         s.View,
-		"POST /v1/public/checkout/{token}/lock":                   s.Lock,
-		"POST /v1/public/checkout/{token}/notices/{noticeAction}": s.Notice,
+	h := &checkoutapi.Handlers{Service: s, AllowLocalhostRedirects: d.Config.AllowLocalhostURLs}
+	return app.API{ErrorPage: h.ErrorPage, Routes: web.Routes{
+		"GET /v1/public/checkout/{token}":                         h.View,
+		"POST /v1/public/checkout/{token}/lock":                   h.Lock,
+		"POST /v1/public/checkout/{token}/notices/{noticeAction}": h.Notice,
 	}}
 }

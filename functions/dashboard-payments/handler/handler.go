@@ -13,7 +13,7 @@ import (
 // Function is DashboardPaymentsFunction.
 var Function = app.HTTPFunction{LogicalID: "DashboardPaymentsFunction", Name: "dashboard-payments", Build: Build}
 
-// Build wires the payments pages. They run the API's own intent handlers in-process (list,
+// Build wires the payments pages. They call the intent rules directly (intent.Service: list,
 // get; cancel with the webhook queue, exactly as PaymentIntentCancelFunction wires it), and
 // Resend runs webhook.Resend on the table and the same queue. It is its own function because
 // it alone among the dashboard's holds sqs:SendMessage and the payment's state-change and
@@ -23,16 +23,11 @@ func Build(d *app.Deps) app.API {
 	s := wire.Build(d, nil, nil).Service
 	// NoPaymentURL: the pages never show a checkout link, so this function does not hold
 	// CHECKOUT_TOKEN_KEY.
-	intents := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, NoPaymentURL: true, Now: d.Now}
-	p := &dashboard.Payments{Service: s, Deliveries: d.Store}
+	intents := &intent.Service{Store: d.Store, NoPaymentURL: true, Now: d.Now}
+	p := &dashboard.Payments{Service: s, Intents: intents, Deliveries: d.Store}
 	if d.Config.WebhookQueueURL != "" {
 		q := &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
 		intents.Events, p.Queue = q, q
-	}
-	s.API = web.Routes{
-		dashboard.RouteListIntents:  intents.List,
-		dashboard.RouteGetIntent:    intents.Get,
-		dashboard.RouteCancelIntent: intents.Cancel,
 	}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard/payments":                     p.List,

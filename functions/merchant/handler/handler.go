@@ -3,7 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/merchant"
+	"github.com/takapay/payments/shared/edge/merchantapi"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -12,7 +12,7 @@ var Function = app.HTTPFunction{LogicalID: "MerchantFunction", Name: "merchant",
 
 // Build wires the function's routes.
 func Build(d *app.Deps) app.API {
-	c := &merchant.ContextHandler{Auth: d.Auth}
+	c := &merchantapi.Context{Auth: d.Auth}
 	return app.API{Routes: web.Routes{
 		"GET /v1/merchant/context": c.Handle,
 	}}

@@ -3,6 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/edge/paymentapi"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/web"
 )
@@ -10,9 +11,10 @@ import (
 // Function is PaymentCreateFunction.
 var Function = app.HTTPFunction{LogicalID: "PaymentCreateFunction", Name: "payment-create", Build: Build}
 
-// Build wires the function's routes.
+// Build wires the function's routes: the edge (paymentapi) over the rule (payment.Creator).
 func Build(d *app.Deps) app.API {
-	c := &payment.Creator{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey}
+	c := &paymentapi.Create{Auth: d.Auth, URLs: d.URLs,
+		Creator: &payment.Creator{Store: d.Store, Tokens: d.Config.CheckoutTokenKey}}
 	return app.API{Routes: web.Routes{
 		"POST /v1/payment/create": web.JSONBody(c.Handle),
 	}}

@@ -3,6 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/edge/intentapi"
 	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/sqsqueue"
 	"github.com/takapay/payments/shared/web"
@@ -15,10 +16,11 @@ var Function = app.HTTPFunction{LogicalID: "PaymentIntentCancelFunction", Name: 
 // function so that only it holds sqs:SendMessage and the state-change UpdateItem, and so that
 // neither binary links both the document pricing and the SQS client (size budget).
 func Build(d *app.Deps) app.API {
-	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey, Now: d.Now}
+	svc := &intent.Service{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, Now: d.Now}
 	if d.Config.WebhookQueueURL != "" {
-		s.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+		svc.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
 	}
+	s := &intentapi.Handlers{Auth: d.Auth, URLs: d.URLs, Service: svc}
 	return app.API{Routes: web.Routes{
 		"POST /v1/payment-intents/{intentID}/cancel":                          s.Cancel,
 		"POST /v1/workspaces/{workspaceID}/payment-intents/{intentID}/cancel": s.Cancel,

@@ -3,6 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/edge/intentapi"
 	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/web"
 )
@@ -12,9 +13,10 @@ var Function = app.HTTPFunction{LogicalID: "PaymentIntentsFunction", Name: "paym
 
 // Build wires the payment-intent routes but cancel (PaymentIntentCancelFunction: the one that
 // sends to the webhook queue). The bearer-key API and the dashboard's workspace variants share
-// one handler per operation.
+// one handler per operation (package intentapi, the edge over intent.Service).
 func Build(d *app.Deps) app.API {
-	s := &intent.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs, Tokens: d.Config.CheckoutTokenKey, Now: d.Now}
+	s := &intentapi.Handlers{Auth: d.Auth, URLs: d.URLs,
+		Service: &intent.Service{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, Now: d.Now}}
 	return app.API{Routes: web.Routes{
 		"GET /v1/payment-intents":                                     s.List,
 		"POST /v1/payment-intents":                                    web.JSONBody(s.Create),

@@ -3,6 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/edge/paymentapi"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/web"
 )
@@ -10,9 +11,9 @@ import (
 // Function is PaymentVerifyFunction.
 var Function = app.HTTPFunction{LogicalID: "PaymentVerifyFunction", Name: "payment-verify", Build: Build}
 
-// Build wires the function's routes.
+// Build wires the function's routes: the edge (paymentapi) over the rule (payment.Verifier).
 func Build(d *app.Deps) app.API {
-	v := &payment.Verifier{Auth: d.Auth, Store: d.Store}
+	v := &paymentapi.Verify{Auth: d.Auth, Verifier: &payment.Verifier{Store: d.Store}}
 	return app.API{Routes: web.Routes{
 		"POST /v1/payment/verify": web.JSONBody(v.Handle),
 	}}

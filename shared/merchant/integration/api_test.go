@@ -1,4 +1,4 @@
-package merchant_test
+package integration_test
 
 import (
 	"context"

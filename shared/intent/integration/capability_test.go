@@ -1,4 +1,4 @@
-package intent_test
+package integration_test
 
 import (
 	"bytes"

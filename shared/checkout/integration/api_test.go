@@ -1,4 +1,4 @@
-package checkout_test
+package integration_test
 
 import (
 	"bytes"

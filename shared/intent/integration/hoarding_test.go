@@ -1,4 +1,4 @@
-package intent_test
+package integration_test
 
 // A payment link's uses cannot be hoarded (issue 30 item 6d): a hold on a use ends by itself
 // minutes after it was taken, whatever happened to its intent (expired, never written,

@@ -1,7 +1,8 @@
-package payment
+package paymentapi
 
 import (
 	"errors"
+	"github.com/takapay/payments/shared/payment"
 	"net/http"
 	"testing"
 
@@ -64,7 +65,7 @@ func FuzzParseCreateRequest(f *testing.F) {
 			if req.Amount < 1 || req.Amount > money.MaxPaisa {
 				t.Fatalf("accepted amount %d outside [1, %d]", req.Amount, money.MaxPaisa)
 			}
-			if len(req.Metadata) > MaxMetadataBytes {
+			if len(req.Metadata) > payment.MaxMetadataBytes {
 				t.Fatalf("accepted metadata of %d bytes", len(req.Metadata))
 			}
 			if len(req.Hash()) != 32 {

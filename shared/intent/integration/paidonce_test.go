@@ -1,4 +1,4 @@
-package intent_test
+package integration_test
 
 // The money rules of linked intents under every timing (issue 19): an invoice is paid at most
 // once, a document's payment state comes from the payment and never waits on a merchant's
@@ -661,7 +661,7 @@ func TestRedriveDrainsABacklogOfExpiries(t *testing.T) {
 // shared/intent is the only package that reserves or releases an invoice's live intent or a
 // payment link's use (its store implements them): no other production code calls them.
 func TestOnlyIntentReservesInvoicesAndUses(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	call := regexp.MustCompile(`\.(ReserveInvoiceIntent|HoldUse|ReleaseHold)\(`)
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {

@@ -2,7 +2,7 @@
 
 // Excluded from -race builds like the other browser tests (chromedp v0.23 races on its own).
 
-package checkout_test
+package integration_test
 
 import (
 	"encoding/json"

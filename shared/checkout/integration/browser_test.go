@@ -4,7 +4,7 @@
 // its query retry loop (SendKeys), which the race detector reports. make test runs this file in
 // a second, non-race go test invocation.
 
-package checkout_test
+package integration_test
 
 import (
 	"context"

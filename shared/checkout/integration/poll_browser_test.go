@@ -1,6 +1,6 @@
 //go:build !race
 
-package checkout_test
+package integration_test
 
 import (
 	"context"

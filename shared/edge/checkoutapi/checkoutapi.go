@@ -1,0 +1,312 @@
+// Package checkoutapi is the HTTP edge of the hosted checkout: GET /v1/public/checkout/{token}
+// and its lock and notice posts. It tells a browser (the HTML page, forms, 303 redirects) from
+// an API client (JSON), reads the form or JSON body, refuses cross-site form posts, calls the
+// rules of package checkout with typed values and renders the answer (the page and error
+// page come from package checkout's rendering).
+package checkoutapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/takapay/payments/shared/apierr"
+	"github.com/takapay/payments/shared/checkout"
+	"github.com/takapay/payments/shared/jsonbody"
+	"github.com/takapay/payments/shared/page"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/web"
+)
+
+// Handlers serves the checkout routes (one Lambda) over a checkout.Service.
+type Handlers struct {
+	Service *checkout.Service
+	// AllowLocalhostRedirects lets the page's form-action follow http://localhost merchant
+	// URLs (make dev only; see checkout.SecurityHeaders).
+	AllowLocalhostRedirects bool
+}
+
+// mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON),
+// and for a browser in which language.
+type mode struct {
+	html bool
+	lang page.Choice
+}
+
+// modeOf reads the request's mode. The language is the payer's explicit ?lang=, else the
+// browser's Accept-Language, else English; load then lets the payment's locale come before
+// the browser's (page.Choose). An error page before the payment is found has no locale.
+func modeOf(r *web.Request) mode {
+	m := mode{html: isForm(r) || strings.Contains(r.Header("Accept"), "text/html")}
+	m.lang = page.Choose(r.Query[page.QueryParam], "", r.Header("Accept-Language"))
+	return m
+}
+
+// isForm reports a form post from the page. A JSON object sent with curl's default form
+// content type (curl -d '{...}') is JSON, not a form.
+func isForm(r *web.Request) bool {
+	return strings.HasPrefix(r.Header("Content-Type"), "application/x-www-form-urlencoded") &&
+		!bytes.HasPrefix(bytes.TrimSpace(r.Body), []byte("{"))
+}
+
+// load finds the payment of the request's token (checkout.Service.Open) and the page's
+// language: the merchant's locale comes after the payer's explicit ?lang= and before the
+// browser's.
+func (h *Handlers) load(ctx context.Context, r *web.Request) (*payment.Payment, mode, string, error) {
+	m := modeOf(r)
+	token := r.PathParams["token"]
+	p, err := h.Service.Open(ctx, token, r.SourceIP, r.CorrelationID)
+	if err != nil {
+		return nil, m, "", err
+	}
+	m.lang = page.Choose(r.Query[page.QueryParam], p.Locale, r.Header("Accept-Language"))
+	return p, m, payment.CheckoutPath(token), nil
+}
+
+// View serves GET /v1/public/checkout/{token}: the page to a browser, the view as JSON otherwise.
+// The JSON carries an ETag (see ViewETag); a request whose If-None-Match names it is answered
+// 304 Not Modified with no body. The read is the same (one GetItem); the answer is smaller,
+// and the page's script polls with If-None-Match. The response stays Cache-Control: no-store
+// (the URL is a bearer credential): the script keeps the ETag itself, no cache does.
+func (h *Handlers) View(ctx context.Context, r *web.Request) (*web.Response, error) {
+	p, m, base, err := h.load(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if m.html {
+		return h.page(p, base, m, "", http.StatusOK), nil
+	}
+	body, err := web.Marshal(checkout.ViewOf(p, h.Service.Clock()))
+	if err != nil {
+		return nil, err
+	}
+	tag := ViewETag(body)
+	hd := map[string]string{"ETag": tag}
+	if etagMatches(r.Header("If-None-Match"), tag) {
+		return &web.Response{Status: http.StatusNotModified, Headers: hd, Raw: []byte{}}, nil
+	}
+	return &web.Response{Status: http.StatusOK, Headers: hd, Raw: body}, nil
+}
+
+// ViewETag returns the entity tag of a view's JSON: a quoted, 22-character base64url
+// SHA-256 prefix (128 bits) of exactly the bytes sent, so it changes whenever anything the
+// payer sees changes (status, lock, expiry, return URL) and never otherwise.
+func ViewETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+}
+
+// etagMatches reports whether an If-None-Match header names tag: "*", or a comma-separated
+// list of entity tags compared weakly (a W/ prefix is ignored, as RFC 9110 asks for
+// If-None-Match).
+func etagMatches(header, tag string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		part = strings.TrimSpace(part)
+		if part == "*" || strings.TrimPrefix(part, "W/") == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// Lock serves POST /v1/public/checkout/{token}/lock: the first lock wins; the same lock again
+// is idempotent.
+func (h *Handlers) Lock(ctx context.Context, r *web.Request) (*web.Response, error) {
+	p, m, base, err := h.load(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if m.html {
+		if err := checkSameOrigin(r); err != nil {
+			return nil, err
+		}
+	}
+	f, err := fields(r, m, "route", "payer")
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.Service.Lock(ctx, p, f["route"], f["payer"], r.CorrelationID)
+	var ae *apierr.Error
+	if m.html && errors.As(err, &ae) && ae.Code == apierr.ValidationFailed {
+		route, _ := checkout.FindRoute(p, f["route"])
+		return h.page(p, base, m, payerMessage(m.lang.Lang, route, ae.Violations), http.StatusUnprocessableEntity), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Closed != nil {
+		return h.closed(res, base, m)
+	}
+	if m.html {
+		return h.seeOther(m.lang.URL(base)), nil
+	}
+	return h.page(res.Payment, base, m, "", http.StatusOK), nil
+}
+
+// Notice serves POST /v1/public/checkout/{token}/notices/{noticeAction}: cancel (any PENDING
+// payment) and, in sandbox only, the simulated provider's approve and decline.
+func (h *Handlers) Notice(ctx context.Context, r *web.Request) (*web.Response, error) {
+	p, m, base, err := h.load(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	n, err := checkout.ParseNotice(r.PathParams["noticeAction"])
+	if err != nil {
+		return nil, err
+	}
+	if m.html {
+		if err := checkSameOrigin(r); err != nil {
+			return nil, err
+		}
+	}
+	res, err := h.Service.Notice(ctx, p, n, r.CorrelationID)
+	if err != nil {
+		return nil, err
+	}
+	if res.Closed != nil {
+		return h.closed(res, base, m)
+	}
+	return h.outcome(res.Payment, base, m), nil
+}
+
+// closed answers an action refused because the merchant closed the intent's document: the
+// page with the payer's words (409) to a browser, the 409 envelope to an API client.
+func (h *Handlers) closed(res *checkout.Result, base string, m mode) (*web.Response, error) {
+	if m.html {
+		return h.page(res.Payment, base, m, m.lang.Lang.T(res.ClosedKey), http.StatusConflict), nil
+	}
+	return nil, res.Closed
+}
+
+// outcome answers a notice whose outcome the payment has: a browser goes on to the merchant's
+// return URL (or back to the page), an API client gets the payment's view.
+func (h *Handlers) outcome(p *payment.Payment, base string, m mode) *web.Response {
+	if m.html {
+		if u := checkout.ReturnURL(p, p.EffectiveStatus(h.Service.Clock())); u != "" {
+			return h.seeOther(u)
+		}
+		return h.seeOther(m.lang.URL(base))
+	}
+	return h.page(p, base, m, "", http.StatusOK)
+}
+
+// ErrorPage renders an error as a page for a browser (nil for an API client, which gets the
+// envelope). The HTTP edge calls it after classifying the error.
+func (h *Handlers) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
+	m := modeOf(r)
+	if !m.html {
+		return nil
+	}
+	return h.htmlError(e, m.lang.Lang, payment.CheckoutPath(r.PathParams["token"]))
+}
+
+// page answers with the payment: the HTML page to a browser, the view as JSON otherwise.
+func (h *Handlers) page(p *payment.Payment, base string, m mode, errMsg string, status int) *web.Response {
+	v := checkout.ViewOf(p, h.Service.Clock())
+	if !m.html {
+		return web.JSON(status, v)
+	}
+	v.ActionBase, v.Error, v.Lang = base, errMsg, m.lang
+	var buf bytes.Buffer
+	if err := checkout.RenderPage(&buf, v); err != nil {
+		return h.htmlError(apierr.Wrap(apierr.Internal, err, "internal error"), m.lang.Lang, base)
+	}
+	return &web.Response{Status: status, Headers: checkout.SecurityHeaders(h.AllowLocalhostRedirects), Raw: buf.Bytes()}
+}
+
+// seeOther sends a browser on after a form post (POST/redirect/GET).
+func (h *Handlers) seeOther(location string) *web.Response {
+	hd := checkout.SecurityHeaders(h.AllowLocalhostRedirects)
+	hd["Location"] = location
+	return &web.Response{Status: http.StatusSeeOther, Headers: hd, Raw: []byte{}}
+}
+
+// htmlError renders an error for a browser with the envelope's status, in words for the payer
+// in l (checkout.WriteError). self is the checkout page's path, for the language switch.
+func (h *Handlers) htmlError(e *apierr.Error, l page.Lang, self string) *web.Response {
+	var buf bytes.Buffer
+	_ = checkout.WriteError(&buf, e.Code, l, self)
+	hd := checkout.SecurityHeaders(h.AllowLocalhostRedirects)
+	for k, v := range e.Headers {
+		hd[k] = v
+	}
+	return &web.Response{Status: e.Status(), Headers: hd, Raw: buf.Bytes()}
+}
+
+// fields reads the POST body: a JSON object, or a form from the page.
+func fields(r *web.Request, m mode, names ...string) (map[string]string, error) {
+	out := map[string]string{}
+	if m.html && isForm(r) {
+		form, err := url.ParseQuery(string(r.Body))
+		if err != nil {
+			return nil, apierr.New(apierr.MalformedRequest, "the form could not be read")
+		}
+		for _, n := range names {
+			out[n] = strings.TrimSpace(form.Get(n))
+		}
+		return out, nil
+	}
+	if len(bytes.TrimSpace(r.Body)) == 0 {
+		return out, nil
+	}
+	obj, err := jsonbody.ParseObject(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	rd := jsonbody.NewReader(obj)
+	rd.OnlyKnown(names...)
+	for _, n := range names {
+		if v, ok := rd.String(n, jsonbody.StringRule{Max: 254}); ok {
+			out[n] = strings.TrimSpace(v)
+		}
+	}
+	return out, rd.Err()
+}
+
+// checkSameOrigin refuses a browser form post from another site. The token in the URL is the
+// only credential (nothing ambient such as a cookie), but a page elsewhere must still not be
+// able to drive a payer's checkout through their browser. Fetch Metadata decides when the
+// browser sends it (with Referrer-Policy no-referrer, browsers send "Origin: null" even on
+// same-origin posts); otherwise a present Origin must be this host.
+func checkSameOrigin(r *web.Request) error {
+	refused := apierr.New(apierr.ScopeOrEnvironmentDenied, "cross-site form submission refused")
+	if site := r.Header("Sec-Fetch-Site"); site != "" {
+		if site != "same-origin" {
+			return refused
+		}
+		return nil
+	}
+	origin := r.Header("Origin")
+	if origin == "" {
+		return nil // not a browser
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host != r.Host {
+		return refused
+	}
+	return nil
+}
+
+// payerMessage words validation problems for the payer in l, not for an API client: what
+// to choose, or what kind of identity the chosen route needs.
+func payerMessage(l page.Lang, route checkout.Route, vs []apierr.Violation) string {
+	var parts []string
+	for _, v := range vs {
+		switch {
+		case v.Path == "body.route":
+			parts = append(parts, l.T("checkout.err.route"))
+		case v.Path == "body.payer" && route.PayerKind == "phone":
+			parts = append(parts, l.T("checkout.err.phone"))
+		case v.Path == "body.payer" && route.PayerKind == "email":
+			parts = append(parts, l.T("checkout.err.email"))
+		default:
+			parts = append(parts, l.T("checkout.err.payer"))
+		}
+	}
+	return strings.Join(parts, " ")
+}
