@@ -101,20 +101,33 @@ func TestCtrlCIsQuiet(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	mark := len(out.String())
+	// Each invocation's REPORT line comes after its answer: wait until all six are out.
+	for strings.Count(out.String(), "REPORT RequestId:") < 6 {
+		select {
+		case err := <-exited:
+			t.Fatalf("make dev exited: %v", err)
+		case <-time.After(50 * time.Millisecond): // polling the output, not a timing
+		}
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-exited; err != nil {
 		t.Errorf("exit after Ctrl-C: %v, want status 0", err)
 	}
-	after := out.String()[mark:]
+	all := out.String()
+	if strings.Contains(all, "failed to get the next invoke") {
+		t.Error("a runtime lost its Runtime API")
+	}
+	// Nothing after make dev began to stop.
+	stopAt := strings.LastIndex(all, "stopping: ")
+	if stopAt < 0 {
+		t.Fatal("no stopping line after Ctrl-C")
+	}
+	after := all[stopAt:]
 	for _, line := range strings.Split(after, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "stopping: ") {
 			t.Errorf("after Ctrl-C: %q", line)
 		}
-	}
-	if !strings.Contains(after, "stopping: ") {
-		t.Errorf("no stopping line after Ctrl-C:\n%s", after)
 	}
 }

@@ -122,33 +122,9 @@ func BootstrapsProgress(ctx context.Context, root string, dirs []string, progres
 	if err != nil {
 		return nil, err
 	}
-	sums := map[string]string{}
-	for _, p := range all {
-		if p.Standard {
-			continue
-		}
-		h := sha256.New()
-		switch {
-		case p.Module != nil && p.Module.Main:
-			files := append(append([]string(nil), p.GoFiles...), p.EmbedFiles...)
-			sort.Strings(files)
-			for _, f := range files {
-				b, err := os.ReadFile(filepath.Join(p.Dir, f))
-				if err != nil {
-					return nil, err
-				}
-				fmt.Fprintf(h, "%s %d\n", f, len(b))
-				h.Write(b)
-			}
-		case p.Module != nil:
-			fmt.Fprintf(h, "%s@%s", p.Module.Path, p.Module.Version)
-			if r := p.Module.Replace; r != nil {
-				fmt.Fprintf(h, "=>%s@%s%s", r.Path, r.Version, r.Dir)
-			}
-		default:
-			fmt.Fprintf(h, "dir %s", p.Dir)
-		}
-		sums[p.ImportPath] = hex.EncodeToString(h.Sum(nil))
+	sums, err := packageSums(all)
+	if err != nil {
+		return nil, err
 	}
 	mains, err := list(pkgs...)
 	if err != nil {
@@ -195,6 +171,40 @@ func BootstrapsProgress(ctx context.Context, root string, dirs []string, progres
 		}
 	}
 	return paths, nil
+}
+
+// packageSums hashes each non-standard package: this module's by the content of its files,
+// the others by module version (and replacement).
+func packageSums(all []listedPackage) (map[string]string, error) {
+	sums := map[string]string{}
+	for _, p := range all {
+		if p.Standard {
+			continue
+		}
+		h := sha256.New()
+		switch {
+		case p.Module != nil && p.Module.Main:
+			files := append(append([]string(nil), p.GoFiles...), p.EmbedFiles...)
+			sort.Strings(files)
+			for _, f := range files {
+				b, err := os.ReadFile(filepath.Join(p.Dir, f))
+				if err != nil {
+					return nil, err
+				}
+				fmt.Fprintf(h, "%s %d\n", f, len(b))
+				h.Write(b)
+			}
+		case p.Module != nil:
+			fmt.Fprintf(h, "%s@%s", p.Module.Path, p.Module.Version)
+			if r := p.Module.Replace; r != nil {
+				fmt.Fprintf(h, "=>%s@%s%s", r.Path, r.Version, r.Dir)
+			}
+		default:
+			fmt.Fprintf(h, "dir %s", p.Dir)
+		}
+		sums[p.ImportPath] = hex.EncodeToString(h.Sum(nil))
+	}
+	return sums, nil
 }
 
 // buildOne builds the function package pkg ("./functions/x") for this host into out.
