@@ -41,7 +41,8 @@ docs: .build/docs/index.html ## Build the API reference from shared/openapi/open
 .PHONY: dev
 dev: deps docs ## Build, then start the whole local stack: dynalite, fauxqs, aws-ses-v2-local, local-kms, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess, POOL_SIZE=N, BUILD_TIMEOUT=20m)
 	@echo "building make dev's own program, cmd/devstack (cached after the first run)…"
-	$(GO) build -o .build/devstack ./cmd/devstack
+	@# The functions' host build flags (rie.Bootstraps): the packages they share compile once.
+	CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -o .build/devstack ./cmd/devstack
 	exec .build/devstack
 
 .PHONY: test
