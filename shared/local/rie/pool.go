@@ -384,10 +384,13 @@ func (p *Pool) start(ctx context.Context, id int) (*instance, error) {
 	defer deadline.Stop()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	// Both listeners: the emulator starts its Runtime API server in a goroutine and may
+	// answer on the invoke address first; a first invocation then would start the bootstrap
+	// before its Runtime API listens ("failed to get the next invoke … connection refused",
+	// seen on a loaded machine).
+	apiAddr := "127.0.0.1:" + strconv.Itoa(apiPort)
 	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
+		if listening(addr) && listening(apiAddr) {
 			break
 		}
 		select {
@@ -411,6 +414,16 @@ func (p *Pool) start(ctx context.Context, id int) (*instance, error) {
 	p.all[in] = true
 	p.mu.Unlock()
 	return in, nil
+}
+
+// listening reports whether addr accepts a connection.
+func listening(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // lines keeps the last few lines of an instance's output for error messages.
