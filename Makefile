@@ -39,8 +39,10 @@ docs: .build/docs/index.html ## Build the API reference from shared/openapi/open
 	$(REDOCLY) build-docs shared/openapi/openapi.yaml --inlineBundle --openapi.routingBasePath=/docs -o $@
 
 .PHONY: dev
-dev: deps docs ## Start the whole local stack: dynalite, fauxqs, aws-ses-v2-local, local-kms, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess)
-	$(GO) build -o .build/devstack ./cmd/devstack
+dev: deps docs ## Build, then start the whole local stack: dynalite, fauxqs, aws-ses-v2-local, local-kms, the API on :3000 from the real bootstraps (PORT, PARAMS="Name=Value ...", RUNTIME=inprocess, POOL_SIZE=N, BUILD_TIMEOUT=20m)
+	@echo "building make dev's own program, cmd/devstack (cached after the first run)…"
+	@# The functions' host build flags (rie.Bootstraps): the packages they share compile once.
+	CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -o .build/devstack ./cmd/devstack
 	exec .build/devstack
 
 # `go vet ./...` runs every default analyzer over every package and its tests once; the go test

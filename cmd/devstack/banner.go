@@ -45,7 +45,7 @@ Try it:
   # dashboard session (owner): reads need the cookie; writes also need Origin: %s
   curl -s -b "takapay_session=$(jq -r .session_token .dev/credentials.json)" "%s/v1/workspaces/%s/documents/invoices?environment=sandbox"
 
-Ctrl-C stops the API, dynalite, fauxqs, aws-ses-v2-local and local-kms. Request logs follow (JSON, one line per request).
+Ctrl-C stops the API, the functions, aws-ses-v2-local, dynalite, fauxqs and local-kms. Request logs follow (JSON, one line per request).
 `, base, base, base, c.WorkspaceID, base, base, c.WorkspaceID)
 	_ = os.Stdout.Sync()
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,7 +20,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -54,144 +54,251 @@ func envInt(name string, def int) (int, error) {
 	return n, nil
 }
 
-func run() error {
+// config is make dev's settings, from the environment.
+type config struct {
+	root, devDir                             string
+	port, dynPort, sqsPort, sesPort, kmsPort int
+	params                                   map[string]string
+	emulated                                 bool
+	poolSize                                 int
+	buildLimit, startLimit, provisionLimit   time.Duration
+	seedLimit                                time.Duration
+}
+
+func readConfig() (*config, error) {
 	root, err := samtemplate.FindRepoRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	port, err := envInt("PORT", 3000)
+	c := &config{root: root, devDir: filepath.Join(root, ".dev")}
+	for _, p := range []struct {
+		name string
+		def  int
+		to   *int
+	}{{"PORT", 3000, &c.port}, {"DYNAMO_PORT", 4567, &c.dynPort}, {"SQS_PORT", 4566, &c.sqsPort}, {"SES_PORT", 8005, &c.sesPort}, {"KMS_PORT", 4599, &c.kmsPort}} {
+		if *p.to, err = envInt(p.name, p.def); err != nil {
+			return nil, err
+		}
+	}
+	// PARAMS: template parameter values, as `sam deploy --parameter-overrides` takes them.
+	if c.params, err = samtemplate.ParseOverrides(os.Getenv("PARAMS")); err != nil {
+		return nil, fmt.Errorf("PARAMS: %w", err)
+	}
+	switch mode := os.Getenv("RUNTIME"); mode {
+	case "", "emulator":
+		c.emulated = true
+	case "inprocess":
+	default:
+		return nil, fmt.Errorf("RUNTIME must be emulator or inprocess, not %q", mode)
+	}
+	// POOL_SIZE, when set, caps every function's instances (else each function's reserved
+	// concurrency in template.yaml, or rie.DefaultConcurrency).
+	if c.poolSize, err = envInt("POOL_SIZE", 0); err != nil {
+		return nil, fmt.Errorf("POOL_SIZE must be a positive number, not %q", os.Getenv("POOL_SIZE"))
+	}
+	for _, d := range []struct {
+		name string
+		def  time.Duration
+		to   *time.Duration
+	}{{"BUILD_TIMEOUT", 20 * time.Minute, &c.buildLimit}, {"START_TIMEOUT", 2 * time.Minute, &c.startLimit},
+		{"PROVISION_TIMEOUT", 2 * time.Minute, &c.provisionLimit}, {"SEED_TIMEOUT", 2 * time.Minute, &c.seedLimit}} {
+		if *d.to, err = envDuration(d.name, d.def); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// dev is a running make dev: what the steps started, stopped in order by close.
+type dev struct {
+	cfg    *config
+	out    io.Writer // progress
+	tpl    *samtemplate.Template
+	log    *os.File
+	builds *rie.Builds
+	stack  *devstack.Stack
+	ses    *devstack.Server
+	set    *rie.Set
+	gw     *localgw.Gateway
+	deps   map[string]*app.Deps
+	creds  *localapi.Credentials
+	fresh  bool
+	srv    *http.Server
+}
+
+func run() error {
+	c, err := readConfig()
 	if err != nil {
 		return err
 	}
-	dynPort, err := envInt("DYNAMO_PORT", 4567)
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port)))
 	if err != nil {
-		return err
-	}
-	sqsPort, err := envInt("SQS_PORT", 4566)
-	if err != nil {
-		return err
-	}
-	sesPort, err := envInt("SES_PORT", 8005)
-	if err != nil {
-		return err
-	}
-	kmsPort, err := envInt("KMS_PORT", 4599)
-	if err != nil {
-		return err
-	}
-	devDir := filepath.Join(root, ".dev")
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return fmt.Errorf("API port %d: %w (set PORT to use another)", port, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("API port %d: %w (set PORT to use another)", c.port, err)
+		}
+		return fmt.Errorf("API port %d: %w", c.port, err)
 	}
 	base := "http://" + ln.Addr().String()
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	logFile, err := os.OpenFile(filepath.Join(mkdir(devDir), "servers.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
+	d := &dev{cfg: c, out: os.Stderr}
+	defer d.close()
+	if d.tpl, err = samtemplate.Load(filepath.Join(c.root, "template.yaml")); err != nil {
 		return err
 	}
-	defer logFile.Close()
-	// PARAMS: template parameter values, as `sam deploy --parameter-overrides` takes them.
-	params, err := samtemplate.ParseOverrides(os.Getenv("PARAMS"))
-	if err != nil {
+	if err := d.tpl.Override(c.params); err != nil {
+		return fmt.Errorf("PARAMS: %w", err)
+	}
+	if d.log, err = os.OpenFile(filepath.Join(mkdir(c.devDir), "servers.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
 		return err
 	}
+	logger := app.NewLogger(slog.LevelInfo)
+	err = runSteps(ctx, d.out, []step{
+		// Everything compiled is built first, with no other clock running (BUILD_TIMEOUT).
+		{"build", c.buildLimit, d.build},
+		// START_TIMEOUT and PROVISION_TIMEOUT bound their parts inside.
+		{"start the local servers", c.startLimit + c.provisionLimit, d.startServers},
+		{"start the functions", c.startLimit, func(ctx context.Context) error { return d.startFunctions(ctx, base, logger) }},
+		{"seed", c.seedLimit, func(ctx context.Context) error { return d.seed(ctx, base) }},
+	})
+	if err != nil {
+		return withHint(err)
+	}
+	if err := d.startWorkers(ctx, logger); err != nil {
+		return err
+	}
+
+	// The API reference (make docs) at /docs, everything else to the gateway.
+	d.srv = &http.Server{Handler: withDocs(d.gw, filepath.Join(c.root, docsPath)), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- d.srv.Serve(ln) }()
+	printParameters(d.stack, c.params)
+	credPath, envPath := filepath.Join(c.devDir, "credentials.json"), filepath.Join(c.devDir, "stack.env")
+	banner(base, dashboardOrigin(c.port), d.stack, d.ses, d.creds, d.fresh, credPath, envPath, d.gw.Routes())
+
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(os.Stderr, "\nstopping: API, functions, aws-ses-v2-local, dynalite, fauxqs, local-kms")
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	return nil
+}
+
+// withHint names the remedy when a server's port was taken (and only then).
+func withHint(err error) error {
+	var taken *devstack.PortInUseError
+	if !errors.As(err, &taken) {
+		return err
+	}
+	env := map[string]string{"dynalite": "DYNAMO_PORT", "fauxqs": "SQS_PORT", "kms": "KMS_PORT", "ses": "SES_PORT"}[taken.Server]
+	if env == "" {
+		return err
+	}
+	return fmt.Errorf("%w\n(port %d is taken: set %s to use another)", err, taken.Port, env)
+}
+
+// build builds local-kms, the Runtime Interface Emulator and every function's bootstrap for
+// this host (each cached by content: a second run builds nothing), printing progress.
+func (d *dev) build(ctx context.Context) error {
+	fmt.Fprintln(d.out, "building local-kms (cached after the first run)…")
+	if _, err := devstack.LocalKMS(ctx, d.cfg.root); err != nil {
+		return err
+	}
+	if !d.cfg.emulated {
+		return nil
+	}
+	fmt.Fprintf(d.out, "building the Runtime Interface Emulator and %d functions for this host (cached after the first run)…\n", len(d.tpl.Functions))
+	began := time.Now()
+	var err error
+	d.builds, err = rie.Build(ctx, d.cfg.root, d.tpl, func(done, total int, dir string) {
+		fmt.Fprintf(d.out, "building %d functions… %d/%d %s (%.0f s)\n", total, done, total, filepath.Base(dir), time.Since(began).Seconds())
+	})
+	return err
+}
+
+func (d *dev) startServers(ctx context.Context) error {
 	// local-kms holds the webhook secrets' key (devstack.KMSKeyARN) in .dev/kms, so secrets
 	// sealed in one run open in the next; every function seals and opens them through it, as
 	// on AWS. (A .dev/sealing.key from an earlier make dev is no longer read: SeedWebhookSecret
-	// replaces the secrets it sealed.) Its first start builds it (cached under .build/host).
-	stack, err := devstack.StartStack(startCtx, devstack.StackOptions{
-		DataDir: filepath.Join(devDir, "dynalite"), Prefix: "local-", LogWriter: logFile,
-		DynamoPort: dynPort, SQSPort: sqsPort, Parameters: params,
-		KMS: true, KMSPort: kmsPort, KMSDataDir: filepath.Join(devDir, "kms"),
+	// replaces the secrets it sealed.)
+	c := d.cfg
+	var err error
+	d.stack, err = devstack.StartStack(ctx, devstack.StackOptions{
+		DataDir: filepath.Join(c.devDir, "dynalite"), Prefix: "local-", LogWriter: d.log,
+		DynamoPort: c.dynPort, SQSPort: c.sqsPort, Parameters: c.params,
+		KMS: true, KMSPort: c.kmsPort, KMSDataDir: filepath.Join(c.devDir, "kms"),
+		StartTimeout: c.startLimit, ProvisionTimeout: c.provisionLimit,
 	})
 	if err != nil {
-		if strings.Contains(err.Error(), "parameter") {
-			return fmt.Errorf("PARAMS: %w", err)
-		}
-		return fmt.Errorf("%w (set DYNAMO_PORT / SQS_PORT / KMS_PORT if those ports are taken)", err)
+		return err
 	}
-	defer stack.Close()
-	ses, err := devstack.StartSES(startCtx, devstack.SESOptions{Port: sesPort, LogWriter: logFile})
-	if err != nil {
-		return fmt.Errorf("%w (set SES_PORT if that port is taken)", err)
-	}
-	defer ses.Stop()
+	d.ses, err = devstack.StartSES(ctx, devstack.SESOptions{Port: c.sesPort, LogWriter: d.log})
+	return err
+}
 
-	logger := app.NewLogger(slog.LevelInfo)
+// startFunctions builds the gateway: RUNTIME=emulator (the default) runs every function's
+// real bootstrap under the Runtime Interface Emulator, instances started on demand up to the
+// function's reserved concurrency (POOL_SIZE overrides); RUNTIME=inprocess calls the same
+// handlers in this process (for a debugger).
+func (d *dev) startFunctions(ctx context.Context, base string, logger *slog.Logger) error {
 	apiOpts := localapi.Options{
 		BaseURL: base, AllowLocalhostURLs: true, Logger: logger,
 		// The dashboard is served at http://localhost:<port> (passkeys refuse an IP address as
 		// their relying party): its origin comes first, and the API's own stays allowed.
-		Env: map[string]string{"DASHBOARD_ORIGINS": dashboardOrigin(port) + "," + base, "SES_ENDPOINT": ses.Endpoint, "MAIL_FROM": localMailFrom},
+		Env: map[string]string{"DASHBOARD_ORIGINS": dashboardOrigin(d.cfg.port) + "," + base, "SES_ENDPOINT": d.ses.Endpoint, "MAIL_FROM": localMailFrom},
 	}
-	// RUNTIME=emulator (the default): every function's real bootstrap under the Lambda Runtime
-	// Interface Emulator, POOL_SIZE instances at most per function (default 2);
-	// RUNTIME=inprocess: the same handlers called in this process (for a debugger).
-	var set *rie.Set
-	var gw *localgw.Gateway
-	var deps map[string]*app.Deps
-	switch mode := os.Getenv("RUNTIME"); mode {
-	case "", "emulator":
-		size, perr := envInt("POOL_SIZE", rie.DefaultPoolSize)
-		if perr != nil || size < 1 {
-			return fmt.Errorf("POOL_SIZE must be a positive number, not %q", os.Getenv("POOL_SIZE"))
-		}
-		fmt.Fprintln(os.Stderr, "building the functions for this host and the Runtime Interface Emulator (cached)…")
-		buildCtx, cancelBuild := context.WithTimeout(ctx, 15*time.Minute)
-		gw, deps, set, err = localapi.NewEmulated(buildCtx, root, stack, apiOpts, rie.Options{PoolSize: size, Logger: logger, Output: os.Stdout})
-		cancelBuild()
-		if err != nil {
-			return err
-		}
-		defer set.Close()
-	case "inprocess":
-		if gw, deps, err = localapi.New(stack, apiOpts); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("RUNTIME must be emulator or inprocess, not %q", mode)
+	var err error
+	if !d.cfg.emulated {
+		d.gw, d.deps, err = localapi.New(d.stack, apiOpts)
+		return err
 	}
-	credPath := filepath.Join(devDir, "credentials.json")
+	d.gw, d.deps, d.set, err = localapi.NewEmulated(ctx, d.cfg.root, d.stack, apiOpts,
+		rie.Options{PoolSize: d.cfg.poolSize, Logger: logger, Output: os.Stdout, Prebuilt: d.builds})
+	return err
+}
+
+// seed issues (or keeps) the demo workspace's keys and its webhook secret, and writes
+// .dev/credentials.json and .dev/stack.env.
+func (d *dev) seed(ctx context.Context, base string) error {
+	credPath := filepath.Join(d.cfg.devDir, "credentials.json")
 	prev, err := localapi.ReadCredentials(credPath)
 	if err != nil {
 		return err
 	}
-	creds, fresh, err := localapi.Seed(startCtx, deps["PaymentCreateFunction"].Store, prev)
-	if err != nil {
-		return fmt.Errorf("seed: %w", err)
+	store := d.deps["PaymentCreateFunction"].Store
+	if d.creds, d.fresh, err = localapi.Seed(ctx, store, prev); err != nil {
+		return err
 	}
 	// The sandbox's webhook signing secret, sealed through local-kms with the key the sender
 	// opens it with, so that a local integration verifies its webhooks from the first payment.
-	sd := deps["WebhookSenderFunction"]
+	sd := d.deps["WebhookSenderFunction"]
 	sealer, err := kmsseal.New(sd.AWS, sd.Config.WebhookSecretsKeyID, sd.Config.LocalSealingKey)
 	if err != nil {
 		return err
 	}
-	if err := localapi.SeedWebhookSecret(startCtx, &operator.Operator{Store: deps["PaymentCreateFunction"].Store, Sealer: sealer}, creds); err != nil {
+	if err := localapi.SeedWebhookSecret(ctx, &operator.Operator{Store: store, Sealer: sealer}, d.creds); err != nil {
 		return err
 	}
-	creds.BaseURL = base
-	if err := localapi.WriteCredentials(credPath, creds); err != nil {
+	d.creds.BaseURL = base
+	if err := localapi.WriteCredentials(credPath, d.creds); err != nil {
 		return err
 	}
-	envPath := filepath.Join(devDir, "stack.env")
-	if err := writeEnv(envPath, stack, ses); err != nil {
-		return err
-	}
+	return writeEnv(filepath.Join(d.cfg.devDir, "stack.env"), d.stack, d.ses)
+}
 
-	// What Lambda's SQS event source and the schedule do in AWS: poll the webhook queue into the
-	// sender in batches as its SQS event declares them, and run the re-drive on its schedule.
-	senderFn, _ := stack.Template.Function("WebhookSenderFunction")
+// startWorkers does what Lambda's SQS event source and the schedule do in AWS: poll the
+// webhook queue into the sender in batches as its SQS event declares them, and run the
+// re-drive on its schedule; both stop with ctx.
+func (d *dev) startWorkers(ctx context.Context, logger *slog.Logger) error {
+	senderFn, _ := d.stack.Template.Function("WebhookSenderFunction")
 	poller, err := sqspoll.FromTemplate(senderFn)
 	if err != nil {
 		return err
 	}
-	redriveFn, _ := stack.Template.Function("WebhookRedriveFunction")
+	redriveFn, _ := d.stack.Template.Function("WebhookRedriveFunction")
 	every, err := redriveFn.ScheduleInterval()
 	if err != nil {
 		return err
@@ -199,17 +306,17 @@ func run() error {
 	if every == 0 {
 		return errors.New("template.yaml: WebhookRedriveFunction has no schedule")
 	}
-	senderDeps := deps["WebhookSenderFunction"]
+	senderDeps := d.deps["WebhookSenderFunction"]
 	// The event source's own client (the stack's, not bounded by the function's attempt
 	// timeout): it long-polls 20 s, as Lambda's pollers do.
-	poller.SQS, poller.QueueURL, poller.Wait = stack.Queue, senderDeps.Config.WebhookQueueURL, 20
+	poller.SQS, poller.QueueURL, poller.Wait = d.stack.Queue, senderDeps.Config.WebhookQueueURL, 20
 	poller.Handler = registry.WebhookConsumer(senderDeps).Handle
-	redriveRun := registry.WebhookRedrive(deps["WebhookRedriveFunction"]).Run
-	if set != nil {
+	redriveRun := registry.WebhookRedrive(d.deps["WebhookRedriveFunction"]).Run
+	if d.set != nil {
 		// Through the bootstraps under the emulator, as Lambda's event source and schedule
 		// invoke them.
-		poller.Handler = set.Pools["WebhookSenderFunction"].SQSHandler()
-		pool := set.Pools["WebhookRedriveFunction"]
+		poller.Handler = d.set.Pools["WebhookSenderFunction"].SQSHandler()
+		pool := d.set.Pools["WebhookRedriveFunction"]
 		redriveRun = func(ctx context.Context) (int, error) {
 			_, err := pool.Invoke(ctx, "", rie.ScheduledEvent(time.Now(), "arn:aws:scheduler:local:schedule/webhook-redrive"))
 			return 0, err
@@ -218,44 +325,48 @@ func run() error {
 	logger.Info("event sources", slog.String("webhook_sender", fmt.Sprintf("SQS batch size %d, window %s, partial batch failures %t",
 		poller.BatchSize, poller.Window, !poller.IgnoreBatchItemFailures)), slog.String("webhook_redrive", fmt.Sprintf("%s (every %s)", redriveFn.Schedule, every)))
 	go poller.Run(ctx)
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				// A run has the function's Timeout (template), as on Lambda.
-				rctx, cancel := context.WithTimeout(ctx, redriveFn.Timeout)
-				n, err := redriveRun(rctx)
-				cancel()
-				if err != nil || n > 0 {
-					logger.Info("webhook re-drive", slog.Int("re_enqueued", n), slog.Any("error", err))
-				}
+	go schedule(ctx, every, redriveFn.Timeout, redriveRun, logger)
+	return nil
+}
+
+// schedule runs run every period until ctx ends, each run bounded by the function's timeout
+// (template), as on Lambda.
+func schedule(ctx context.Context, every, timeout time.Duration, run func(context.Context) (int, error), logger *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			n, err := run(rctx)
+			cancel()
+			if err != nil && ctx.Err() == nil || n > 0 {
+				logger.Info("webhook re-drive", slog.Int("re_enqueued", n), slog.Any("error", err))
 			}
 		}
-	}()
-
-	// The API reference (make docs) at /docs, everything else to the gateway.
-	srv := &http.Server{Handler: withDocs(gw, filepath.Join(root, docsPath)), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	printParameters(stack, params)
-	banner(base, dashboardOrigin(port), stack, ses, creds, fresh, credPath, envPath, gw.Routes())
-
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(os.Stderr, "\nstopping: API, dynalite, fauxqs, aws-ses-v2-local, local-kms")
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
 	}
-	shutdownCtx, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel2()
-	_ = srv.Shutdown(shutdownCtx)
-	return nil
+}
+
+// close stops what started, in order: the API (requests in flight finish), the functions'
+// instances (each bootstrap before its emulator, silently), then the servers.
+func (d *dev) close() {
+	if d.srv != nil {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = d.srv.Shutdown(shutdownCtx)
+		cancel()
+	}
+	if d.set != nil {
+		d.set.Close()
+	}
+	if d.ses != nil {
+		d.ses.Stop()
+	}
+	d.stack.Close()
+	if d.log != nil {
+		d.log.Close()
+	}
 }
 
 func mkdir(dir string) string {

@@ -227,8 +227,10 @@ func launch(ctx context.Context, prog string, spec serverSpec, port int) (s *Ser
 		return s, nil, false
 	case <-s.done:
 		logs := s.Logs()
-		taken := strings.Contains(logs, "EADDRINUSE") || strings.Contains(logs, "address already in use")
-		return nil, fmt.Errorf("devstack: %s exited before it was ready (%v); output:\n%s", spec.name, s.exitError(), logs), taken
+		if strings.Contains(logs, "EADDRINUSE") || strings.Contains(logs, "address already in use") {
+			return nil, &PortInUseError{Server: spec.name, Port: port, Output: logs}, true
+		}
+		return nil, fmt.Errorf("devstack: %s exited before it was ready (%v); output:\n%s", spec.name, s.exitError(), logs), false
 	case <-timer.C:
 		s.Stop()
 		return nil, fmt.Errorf("devstack: %s did not become ready on 127.0.0.1:%d within %s; output:\n%s", spec.name, port, readyTimeout, s.Logs()), false
@@ -236,6 +238,18 @@ func launch(ctx context.Context, prog string, spec serverSpec, port int) (s *Ser
 		s.Stop()
 		return nil, fmt.Errorf("devstack: start %s: %w", spec.name, ctx.Err()), false
 	}
+}
+
+// PortInUseError is a server that could not listen because its port was taken (EADDRINUSE):
+// the one start failure for which another port is the remedy.
+type PortInUseError struct {
+	Server string
+	Port   int
+	Output string
+}
+
+func (e *PortInUseError) Error() string {
+	return fmt.Sprintf("devstack: %s could not listen on 127.0.0.1:%d: the port is taken (EADDRINUSE); output:\n%s", e.Server, e.Port, e.Output)
 }
 
 func dialOnce(port int) error {

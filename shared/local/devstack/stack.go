@@ -48,6 +48,9 @@ type StackOptions struct {
 	// Parameters override template parameters' defaults (make dev's PARAMS), each checked
 	// against its type and constraints (samtemplate.Template.Override).
 	Parameters map[string]string
+	// StartTimeout and ProvisionTimeout, when set, bound starting the servers and creating
+	// the tables and queues each on its own (each clock starts with its step), under ctx.
+	StartTimeout, ProvisionTimeout time.Duration
 }
 
 // SealingKeySize is the size of the local sealing key (AES-256).
@@ -112,6 +115,38 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 	if len(s.SealingKey) != SealingKeySize {
 		return nil, fmt.Errorf("devstack: the sealing key must be %d bytes, not %d", SealingKeySize, len(s.SealingKey))
 	}
+	startCtx, cancelStart := bounded(ctx, opts.StartTimeout)
+	defer cancelStart()
+	if err := s.startServers(startCtx, opts); err != nil {
+		s.Close()
+		if opts.StartTimeout > 0 && errors.Is(startCtx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("start the local servers: not ready within %s: %w", opts.StartTimeout, err)
+		}
+		return nil, err
+	}
+	cancelStart()
+	provCtx, cancelProv := bounded(ctx, opts.ProvisionTimeout)
+	defer cancelProv()
+	if err := s.provision(provCtx, tpl, opts.Prefix); err != nil {
+		s.Close()
+		if opts.ProvisionTimeout > 0 && errors.Is(provCtx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("not done within %s: %w", opts.ProvisionTimeout, err)
+		}
+		return nil, fmt.Errorf("create the tables and queues: %w", err)
+	}
+	return s, nil
+}
+
+// bounded is ctx with timeout d when d is positive, else ctx.
+func bounded(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// startServers starts dynalite, fauxqs and (opts.KMS) local-kms side by side.
+func (s *Stack) startServers(ctx context.Context, opts StackOptions) error {
 	var wg sync.WaitGroup
 	var dynErr, sqsErr, kmsErr error
 	if opts.KMS {
@@ -131,14 +166,14 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 		s.SQS, sqsErr = StartFauxqs(ctx, FauxqsOptions{Port: opts.SQSPort, LogWriter: opts.LogWriter})
 	}()
 	wg.Wait()
-	if err := errors.Join(dynErr, sqsErr, kmsErr); err != nil {
-		s.Close()
-		return nil, err
-	}
+	return errors.Join(dynErr, sqsErr, kmsErr)
+}
 
+// provision makes the clients and creates the template's tables and queues.
+func (s *Stack) provision(ctx context.Context, tpl *samtemplate.Template, prefix string) error {
+	var err error
 	if s.Config, err = AWSConfig(ctx, s.Dynamo.Endpoint, s.SQS.Endpoint); err != nil {
-		s.Close()
-		return nil, err
+		return err
 	}
 	if s.KMS != nil {
 		endpoint := s.KMS.Endpoint
@@ -150,12 +185,10 @@ func StartStack(ctx context.Context, opts StackOptions) (*Stack, error) {
 	}
 	s.DDB = DynamoClient(s.Config, s.Dynamo.Endpoint)
 	s.Queue = SQSClient(s.Config, s.SQS.Endpoint)
-	if s.Resources, err = Provision(ctx, s.DDB, s.Queue, tpl, Names{Prefix: opts.Prefix}); err != nil {
-		err = fmt.Errorf("%w\n--- dynalite output:\n%s\n--- fauxqs output:\n%s", err, s.Dynamo.Logs(), s.SQS.Logs())
-		s.Close()
-		return nil, err
+	if s.Resources, err = Provision(ctx, s.DDB, s.Queue, tpl, Names{Prefix: prefix}); err != nil {
+		return fmt.Errorf("%w\n--- dynalite output:\n%s\n--- fauxqs output:\n%s", err, s.Dynamo.Logs(), s.SQS.Logs())
 	}
-	return s, nil
+	return nil
 }
 
 // Env returns the functions' environment variables for this stack (see Resources.Env).

@@ -1,15 +1,18 @@
 package devstack
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 )
 
 var toolBuildMu sync.Mutex // one build at a time in this process (the go tool parallelises inside)
@@ -43,13 +46,41 @@ func BuildTool(ctx context.Context, dir, pkg string, hashed []string, outDir, na
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("devstack: build %s: %w\n%s", name, err, b)
+		_ = os.Remove(tmp)
+		return "", BuildError(ctx, name, err, b)
 	}
 	return out, os.Rename(tmp, out)
 }
 
-// GoTool is the go command of the toolchain running this program, else the one on PATH.
+// BuildError describes a failed go build of what with its real cause: the step's bound (ctx
+// done: the go command was stopped), a signal from elsewhere (the kernel's OOM killer on a
+// small machine), or the compiler's own output.
+func BuildError(ctx context.Context, what string, err error, output []byte) error {
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("build %s: stopped at the build step's time limit: %w", what, ctx.Err())
+		}
+		return fmt.Errorf("build %s: stopped: %w", what, ctx.Err())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Errorf("build %s: the go command was killed by a signal (%s), not stopped by make dev (out of memory?): %w\n%s",
+				what, ws.Signal(), ErrBuildKilled, bytes.TrimSpace(output))
+		}
+	}
+	return fmt.Errorf("build %s: %w\n%s", what, err, bytes.TrimSpace(output))
+}
+
+// ErrBuildKilled marks a build whose go command a signal from outside killed.
+var ErrBuildKilled = errors.New("build killed")
+
+// GoTool is the go command to build with: $GO when set (the Makefile's GO), else the one of
+// the toolchain running this program, else the one on PATH.
 func GoTool() string {
+	if p := os.Getenv("GO"); p != "" {
+		return p
+	}
 	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); FileExists(p) {
 		return p
 	}

@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/local/samtemplate"
 )
 
 // EmulatorPackage is the emulator's command, pinned in shared/local/rie/tool/go.mod.
@@ -77,6 +78,17 @@ type listedPackage struct {
 // packages, the versions of the others, the Go version), so a second run with nothing changed
 // builds nothing.
 func Bootstraps(ctx context.Context, root string, dirs []string) (map[string]string, error) {
+	return BootstrapsProgress(ctx, root, dirs, nil)
+}
+
+// Progress is told of each function built: done of total (those not cached), and the
+// directory just built.
+type Progress func(done, total int, dir string)
+
+// BootstrapsProgress is Bootstraps reporting each function it builds to progress (nil for
+// none). The functions not cached are built one go build each, in order, so that progress
+// is real (the first builds the packages they share; the others mostly link).
+func BootstrapsProgress(ctx context.Context, root string, dirs []string, progress Progress) (map[string]string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	pkgs := make([]string, len(dirs))
@@ -110,33 +122,9 @@ func Bootstraps(ctx context.Context, root string, dirs []string) (map[string]str
 	if err != nil {
 		return nil, err
 	}
-	sums := map[string]string{}
-	for _, p := range all {
-		if p.Standard {
-			continue
-		}
-		h := sha256.New()
-		switch {
-		case p.Module != nil && p.Module.Main:
-			files := append(append([]string(nil), p.GoFiles...), p.EmbedFiles...)
-			sort.Strings(files)
-			for _, f := range files {
-				b, err := os.ReadFile(filepath.Join(p.Dir, f))
-				if err != nil {
-					return nil, err
-				}
-				fmt.Fprintf(h, "%s %d\n", f, len(b))
-				h.Write(b)
-			}
-		case p.Module != nil:
-			fmt.Fprintf(h, "%s@%s", p.Module.Path, p.Module.Version)
-			if r := p.Module.Replace; r != nil {
-				fmt.Fprintf(h, "=>%s@%s%s", r.Path, r.Version, r.Dir)
-			}
-		default:
-			fmt.Fprintf(h, "dir %s", p.Dir)
-		}
-		sums[p.ImportPath] = hex.EncodeToString(h.Sum(nil))
+	sums, err := packageSums(all)
+	if err != nil {
+		return nil, err
 	}
 	mains, err := list(pkgs...)
 	if err != nil {
@@ -173,27 +161,97 @@ func Bootstraps(ctx context.Context, root string, dirs []string) (map[string]str
 	if len(missing) == 0 {
 		return paths, nil
 	}
-	tmp, err := os.MkdirTemp(CacheDirMk(root), "build-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.CommandContext(ctx, goTool(), append([]string{"build", "-tags", LambdaTags, "-trimpath",
-		"-ldflags", LambdaLDFlags, "-o", tmp + string(filepath.Separator)}, missing...)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("rie: build %s: %w\n%s", strings.Join(missing, " "), err, b)
-	}
-	for name, out := range missingOut {
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+	for i, pkg := range missing {
+		name := filepath.Base(pkg)
+		if err := buildOne(ctx, root, pkg, missingOut[name]); err != nil {
 			return nil, err
 		}
-		if err := os.Rename(filepath.Join(tmp, name), out); err != nil {
-			return nil, err
+		if progress != nil {
+			progress(i+1, len(missing), strings.TrimPrefix(pkg, "./"))
 		}
 	}
 	return paths, nil
+}
+
+// packageSums hashes each non-standard package: this module's by the content of its files,
+// the others by module version (and replacement).
+func packageSums(all []listedPackage) (map[string]string, error) {
+	sums := map[string]string{}
+	for _, p := range all {
+		if p.Standard {
+			continue
+		}
+		h := sha256.New()
+		switch {
+		case p.Module != nil && p.Module.Main:
+			files := append(append([]string(nil), p.GoFiles...), p.EmbedFiles...)
+			sort.Strings(files)
+			for _, f := range files {
+				b, err := os.ReadFile(filepath.Join(p.Dir, f))
+				if err != nil {
+					return nil, err
+				}
+				fmt.Fprintf(h, "%s %d\n", f, len(b))
+				h.Write(b)
+			}
+		case p.Module != nil:
+			fmt.Fprintf(h, "%s@%s", p.Module.Path, p.Module.Version)
+			if r := p.Module.Replace; r != nil {
+				fmt.Fprintf(h, "=>%s@%s%s", r.Path, r.Version, r.Dir)
+			}
+		default:
+			fmt.Fprintf(h, "dir %s", p.Dir)
+		}
+		sums[p.ImportPath] = hex.EncodeToString(h.Sum(nil))
+	}
+	return sums, nil
+}
+
+// buildOne builds the function package pkg ("./functions/x") for this host into out.
+func buildOne(ctx context.Context, root, pkg, out string) error {
+	tmp, err := os.MkdirTemp(CacheDirMk(root), "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.CommandContext(ctx, goTool(), "build", "-tags", LambdaTags, "-trimpath",
+		"-ldflags", LambdaLDFlags, "-o", filepath.Join(tmp, "bootstrap"), pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return devstack.BuildError(ctx, strings.TrimPrefix(pkg, "./"), err, b)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(tmp, "bootstrap"), out)
+}
+
+// Builds are what the pools run: the emulator and each function's bootstrap, built for this
+// host (Build).
+type Builds struct {
+	Emulator string
+	// Bootstraps are keyed by function directory, e.g. "functions/probes".
+	Bootstraps map[string]string
+}
+
+// Build builds the emulator and every function of tpl for this host (nothing that is cached)
+// and tells progress of each function built. make dev runs it before any start-up clock
+// starts (Options.Prebuilt).
+func Build(ctx context.Context, root string, tpl *samtemplate.Template, progress Progress) (*Builds, error) {
+	emu, err := Emulator(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	dirs := make([]string, 0, len(tpl.Functions))
+	for _, f := range tpl.Functions {
+		dirs = append(dirs, f.Dir)
+	}
+	boots, err := BootstrapsProgress(ctx, root, dirs, progress)
+	if err != nil {
+		return nil, err
+	}
+	return &Builds{Emulator: emu, Bootstraps: boots}, nil
 }
 
 // CacheDirMk is CacheDir, created.

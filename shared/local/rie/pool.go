@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -29,9 +30,11 @@ import (
 // InvokePath is the emulator's invoke endpoint (Lambda's Invoke API path, function "function").
 const InvokePath = "/2015-03-31/functions/function/invocations"
 
-// DefaultPoolSize is the number of instances a function may have at once when
-// Options.PoolSize is not positive.
-const DefaultPoolSize = 2
+// DefaultConcurrency is the number of instances a function may have at once when neither
+// its template nor Options.PoolSize sets one: on AWS a function without reserved concurrency
+// shares the account's unreserved concurrency (at least 100); locally it is capped here (the
+// workers are the only such functions in template.yaml).
+const DefaultConcurrency = 10
 
 // Function is one template function as the emulator runs it.
 type Function struct {
@@ -46,14 +49,18 @@ type Function struct {
 	// AWS_LAMBDA_FUNCTION_MEMORY_SIZE: the emulator reports the memory but does not limit it).
 	Timeout  time.Duration
 	MemoryMB int
+	// Concurrency is the most instances the function may have at once (its template's
+	// ReservedConcurrentExecutions, else DefaultConcurrency): an invocation beyond it is
+	// throttled at once (FailThrottle), as Lambda throttles beyond a function's concurrency.
+	Concurrency int
 }
 
 // Options configure a Pool.
 type Options struct {
 	// Emulator is the emulator binary's path (Emulator).
 	Emulator string
-	// PoolSize is how many instances of the function may run at once (requests beyond wait
-	// for one to be free); default DefaultPoolSize.
+	// PoolSize, when positive, caps every function at that many instances instead of its
+	// Function.Concurrency (make dev's POOL_SIZE); an invocation beyond the cap is throttled.
 	PoolSize int
 	// Logger receives the pool's own records: an instance started (with its init duration),
 	// replaced, or failed to start. Nil discards them.
@@ -64,11 +71,17 @@ type Options struct {
 	// StartTimeout bounds how long a new instance may take to listen (default 60 s: generous,
 	// for a loaded machine).
 	StartTimeout time.Duration
+	// Prebuilt, when set, is what Start runs (Build's result): Start then builds nothing.
+	Prebuilt *Builds
 }
 
 // Failure kinds: how an invocation failed. API Gateway answers all of them the same way
-// (localgw: 500 {"message":"Internal Server Error"}); the pool replaces the instance.
+// (localgw: 500 {"message":"Internal Server Error"}); the pool replaces the instance (a
+// throttled invocation had none).
 const (
+	// FailThrottle: every instance the function may have is busy (its concurrency): Lambda's
+	// 429 TooManyRequestsException ("Rate Exceeded."), answered at once, never queued.
+	FailThrottle = "throttled"
 	// FailFunction: the function reported an error (its handler returned one or panicked).
 	FailFunction = "function error"
 	// FailTimeout: the function ran past its timeout ("Task timed out after N.00 seconds").
@@ -90,16 +103,19 @@ func (e *InvokeError) Error() string {
 	return fmt.Sprintf("rie: %s: %s: %s", e.Function, e.Kind, e.Detail)
 }
 
-// Pool runs up to Options.PoolSize instances of one function, each an emulator process with
-// the function's bootstrap beneath it, and hands each invocation to an idle instance (starting
-// one when none is idle, as Lambda scales out when requests overlap). An instance whose
-// invocation crashed, timed out or failed is killed and a new one takes its place on demand.
+// Pool runs up to Size() instances of one function, each an emulator process with the
+// function's bootstrap beneath it, and hands each invocation to an idle instance (starting one
+// when none is idle, as Lambda scales out when requests overlap); with Size() invocations
+// already running, another is throttled at once (FailThrottle), never queued. An instance
+// whose invocation crashed, timed out or failed is killed and a new one takes its place on
+// demand.
 type Pool struct {
-	fn   Function
-	opts Options
-	log  *slog.Logger
-	out  io.Writer
-	sem  chan struct{}
+	fn        Function
+	opts      Options
+	log       *slog.Logger
+	out       io.Writer
+	sem       chan struct{}
+	throttled atomic.Int64
 
 	mu     sync.Mutex
 	idle   []*instance
@@ -112,8 +128,12 @@ type Pool struct {
 
 // NewPool returns a pool for fn; it starts no process until the first invocation.
 func NewPool(fn Function, opts Options) *Pool {
-	if opts.PoolSize <= 0 {
-		opts.PoolSize = DefaultPoolSize
+	switch {
+	case opts.PoolSize > 0:
+	case fn.Concurrency > 0:
+		opts.PoolSize = fn.Concurrency
+	default:
+		opts.PoolSize = DefaultConcurrency
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 60 * time.Second
@@ -140,8 +160,12 @@ func NewPool(fn Function, opts Options) *Pool {
 // Function returns the pool's function.
 func (p *Pool) Function() Function { return p.fn }
 
-// Size is the pool's instance limit.
+// Size is the pool's instance limit: Options.PoolSize when set, else the function's
+// Concurrency, else DefaultConcurrency.
 func (p *Pool) Size() int { return p.opts.PoolSize }
+
+// Throttled counts the invocations throttled so far (FailThrottle).
+func (p *Pool) Throttled() int64 { return p.throttled.Load() }
 
 type instance struct {
 	id      int
@@ -152,6 +176,9 @@ type instance struct {
 	invokes int
 	// report carries each REPORT line's init duration (ms), -1 when the line has none.
 	report chan float64
+	// quiet is set when the pool kills the instance: what it writes from then on (a runtime
+	// finding its Runtime API gone) is dropped, so that a stop is silent.
+	quiet atomic.Bool
 }
 
 func (in *instance) alive() bool {
@@ -194,12 +221,14 @@ type Result struct {
 
 // Invoke sends payload to an instance and returns the function's answer. requestID becomes the
 // invocation's request id (X-Amzn-RequestId), "" for a fresh one. A failure is an
-// *InvokeError (or ctx's error while waiting for a free instance).
+// *InvokeError: FailThrottle at once when Size() invocations are running already.
 func (p *Pool) Invoke(ctx context.Context, requestID string, payload []byte) (*Result, error) {
 	select {
 	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+		p.throttled.Add(1)
+		return nil, &InvokeError{Function: p.fn.LogicalID, Kind: FailThrottle,
+			Detail: fmt.Sprintf("Rate Exceeded. (%d instances busy, the function's concurrency)", p.opts.PoolSize)}
 	}
 	defer func() { <-p.sem }()
 	in, err := p.take(ctx)
@@ -355,10 +384,13 @@ func (p *Pool) start(ctx context.Context, id int) (*instance, error) {
 	defer deadline.Stop()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	// Both listeners: the emulator starts its Runtime API server in a goroutine and may
+	// answer on the invoke address first; a first invocation then would start the bootstrap
+	// before its Runtime API listens ("failed to get the next invoke … connection refused",
+	// seen on a loaded machine).
+	apiAddr := "127.0.0.1:" + strconv.Itoa(apiPort)
 	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
+		if listening(addr) && listening(apiAddr) {
 			break
 		}
 		select {
@@ -382,6 +414,16 @@ func (p *Pool) start(ctx context.Context, id int) (*instance, error) {
 	p.all[in] = true
 	p.mu.Unlock()
 	return in, nil
+}
+
+// listening reports whether addr accepts a connection.
+func listening(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // lines keeps the last few lines of an instance's output for error messages.
@@ -421,6 +463,9 @@ func (p *Pool) copyOutput(in *instance, r *os.File, tail *lines) {
 			case in.report <- ms:
 			default:
 			}
+		}
+		if in.quiet.Load() {
+			continue
 		}
 		p.outMu.Lock()
 		fmt.Fprintln(p.out, line)
@@ -510,6 +555,7 @@ func (p *Pool) retire(in *instance, why *InvokeError) {
 }
 
 func (p *Pool) kill(in *instance) {
+	in.quiet.Store(true)
 	killGroup(in.cmd)
 	p.mu.Lock()
 	delete(p.all, in)

@@ -112,7 +112,20 @@ func verifyPool(t *testing.T, size int, timeout time.Duration) (*rie.Pool, *gate
 }
 
 func verifyPoolLogged(t *testing.T, size int, timeout time.Duration) (*rie.Pool, *gate, func() []byte, *testOutput) {
-	a, set, out := startPools(t, size)
+	p, g, payload, logs, _ := verifyPoolWith(t, size, timeout)
+	return p, g, payload, logs
+}
+
+// verifyPoolOutput is verifyPool with the instances' own output (the functions' and the
+// emulator's lines).
+func verifyPoolOutput(t *testing.T, size int) (*rie.Pool, *gate, func() []byte, *testOutput) {
+	p, g, payload, _, out := verifyPoolWith(t, size, 5*time.Minute)
+	return p, g, payload, out
+}
+
+func verifyPoolWith(t *testing.T, size int, timeout time.Duration) (*rie.Pool, *gate, func() []byte, *testOutput, *testOutput) {
+	a, set, _ := startPools(t, size)
+	out := &testOutput{}
 	root, _ := samtemplate.FindRepoRoot()
 	fn := set.Pools["PaymentVerifyFunction"].Function()
 	g := newGate(t, a.Stack.Dynamo.Endpoint)
@@ -137,7 +150,7 @@ func verifyPoolLogged(t *testing.T, size int, timeout time.Duration) (*rie.Pool,
 	}
 	ev.Headers["authorization"] = "Bearer " + a.Creds.SandboxKey
 	payload, _ := json.Marshal(ev)
-	return p, g, func() []byte { return payload }, logs
+	return p, g, func() []byte { return payload }, logs, out
 }
 
 func statusOf(t *testing.T, res *rie.Result) int {

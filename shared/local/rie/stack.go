@@ -39,24 +39,26 @@ type Set struct {
 // cache is current) and the emulator, and returns a pool per function with the template's
 // timeout and memory and the environment envFor gives it, with AWSEnv over it.
 // Instances start on demand.
+// Each function's instance cap is its template's ReservedConcurrentExecutions (with the
+// stack's parameter overrides), else DefaultConcurrency; Options.PoolSize overrides both.
+// With Options.Prebuilt, Start builds nothing.
 func Start(ctx context.Context, root string, stack *devstack.Stack, envFor func(logicalID string) (map[string]string, error), opts Options) (*Set, error) {
 	tpl := stack.Template
-	emu, err := Emulator(ctx, root)
-	if err != nil {
-		return nil, err
+	builds := opts.Prebuilt
+	if builds == nil {
+		var err error
+		if builds, err = Build(ctx, root, tpl, nil); err != nil {
+			return nil, err
+		}
 	}
-	opts.Emulator = emu
-	dirs := make([]string, 0, len(tpl.Functions))
-	for _, f := range tpl.Functions {
-		dirs = append(dirs, f.Dir)
-	}
-	boots, err := Bootstraps(ctx, root, dirs)
-	if err != nil {
-		return nil, err
-	}
+	opts.Emulator = builds.Emulator
 	s := &Set{Pools: map[string]*Pool{}}
 	for _, f := range tpl.Functions {
-		fn, err := function(f, boots[f.Dir], stack, envFor)
+		boot, ok := builds.Bootstraps[f.Dir]
+		if !ok {
+			return nil, fmt.Errorf("rie: %s: no bootstrap built for %s", f.LogicalID, f.Dir)
+		}
+		fn, err := function(f, boot, stack, envFor)
 		if err != nil {
 			return nil, err
 		}
@@ -70,11 +72,16 @@ func function(f samtemplate.Function, bootstrap string, stack *devstack.Stack, e
 	if err != nil {
 		return Function{}, fmt.Errorf("rie: %s: %w", f.LogicalID, err)
 	}
+	reserved, _, err := stack.Template.ReservedConcurrency(f.LogicalID)
+	if err != nil {
+		return Function{}, fmt.Errorf("rie: %w", err)
+	}
 	// The template declares AWS_ENDPOINT_URL_DYNAMODB and _SQS empty so that `sam local
 	// --env-vars` may set them: the stack's endpoints override, as env.json does.
 	env := maps.Clone(own)
 	maps.Copy(env, AWSEnv(stack))
-	return Function{LogicalID: f.LogicalID, Bootstrap: bootstrap, Env: env, Timeout: f.Timeout, MemoryMB: f.MemoryMB}, nil
+	return Function{LogicalID: f.LogicalID, Bootstrap: bootstrap, Env: env, Timeout: f.Timeout, MemoryMB: f.MemoryMB,
+		Concurrency: reserved}, nil
 }
 
 // Close stops every instance of every pool.

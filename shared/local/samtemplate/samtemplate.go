@@ -51,6 +51,9 @@ type Template struct {
 	globalMemoryMB    int
 	// Parameters are the template parameters keyed by name.
 	Parameters map[string]Parameter
+	// conditions are the Conditions section's nodes, evaluated on demand (ReservedConcurrency)
+	// against the parameters' values as overridden.
+	conditions map[string]*yaml.Node
 }
 
 // Parameter is one entry of the template's Parameters section.
@@ -218,6 +221,9 @@ type Function struct {
 	// Schedule is the expression of the function's Schedule or ScheduleV2 event, e.g.
 	// "rate(1 minute)", or "" (see ScheduleInterval).
 	Schedule string
+	// reserved is the ReservedConcurrentExecutions node, nil when absent (see
+	// Template.ReservedConcurrency).
+	reserved *yaml.Node
 }
 
 // SQSEvent is a function's SQS event: how Lambda's event source mapping batches the queue's
@@ -473,6 +479,12 @@ func Parse(data []byte) (*Template, error) {
 	if err := t.parseParameters(get(root, "Parameters")); err != nil {
 		return nil, err
 	}
+	t.conditions = map[string]*yaml.Node{}
+	if conds := get(root, "Conditions"); conds != nil && conds.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(conds.Content); i += 2 {
+			t.conditions[conds.Content[i].Value] = deref(conds.Content[i+1])
+		}
+	}
 	globalEnv, err := envVariables(get(root, "Globals", "Function"))
 	if err != nil {
 		return nil, fmt.Errorf("samtemplate: Globals.Function: %w", err)
@@ -582,6 +594,7 @@ func (t *Template) parseFunction(id string, props *yaml.Node) error {
 		}
 		f.Timeout = time.Duration(n) * time.Second
 	}
+	f.reserved = get(props, "ReservedConcurrentExecutions")
 	f.MemoryMB = t.globalMemoryMB
 	if v := scalar(get(props, "MemorySize")); v != "" {
 		n, err := strconv.Atoi(v)
