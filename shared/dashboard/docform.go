@@ -153,9 +153,9 @@ func (s *Service) editDocPage(k docKind) web.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		body, vs := document.ParseBody(rec.Body, "body")
-		if len(vs) > 0 {
-			return nil, apierr.New(apierr.Internal, "stored %s %s has an invalid body", k.kind, rec.ID)
+		body, err := rec.Content()
+		if err != nil {
+			return nil, err
 		}
 		df := formOf(k, rec, body)
 		if !document.Editable(k.kind, rec.Status) {

@@ -293,7 +293,7 @@ func (d *doc) customerField(df *docForm) {
 		}
 		d.Raw(">")
 		d.Text(c.Reference)
-		if b, vs := document.ParseBody(c.Body, "body"); len(vs) == 0 && b.Name != nil && *b.Name != "" {
+		if b, err := c.Content(); err == nil && b.Name != nil && *b.Name != "" {
 			d.Text(" · " + *b.Name)
 		}
 		d.Raw("</option>")

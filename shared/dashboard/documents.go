@@ -333,9 +333,18 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 	if err != nil {
 		return nil, err
 	}
-	body, vs := document.ParseBody(rec.Body, "body")
-	if len(vs) > 0 {
-		return nil, errors.New("dashboard: stored document " + rec.ID + " has an invalid body")
+	body, err := rec.Content()
+	if err != nil {
+		return nil, err
+	}
+	// Whether payers can pay at the public link now: the rule of the public page and the API.
+	var payable bool
+	if rec.Kind != document.Customers {
+		p, err := document.Payable(rec, s.now())
+		if err != nil {
+			return nil, err
+		}
+		payable = p.State == document.PayOpen
 	}
 	var qrSVG []byte
 	if k.kind == document.PaymentLinks && s.QR != nil {
@@ -427,7 +436,7 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 		switch {
 		case rec.Status == document.StatusDraft:
 			d.text("dash.docs." + k.msg + ".link_draft")
-		case document.Open(rec.Kind, rec.Status):
+		case payable:
 			d.text("dash.docs.link_open")
 		default:
 			d.text("dash.docs.link_closed")

@@ -138,7 +138,7 @@ func hashOf(b []byte) string {
 func (s *Service) derive(ctx context.Context, req *request, rec *Record, body *Body) error {
 	rec.Reference = body.Reference
 	rec.SearchText = body.SearchText()
-	rec.Body = body.Canonical()
+	rec.setContent(body)
 	prevCustomer := rec.CustomerID
 	rec.AmountMinor, rec.CustomerID = nil, nil
 	var vs []apierr.Violation
