@@ -22,15 +22,6 @@ import (
 // document.Customers) run in-process through s.call: the same validation, the same version
 // rule, the same idempotency. The pages add no rule of their own.
 
-// The API operations the customers pages run (keys of Service.API; functions/dashboard-customers
-// puts document.Service's handlers under them).
-const (
-	CustomersListRoute   = "GET /v1/workspaces/{workspaceID}/documents/customers"
-	CustomersCreateRoute = "POST /v1/workspaces/{workspaceID}/documents/customers"
-	CustomersGetRoute    = "GET /v1/workspaces/{workspaceID}/documents/customers/{documentID}"
-	CustomersEditRoute   = "PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID}"
-)
-
 // custField is one field of the customer form: a member of the document body.
 type custField struct {
 	name, typ, autocomplete string
@@ -213,16 +204,16 @@ func (s *Service) CustomersPage(ctx context.Context, wr *web.Request) (*web.Resp
 		}
 		status := 200
 		f := &form{values: map[string]string{"q": r.Query["q"]}}
-		var list *document.ListResult
-		resp, err := s.call(ctx, r, CustomersListRoute, nil, q, nil, "")
-		if err == nil {
-			list, _ = resp.JSON.(*document.ListResult)
-		} else if ok, others := custViolations(r.l(), f, err, func(n string) bool { return n == "q" }); !ok {
-			return nil, err
-		} else if len(others) > 0 {
-			// A cursor no page of this list gave (edited by hand).
-			return nil, apierr.New(apierr.MalformedRequest, "%s", strings.Join(others, "; "))
-		} else {
+		list, err := s.docList(ctx, r, document.Customers, q)
+		if err != nil {
+			ok, others := custViolations(r.l(), f, err, func(n string) bool { return n == "q" })
+			switch {
+			case !ok:
+				return nil, err
+			case len(others) > 0:
+				// A cursor no page of this list gave (edited by hand).
+				return nil, apierr.New(apierr.MalformedRequest, "%s", strings.Join(others, "; "))
+			}
 			status = 422
 		}
 		if list == nil {
@@ -436,15 +427,7 @@ func (s *Service) CustomerPage(ctx context.Context, wr *web.Request) (*web.Respo
 // custGet runs the API's get of the page's {documentID} (404 when it is not a customer of
 // this workspace and environment).
 func (s *Service) custGet(ctx context.Context, r *req, q map[string]string) (*document.ListResult, error) {
-	resp, err := s.call(ctx, r, CustomersGetRoute, map[string]string{"documentID": r.PathParams["documentID"]}, q, nil, "")
-	if err != nil {
-		return nil, err
-	}
-	res, ok := resp.JSON.(*document.ListResult)
-	if !ok || len(res.Items) != 1 {
-		return nil, errors.New("dashboard: the customers get answered no record")
-	}
-	return res, nil
+	return s.docGet(ctx, r, document.Customers, r.PathParams["documentID"], q)
 }
 
 // custMultiline writes text keeping its line breaks.
@@ -492,12 +475,8 @@ func (s *Service) CreateCustomer(ctx context.Context, wr *web.Request) (*web.Res
 			return nil, err
 		}
 		cf := &custForm{form: &form{values: custFormValues(r)}, idem: r.field("idem")}
-		resp, err := s.call(ctx, r, CustomersCreateRoute, nil, nil, custBody(cf.values, false, 0), cf.idem)
+		rec, err := s.docCreate(ctx, r, document.Customers, custBody(cf.values, false, 0), cf.idem)
 		if err == nil {
-			rec, ok := resp.JSON.(*document.Record)
-			if !ok {
-				return nil, errors.New("dashboard: the customers create answered no record")
-			}
 			return s.redirect(r, "/dashboard/customers/"+rec.ID+"?notice=created"), nil
 		}
 		if ok, others := custViolations(r.l(), cf.form, err, custIsField); ok {
@@ -543,12 +522,8 @@ func (s *Service) EditCustomer(ctx context.Context, wr *web.Request) (*web.Respo
 		}
 		id := r.PathParams["documentID"]
 		cf := &custForm{form: &form{values: custFormValues(r)}, id: id, version: version, idem: r.field("idem")}
-		resp, err := s.call(ctx, r, CustomersEditRoute, map[string]string{"documentID": id}, nil, custBody(cf.values, true, version), cf.idem)
+		rec, err := s.docEdit(ctx, r, document.Customers, id, custBody(cf.values, true, version), cf.idem)
 		if err == nil {
-			rec, ok := resp.JSON.(*document.Record)
-			if !ok {
-				return nil, errors.New("dashboard: the customers edit answered no record")
-			}
 			return s.redirect(r, "/dashboard/customers/"+rec.ID+"?notice=saved"), nil
 		}
 		if ok, others := custViolations(r.l(), cf.form, err, custIsField); ok {

@@ -3,7 +3,6 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,17 +24,6 @@ import (
 // shows next to the row and field that failed. An edit is a merge patch of every member the
 // form shows (a cleared field is null: deleted) with expected_version, the version the form
 // was loaded at, so someone else's edit in between is a 409 the page explains.
-
-// apiRoute is the API's route key of an operation on the kind (one of Service.API's keys).
-func (k docKind) apiRoute(method string, one bool) string {
-	key := method + " /v1/workspaces/{workspaceID}/documents/" + string(k.kind)
-	if one {
-		key += "/{documentID}"
-	}
-	return key
-}
-
-const customersListRoute = "GET /v1/workspaces/{workspaceID}/documents/customers"
 
 // Rows of the line items and custom fields: how many a new form shows, how many an edit form
 // adds after the document's own, and how many the "add rows" buttons add (up to the API's
@@ -168,34 +156,21 @@ func (s *Service) editDocPage(k docKind) web.HandlerFunc {
 	})
 }
 
-// getDoc reads one document through the API (GET .../{documentID}).
+// getDoc reads one document (404 when it is not one of this workspace and environment).
 func (s *Service) getDoc(ctx context.Context, r *req, k docKind, id string) (*document.Record, error) {
-	resp, err := s.call(ctx, r, k.apiRoute("GET", true), map[string]string{"documentID": id}, nil, nil, "")
-	if err != nil {
-		return nil, err
-	}
-	res, ok := resp.JSON.(*document.ListResult)
-	if !ok || len(res.Items) != 1 {
-		return nil, errors.New("dashboard: the documents API answered an unexpected shape")
-	}
-	return res.Items[0], nil
+	rec, _, err := s.docRecord(ctx, r, k.kind, id)
+	return rec, err
 }
 
-// loadCustomers fills the customer select with the newest customers, when the function's API
-// has the customers list (else the form asks for a customer id).
+// loadCustomers fills the customer select with the newest customers.
 func (s *Service) loadCustomers(ctx context.Context, r *req, df *docForm) error {
-	if _, ok := s.API[customersListRoute]; !ok {
-		return nil
-	}
-	resp, err := s.call(ctx, r, customersListRoute, nil, map[string]string{"limit": strconv.Itoa(customerChoices)}, nil, "")
+	res, err := s.docList(ctx, r, document.Customers, map[string]string{"limit": strconv.Itoa(customerChoices)})
 	if err != nil {
 		return err
 	}
-	if res, ok := resp.JSON.(*document.ListResult); ok {
-		df.customers = res.Items
-		if df.customers == nil {
-			df.customers = []*document.Record{}
-		}
+	df.customers = res.Items
+	if df.customers == nil {
+		df.customers = []*document.Record{}
 	}
 	return nil
 }
@@ -514,18 +489,14 @@ func (s *Service) saveDoc(k docKind, edit bool) web.HandlerFunc {
 		if b.localFail {
 			return s.rerender(ctx, r, 422, df)
 		}
-		var resp *web.Response
+		var rec *document.Record
 		var err error
 		if edit {
-			resp, err = s.call(ctx, r, k.apiRoute("PATCH", true), map[string]string{"documentID": df.id}, nil, b.json(true, df.version), df.idem)
+			rec, err = s.docEdit(ctx, r, k.kind, df.id, b.json(true, df.version), df.idem)
 		} else {
-			resp, err = s.call(ctx, r, k.apiRoute("POST", false), nil, nil, b.json(false, 0), df.idem)
+			rec, err = s.docCreate(ctx, r, k.kind, b.json(false, 0), df.idem)
 		}
 		if err == nil {
-			rec, ok := resp.JSON.(*document.Record)
-			if !ok {
-				return nil, errors.New("dashboard: the documents API answered an unexpected shape")
-			}
 			return s.redirect(r, k.path+"/"+rec.ID), nil
 		}
 		ae := apierr.As(err)

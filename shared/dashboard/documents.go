@@ -54,11 +54,6 @@ var (
 	linkPages    = docKind{kind: document.PaymentLinks, path: "/dashboard/payment-links", msg: "link"}
 )
 
-// route is the API's route key of the kind's operation: method and the path after the kind.
-func (k docKind) route(method, suffix string) string {
-	return method + " /v1/workspaces/{workspaceID}/documents/" + string(k.kind) + suffix
-}
-
 func (k docKind) docPath(id string) string { return k.path + "/" + url.PathEscape(id) }
 
 // InvoicesPage is GET /dashboard/invoices.
@@ -133,13 +128,9 @@ func (s *Service) documentsList(k docKind) web.HandlerFunc {
 		if cursor != "" {
 			query["cursor"] = cursor
 		}
-		resp, err := s.call(ctx, r, k.route("GET", ""), nil, query, nil, "")
+		res, err := s.docList(ctx, r, k.kind, query)
 		if err != nil {
 			return nil, asBadRequest(err)
-		}
-		res, ok := resp.JSON.(*document.ListResult)
-		if !ok {
-			return nil, errors.New("dashboard: the documents list answered no list")
 		}
 		return s.page(r, 200, t(r.l(), "dash.docs."+k.msg+".list_title"), func(d *doc) {
 			if r.viewer.can(auth.WriteDocuments) {
@@ -240,18 +231,14 @@ func (d *doc) outstanding(rec *document.Record) {
 	d.none()
 }
 
-// getDocument runs the API's get for the page's {documentID}: the record and the deliveries
-// of its latest payments. Another workspace's or environment's id is the API's 404.
+// getDocument reads the page's {documentID}: the record and the deliveries of its latest
+// payments. Another workspace's or environment's id is the rules' 404.
 func (s *Service) getDocument(ctx context.Context, r *req, k docKind) (*document.Record, []document.Delivery, error) {
-	resp, err := s.call(ctx, r, k.route("GET", "/{documentID}"), map[string]string{"documentID": r.PathParams["documentID"]}, nil, nil, "")
+	rec, deliveries, err := s.docRecord(ctx, r, k.kind, r.PathParams["documentID"])
 	if err != nil {
 		return nil, nil, asBadRequest(err)
 	}
-	res, ok := resp.JSON.(*document.ListResult)
-	if !ok || len(res.Items) != 1 {
-		return nil, nil, errors.New("dashboard: the document get answered no record")
-	}
-	return res.Items[0], res.Delivery, nil
+	return rec, deliveries, nil
 }
 
 // publicLink is the document's public page on this origin: where payers open it.
@@ -276,16 +263,16 @@ func (s *Service) documentTransition(k docKind, action string) web.HandlerFunc {
 		if err := r.need(auth.WriteDocuments); err != nil {
 			return nil, err
 		}
-		var body []byte
+		var expected *int64
 		if v := r.field("version"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 1 || n > document.MaxVersion {
 				return nil, apierr.New(apierr.MalformedRequest, "version must be the document's version")
 			}
-			body = []byte(`{"expected_version":` + strconv.FormatInt(n, 10) + `}`)
+			expected = &n
 		}
 		id := r.PathParams["documentID"]
-		_, err := s.call(ctx, r, k.route("POST", "/{documentID}/"+action), map[string]string{"documentID": id}, nil, body, "")
+		err := s.docTransition(ctx, r, k.kind, id, action, expected)
 		var ae *apierr.Error
 		if errors.As(err, &ae) && (ae.Status() == 409 || ae.Status() == 412) {
 			return s.documentPage(ctx, r, k, ae.Status(), "", true)
