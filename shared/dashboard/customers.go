@@ -330,88 +330,9 @@ func (s *Service) CustomerPage(ctx context.Context, wr *web.Request) (*web.Respo
 				d.link("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")
 				d.Raw("</p>\n")
 			}
-			d.Raw(`<dl id="customer-fields">`)
-			for _, f := range custFields {
-				d.Raw("<dt>")
-				d.text("dash.customers.field." + f.name)
-				d.Raw("</dt><dd")
-				d.Attr("id", "customer-"+strings.ReplaceAll(f.name, "_", "-"))
-				d.Raw(">")
-				if v[f.name] == "" {
-					d.text("dash.customers.empty")
-				} else if f.multiline {
-					custMultiline(d, v[f.name])
-				} else {
-					d.Text(v[f.name])
-				}
-				d.Raw("</dd>")
-			}
-			d.Raw("<dt>")
-			d.text("dash.customers.created")
-			d.Raw("</dt><dd>")
-			d.date(c.CreatedAt)
-			d.Raw("</dd><dt>")
-			d.text("dash.customers.updated")
-			d.Raw("</dt><dd>")
-			d.date(c.UpdatedAt)
-			d.Raw(" · ")
-			d.text("dash.customers.version", "version", d.l.Number(c.Version))
-			d.Raw("</dd><dt>")
-			d.text("dash.customers.id")
-			d.Raw("</dt><dd><code>")
-			d.Text(c.ID)
-			d.Raw("</code></dd></dl>\n")
-			if len(other) > 0 {
-				d.Raw("<h2>")
-				d.text("dash.customers.other")
-				d.Raw(`</h2><p class="hint">`)
-				d.text("dash.customers.other_hint")
-				d.Raw(`</p><dl id="customer-other">`)
-				for _, o := range other {
-					d.Raw("<dt><code>")
-					d.Text(o[0])
-					d.Raw("</code></dt><dd><code>")
-					d.Text(o[1])
-					d.Raw("</code></dd>")
-				}
-				d.Raw("</dl>\n")
-			}
-			d.Raw(`<h2 id="customer-invoices-title">`)
-			d.text("dash.customers.invoices")
-			d.Raw("</h2>")
-			d.tableStart("customer-invoices-title", "customer-invoices")
-			d.thead("dash.customers.inv.", "reference", "status", "total", "paid", "created")
-			if len(invoices) == 0 {
-				d.Raw(`<tr><td colspan="5">`)
-				d.text("dash.customers.inv.none")
-				d.Raw("</td></tr>")
-			}
-			for _, inv := range invoices {
-				d.Raw("<tr")
-				d.Attr("id", "invoice-"+inv.ID)
-				d.Raw(`><th scope="row"><a`)
-				d.URLAttr("href", r.url("/dashboard/invoices/"+inv.ID))
-				d.Raw(">")
-				d.Text(inv.Reference)
-				d.Raw("</a></th><td>")
-				if has("dash.customers.inv.status." + inv.Status) {
-					d.text("dash.customers.inv.status." + inv.Status)
-				} else {
-					d.Text(inv.Status)
-				}
-				d.Raw("</td><td>")
-				if inv.AmountMinor != nil {
-					d.Text(d.l.Amount(money.Paisa(*inv.AmountMinor)))
-				} else {
-					d.text("dash.customers.empty")
-				}
-				d.Raw("</td><td>")
-				d.Text(d.l.Amount(money.Paisa(inv.PaidMinor)))
-				d.Raw("</td><td>")
-				d.date(inv.CreatedAt)
-				d.Raw("</td></tr>")
-			}
-			d.Raw("</tbody></table></div>\n")
+			d.customerFacts(c, v)
+			d.customerOther(other)
+			d.customerInvoices(r, invoices)
 			if res.NextCursor != nil {
 				d.Raw(`<p class="links">`)
 				d.link("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")
@@ -422,6 +343,101 @@ func (s *Service) CustomerPage(ctx context.Context, wr *web.Request) (*web.Respo
 			d.Raw("</p>\n")
 		}), nil
 	})(ctx, wr)
+}
+
+// customerFacts writes a customer's fields (v, by name) and its dates, version and id.
+func (d *doc) customerFacts(c *document.Record, v map[string]string) {
+	d.Raw(`<dl id="customer-fields">`)
+	for _, f := range custFields {
+		d.Raw("<dt>")
+		d.text("dash.customers.field." + f.name)
+		d.Raw("</dt><dd")
+		d.Attr("id", "customer-"+strings.ReplaceAll(f.name, "_", "-"))
+		d.Raw(">")
+		if v[f.name] == "" {
+			d.text("dash.customers.empty")
+		} else if f.multiline {
+			custMultiline(d, v[f.name])
+		} else {
+			d.Text(v[f.name])
+		}
+		d.Raw("</dd>")
+	}
+	d.Raw("<dt>")
+	d.text("dash.customers.created")
+	d.Raw("</dt><dd>")
+	d.date(c.CreatedAt)
+	d.Raw("</dd><dt>")
+	d.text("dash.customers.updated")
+	d.Raw("</dt><dd>")
+	d.date(c.UpdatedAt)
+	d.Raw(" · ")
+	d.text("dash.customers.version", "version", d.l.Number(c.Version))
+	d.Raw("</dd><dt>")
+	d.text("dash.customers.id")
+	d.Raw("</dt><dd><code>")
+	d.Text(c.ID)
+	d.Raw("</code></dd></dl>\n")
+}
+
+// customerOther writes the body's members the form does not show (name and JSON value).
+func (d *doc) customerOther(other [][2]string) {
+	if len(other) == 0 {
+		return
+	}
+	d.Raw("<h2>")
+	d.text("dash.customers.other")
+	d.Raw(`</h2><p class="hint">`)
+	d.text("dash.customers.other_hint")
+	d.Raw(`</p><dl id="customer-other">`)
+	for _, o := range other {
+		d.Raw("<dt><code>")
+		d.Text(o[0])
+		d.Raw("</code></dt><dd><code>")
+		d.Text(o[1])
+		d.Raw("</code></dd>")
+	}
+	d.Raw("</dl>\n")
+}
+
+// customerInvoices writes a page of the customer's invoices.
+func (d *doc) customerInvoices(r *req, invoices []*document.Record) {
+	d.Raw(`<h2 id="customer-invoices-title">`)
+	d.text("dash.customers.invoices")
+	d.Raw("</h2>")
+	d.tableStart("customer-invoices-title", "customer-invoices")
+	d.thead("dash.customers.inv.", "reference", "status", "total", "paid", "created")
+	if len(invoices) == 0 {
+		d.Raw(`<tr><td colspan="5">`)
+		d.text("dash.customers.inv.none")
+		d.Raw("</td></tr>")
+	}
+	for _, inv := range invoices {
+		d.Raw("<tr")
+		d.Attr("id", "invoice-"+inv.ID)
+		d.Raw(`><th scope="row"><a`)
+		d.URLAttr("href", r.url("/dashboard/invoices/"+inv.ID))
+		d.Raw(">")
+		d.Text(inv.Reference)
+		d.Raw("</a></th><td>")
+		if has("dash.customers.inv.status." + inv.Status) {
+			d.text("dash.customers.inv.status." + inv.Status)
+		} else {
+			d.Text(inv.Status)
+		}
+		d.Raw("</td><td>")
+		if inv.AmountMinor != nil {
+			d.Text(d.l.Amount(money.Paisa(*inv.AmountMinor)))
+		} else {
+			d.text("dash.customers.empty")
+		}
+		d.Raw("</td><td>")
+		d.Text(d.l.Amount(money.Paisa(inv.PaidMinor)))
+		d.Raw("</td><td>")
+		d.date(inv.CreatedAt)
+		d.Raw("</td></tr>")
+	}
+	d.Raw("</tbody></table></div>\n")
 }
 
 // custGet runs the API's get of the page's {documentID} (404 when it is not a customer of

@@ -334,11 +334,21 @@ type built struct {
 // not an amount, a whole number or a date) in df.f.
 func (df *docForm) build(l page.Lang) *built {
 	b := &built{members: map[string]any{}}
-	v := df.f.values
 	fail := func(name, key string) {
 		df.f.fail(name, t(l, "dash.docform.label."+labelKeyOf(name), "n", rowNumber(l, name))+": "+t(l, key))
 		b.localFail = true
 	}
+	b.texts(df.f.values)
+	b.numbers(df.f.values, fail)
+	b.dates(df.f.values, fail)
+	b.items(df, fail)
+	b.fields(df)
+	return b
+}
+
+// texts are the text members (an empty one is null, except reference) and the tags (split
+// at commas).
+func (b *built) texts(v map[string]string) {
 	for _, n := range docTextFields {
 		if s := v[n]; s != "" || n == "reference" {
 			b.members[n] = s
@@ -353,6 +363,10 @@ func (df *docForm) build(l page.Lang) *built {
 		}
 	}
 	b.members["tags"] = nilIfEmpty(tags)
+}
+
+// numbers are the amounts typed in taka (in paisa) and the whole numbers.
+func (b *built) numbers(v map[string]string, fail func(name, key string)) {
 	for _, n := range docMoneyOrder {
 		b.members[docMoneyFields[n]] = nil
 		if s := v[n]; s != "" {
@@ -373,6 +387,10 @@ func (df *docForm) build(l page.Lang) *built {
 			}
 		}
 	}
+}
+
+// dates are the dates typed in Dhaka time (RFC 3339), or as stored when unchanged.
+func (b *built) dates(v map[string]string, fail func(name, key string)) {
 	for _, n := range docDateFields {
 		b.members[n] = nil
 		s := v[n]
@@ -388,6 +406,11 @@ func (df *docForm) build(l page.Lang) *built {
 			}
 		}
 	}
+}
+
+// items are the line item rows that are not empty (a quantity left empty is 1).
+func (b *built) items(df *docForm, fail func(name, key string)) {
+	v := df.f.values
 	var items []map[string]any
 	for i := 0; i < df.items; i++ {
 		title, qty, unit := v[itemName(i, "title")], v[itemName(i, "quantity")], v[itemName(i, "unit_amount")]
@@ -412,6 +435,11 @@ func (df *docForm) build(l page.Lang) *built {
 		b.itemRow = append(b.itemRow, i)
 	}
 	b.members["items"] = nilIfEmpty(items)
+}
+
+// fields are the custom field rows that are not empty (options one a line).
+func (b *built) fields(df *docForm) {
+	v := df.f.values
 	var fields []map[string]any
 	for i := 0; i < df.fields; i++ {
 		id, label, typ := v[fieldName(i, "id")], v[fieldName(i, "label")], v[fieldName(i, "type")]
@@ -436,7 +464,6 @@ func (df *docForm) build(l page.Lang) *built {
 		b.fieldRow = append(b.fieldRow, i)
 	}
 	b.members["fields"] = nilIfEmpty(fields)
-	return b
 }
 
 func nilIfEmpty[T any](s []T) any {
