@@ -7,6 +7,7 @@ package boundcases
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -215,6 +216,11 @@ var bcCustomers = []string{"customers"}
 // integration test. Valid bodies carry no amount_minor together with items, and line item
 // totals stay within l.MaxMinor, so each is valid for every kind it lists.
 func Cases(l Limits) []BoundCase {
+	return slices.Concat(bodyAndStringCases(l), itemAndNumberCases(l), urlAndFieldCases(l))
+}
+
+// bodyAndStringCases are the cases of the body itself and its strings (reference to customer_id).
+func bodyAndStringCases(l Limits) []BoundCase {
 	var cs []BoundCase
 	add := func(c ...BoundCase) { cs = append(cs, c...) }
 	bengali := "ক" // one code point, three bytes in UTF-8
@@ -282,6 +288,15 @@ func Cases(l Limits) []BoundCase {
 		BoundCase{Name: "customer_id number", Path: "body.customer_id", Valid: bcBody(bcS("customer_id", bcUUID)), Invalid: bcBody(bcN("customer_id", 7)), Rule: bcRuleString},
 	)
 
+	return cs
+}
+
+// itemAndNumberCases are the cases of the line items, the integers and the date-times.
+func itemAndNumberCases(l Limits) []BoundCase {
+	var cs []BoundCase
+	add := func(c ...BoundCase) { cs = append(cs, c...) }
+	bengali := "ক" // one code point, three bytes in UTF-8
+
 	// items: 1 to 100 line items.
 	add(
 		BoundCase{Name: "items count min", Path: "body.items", Valid: bcBody(bcItems(l.MinItems)), Invalid: bcBody(bcM("items", "[]")), Rule: "must have at least 1 item"},
@@ -343,6 +358,15 @@ func Cases(l Limits) []BoundCase {
 		BoundCase{Name: "due_at hour", Path: "body.due_at", Valid: bcBody(bcS("due_at", "2026-01-01T23:00:00+06:00")), Invalid: bcBody(bcS("due_at", "2026-01-01T24:00:00+06:00")), Rule: bcRuleDateTime},
 		BoundCase{Name: "due_at lower-case t", Path: "body.due_at", Valid: bcBody(bcS("due_at", "2026-01-01T10:00:00Z")), Invalid: bcBody(bcS("due_at", "2026-01-01t10:00:00Z")), Rule: bcRuleDateTime},
 	)
+
+	return cs
+}
+
+// urlAndFieldCases are the cases of the URLs and the custom fields.
+func urlAndFieldCases(l Limits) []BoundCase {
+	var cs []BoundCase
+	add := func(c ...BoundCase) { cs = append(cs, c...) }
+	bengali := "ক" // one code point, three bytes in UTF-8
 
 	// URLs.
 	longURL := func(n int) string { return "https://example.com/" + bcRep("p", n-len("https://example.com/")) }
