@@ -46,6 +46,17 @@ func (a *API) scope(ctx context.Context, r *web.Request) (document.Scope, error)
 	return sc, a.Docs.Authorize(sc, r.Method != http.MethodGet)
 }
 
+// scopeID is scope and the document the path's {documentID} names (404 when it is not a
+// UUID).
+func (a *API) scopeID(ctx context.Context, r *web.Request, kind document.Kind) (document.Scope, string, error) {
+	sc, err := a.scope(ctx, r)
+	if err != nil {
+		return sc, "", err
+	}
+	id, err := document.ParseID(kind, r.PathParams["documentID"])
+	return sc, id, err
+}
+
 // replayed adds Idempotent-Replayed: true to an answer that replays a request's first one.
 func replayed(resp *web.Response, replay bool) *web.Response {
 	if replay {
@@ -99,11 +110,7 @@ func (a *API) Create(kind document.Kind) web.HandlerFunc {
 // Get serves GET .../documents/{kind}/{documentID}.
 func (a *API) Get(kind document.Kind) web.HandlerFunc {
 	return func(ctx context.Context, r *web.Request) (*web.Response, error) {
-		sc, err := a.scope(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		id, err := document.ParseID(kind, r.PathParams["documentID"])
+		sc, id, err := a.scopeID(ctx, r, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -126,11 +133,7 @@ func (a *API) Get(kind document.Kind) web.HandlerFunc {
 // Edit serves PATCH .../documents/{kind}/{documentID}: a JSON merge patch of the body.
 func (a *API) Edit(kind document.Kind) web.HandlerFunc {
 	return func(ctx context.Context, r *web.Request) (*web.Response, error) {
-		sc, err := a.scope(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		id, err := document.ParseID(kind, r.PathParams["documentID"])
+		sc, id, err := a.scopeID(ctx, r, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -151,17 +154,11 @@ func (a *API) Edit(kind document.Kind) web.HandlerFunc {
 }
 
 // Transition serves POST .../documents/{kind}/{documentID}/{action} (issue, cancel, publish,
-// archive). The body is optional: {"expected_version": n}.
+// archive; the rules answer 404 NOT_DEPLOYED for another). The body is optional:
+// {"expected_version": n}.
 func (a *API) Transition(kind document.Kind, action string) web.HandlerFunc {
 	return func(ctx context.Context, r *web.Request) (*web.Response, error) {
-		sc, err := a.scope(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := document.FindTransition(kind, action); !ok {
-			return nil, apierr.New(apierr.NotDeployed, "%s is not released for %s", action, kind)
-		}
-		id, err := document.ParseID(kind, r.PathParams["documentID"])
+		sc, id, err := a.scopeID(ctx, r, kind)
 		if err != nil {
 			return nil, err
 		}
