@@ -18,9 +18,9 @@ import (
 
 // The customers pages (DashboardCustomersFunction): a list newest first with search, a
 // customer's page with its invoices, and the create and edit forms. Every read and write is
-// the customers API's own operation (document.Service's List, Create, Get and Edit for
-// document.Customers) run in-process through s.call: the same validation, the same version
-// rule, the same idempotency. The pages add no rule of their own.
+// the documents rules' own operation (document.Service's List, Create, Get and Edit for
+// document.Customers, through Service.Documents): the same validation, the same version rule,
+// the same idempotency as the API. The pages add no rule of their own.
 
 // custField is one field of the customer form: a member of the document body.
 type custField struct {

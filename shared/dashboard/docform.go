@@ -18,8 +18,9 @@ import (
 
 // The create and edit forms of invoices and payment links. They hold no rule of a document
 // body: the form's text becomes the API's JSON body (amounts typed in taka become paisa,
-// exactly, with money.ParseTakaText; dates typed in Dhaka time become RFC 3339), and the API's
-// own handlers (document.Service.Create and Edit, through Service.API) validate and store it.
+// exactly, with money.ParseTakaText; dates typed in Dhaka time become RFC 3339), and the
+// documents rules (document.Service.CheckBody and Create, ParsePatch and Edit, through
+// Service.Documents) validate and store it.
 // Their 422 violations come back as paths (body.items[1].unit_amount_minor) that the form
 // shows next to the row and field that failed. An edit is a merge patch of every member the
 // form shows (a cleared field is null: deleted) with expected_version, the version the form

@@ -18,8 +18,8 @@ import (
 // The invoice and payment-link pages (DashboardDocumentsFunction): the lists, a document's
 // page (every field, the public link with a copy button, a payment link's QR code, its
 // payments, deliveries and history) and the lifecycle commands. Every read and every change
-// runs the documents API's own handler (Service.API, api.go): the same listing, the same
-// transitions from the same states, the same version check. The create and edit forms are
+// calls the documents rules (Service.Documents, docops.go): the same listing, the same
+// transitions from the same states, the same version check as the API. The create and edit forms are
 // docform*.go's.
 
 // documentsPageSize is a list page's length: the API reads it plus one record (to know there

@@ -4,8 +4,9 @@
 // a quantity for a payment link, optional contact details) before continuing to the hosted
 // checkout.
 //
-// It is plain Go: no AWS SDK, no Lambda types, no HTTP adapter. The handler reads the record
-// by its public token, calls ViewOf, and answers 404 for ErrNotPublic.
+// It is plain Go: no AWS SDK, no Lambda types, no HTTP (shared/edge/publicdocapi serves it).
+// Service.Open reads the record by its public token and its View (ViewOf; 404 for a draft or
+// a customer), Checkout.Pay places the payer's intent.
 package publicdoc
 
 import (
