@@ -197,9 +197,12 @@ func (r *Record) Content() (*Body, error) {
 	return r.content, r.contentErr
 }
 
-// setContent sets Body and its decoded form together (a create or an edit).
+// setContent sets Body and its decoded form together (a create or an edit): the body as
+// stored, without expected_version (a control member that is never stored).
 func (r *Record) setContent(b *Body) {
-	r.Body, r.content, r.contentErr = b.Canonical(), b, nil
+	stored := *b
+	stored.ExpectedVersion = nil
+	r.Body, r.content, r.contentErr = stored.Canonical(), &stored, nil
 }
 
 // UseHold is one use of a payment link held by a pending intent: until when, and by which
