@@ -18,18 +18,9 @@ import (
 
 // The customers pages (DashboardCustomersFunction): a list newest first with search, a
 // customer's page with its invoices, and the create and edit forms. Every read and write is
-// the customers API's own operation (document.Service's List, Create, Get and Edit for
-// document.Customers) run in-process through s.call: the same validation, the same version
-// rule, the same idempotency. The pages add no rule of their own.
-
-// The API operations the customers pages run (keys of Service.API; functions/dashboard-customers
-// puts document.Service's handlers under them).
-const (
-	CustomersListRoute   = "GET /v1/workspaces/{workspaceID}/documents/customers"
-	CustomersCreateRoute = "POST /v1/workspaces/{workspaceID}/documents/customers"
-	CustomersGetRoute    = "GET /v1/workspaces/{workspaceID}/documents/customers/{documentID}"
-	CustomersEditRoute   = "PATCH /v1/workspaces/{workspaceID}/documents/customers/{documentID}"
-)
+// the documents rules' own operation (document.Service's List, Create, Get and Edit for
+// document.Customers, through Service.Documents): the same validation, the same version rule,
+// the same idempotency as the API. The pages add no rule of their own.
 
 // custField is one field of the customer form: a member of the document body.
 type custField struct {
@@ -213,16 +204,16 @@ func (s *Service) CustomersPage(ctx context.Context, wr *web.Request) (*web.Resp
 		}
 		status := 200
 		f := &form{values: map[string]string{"q": r.Query["q"]}}
-		var list *document.ListResult
-		resp, err := s.call(ctx, r, CustomersListRoute, nil, q, nil, "")
-		if err == nil {
-			list, _ = resp.JSON.(*document.ListResult)
-		} else if ok, others := custViolations(r.l(), f, err, func(n string) bool { return n == "q" }); !ok {
-			return nil, err
-		} else if len(others) > 0 {
-			// A cursor no page of this list gave (edited by hand).
-			return nil, apierr.New(apierr.MalformedRequest, "%s", strings.Join(others, "; "))
-		} else {
+		list, err := s.docList(ctx, r, document.Customers, q)
+		if err != nil {
+			ok, others := custViolations(r.l(), f, err, func(n string) bool { return n == "q" })
+			switch {
+			case !ok:
+				return nil, err
+			case len(others) > 0:
+				// A cursor no page of this list gave (edited by hand).
+				return nil, apierr.New(apierr.MalformedRequest, "%s", strings.Join(others, "; "))
+			}
 			status = 422
 		}
 		if list == nil {
@@ -339,88 +330,9 @@ func (s *Service) CustomerPage(ctx context.Context, wr *web.Request) (*web.Respo
 				d.link("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")
 				d.Raw("</p>\n")
 			}
-			d.Raw(`<dl id="customer-fields">`)
-			for _, f := range custFields {
-				d.Raw("<dt>")
-				d.text("dash.customers.field." + f.name)
-				d.Raw("</dt><dd")
-				d.Attr("id", "customer-"+strings.ReplaceAll(f.name, "_", "-"))
-				d.Raw(">")
-				if v[f.name] == "" {
-					d.text("dash.customers.empty")
-				} else if f.multiline {
-					custMultiline(d, v[f.name])
-				} else {
-					d.Text(v[f.name])
-				}
-				d.Raw("</dd>")
-			}
-			d.Raw("<dt>")
-			d.text("dash.customers.created")
-			d.Raw("</dt><dd>")
-			d.date(c.CreatedAt)
-			d.Raw("</dd><dt>")
-			d.text("dash.customers.updated")
-			d.Raw("</dt><dd>")
-			d.date(c.UpdatedAt)
-			d.Raw(" · ")
-			d.text("dash.customers.version", "version", d.l.Number(c.Version))
-			d.Raw("</dd><dt>")
-			d.text("dash.customers.id")
-			d.Raw("</dt><dd><code>")
-			d.Text(c.ID)
-			d.Raw("</code></dd></dl>\n")
-			if len(other) > 0 {
-				d.Raw("<h2>")
-				d.text("dash.customers.other")
-				d.Raw(`</h2><p class="hint">`)
-				d.text("dash.customers.other_hint")
-				d.Raw(`</p><dl id="customer-other">`)
-				for _, o := range other {
-					d.Raw("<dt><code>")
-					d.Text(o[0])
-					d.Raw("</code></dt><dd><code>")
-					d.Text(o[1])
-					d.Raw("</code></dd>")
-				}
-				d.Raw("</dl>\n")
-			}
-			d.Raw(`<h2 id="customer-invoices-title">`)
-			d.text("dash.customers.invoices")
-			d.Raw("</h2>")
-			d.tableStart("customer-invoices-title", "customer-invoices")
-			d.thead("dash.customers.inv.", "reference", "status", "total", "paid", "created")
-			if len(invoices) == 0 {
-				d.Raw(`<tr><td colspan="5">`)
-				d.text("dash.customers.inv.none")
-				d.Raw("</td></tr>")
-			}
-			for _, inv := range invoices {
-				d.Raw("<tr")
-				d.Attr("id", "invoice-"+inv.ID)
-				d.Raw(`><th scope="row"><a`)
-				d.URLAttr("href", r.url("/dashboard/invoices/"+inv.ID))
-				d.Raw(">")
-				d.Text(inv.Reference)
-				d.Raw("</a></th><td>")
-				if has("dash.customers.inv.status." + inv.Status) {
-					d.text("dash.customers.inv.status." + inv.Status)
-				} else {
-					d.Text(inv.Status)
-				}
-				d.Raw("</td><td>")
-				if inv.AmountMinor != nil {
-					d.Text(d.l.Amount(money.Paisa(*inv.AmountMinor)))
-				} else {
-					d.text("dash.customers.empty")
-				}
-				d.Raw("</td><td>")
-				d.Text(d.l.Amount(money.Paisa(inv.PaidMinor)))
-				d.Raw("</td><td>")
-				d.date(inv.CreatedAt)
-				d.Raw("</td></tr>")
-			}
-			d.Raw("</tbody></table></div>\n")
+			d.customerFacts(c, v)
+			d.customerOther(other)
+			d.customerInvoices(r, invoices)
 			if res.NextCursor != nil {
 				d.Raw(`<p class="links">`)
 				d.link("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")
@@ -433,18 +345,105 @@ func (s *Service) CustomerPage(ctx context.Context, wr *web.Request) (*web.Respo
 	})(ctx, wr)
 }
 
+// customerFacts writes a customer's fields (v, by name) and its dates, version and id.
+func (d *doc) customerFacts(c *document.Record, v map[string]string) {
+	d.Raw(`<dl id="customer-fields">`)
+	for _, f := range custFields {
+		d.Raw("<dt>")
+		d.text("dash.customers.field." + f.name)
+		d.Raw("</dt><dd")
+		d.Attr("id", "customer-"+strings.ReplaceAll(f.name, "_", "-"))
+		d.Raw(">")
+		if v[f.name] == "" {
+			d.text("dash.customers.empty")
+		} else if f.multiline {
+			custMultiline(d, v[f.name])
+		} else {
+			d.Text(v[f.name])
+		}
+		d.Raw("</dd>")
+	}
+	d.Raw("<dt>")
+	d.text("dash.customers.created")
+	d.Raw("</dt><dd>")
+	d.date(c.CreatedAt)
+	d.Raw("</dd><dt>")
+	d.text("dash.customers.updated")
+	d.Raw("</dt><dd>")
+	d.date(c.UpdatedAt)
+	d.Raw(" · ")
+	d.text("dash.customers.version", "version", d.l.Number(c.Version))
+	d.Raw("</dd><dt>")
+	d.text("dash.customers.id")
+	d.Raw("</dt><dd><code>")
+	d.Text(c.ID)
+	d.Raw("</code></dd></dl>\n")
+}
+
+// customerOther writes the body's members the form does not show (name and JSON value).
+func (d *doc) customerOther(other [][2]string) {
+	if len(other) == 0 {
+		return
+	}
+	d.Raw("<h2>")
+	d.text("dash.customers.other")
+	d.Raw(`</h2><p class="hint">`)
+	d.text("dash.customers.other_hint")
+	d.Raw(`</p><dl id="customer-other">`)
+	for _, o := range other {
+		d.Raw("<dt><code>")
+		d.Text(o[0])
+		d.Raw("</code></dt><dd><code>")
+		d.Text(o[1])
+		d.Raw("</code></dd>")
+	}
+	d.Raw("</dl>\n")
+}
+
+// customerInvoices writes a page of the customer's invoices.
+func (d *doc) customerInvoices(r *req, invoices []*document.Record) {
+	d.Raw(`<h2 id="customer-invoices-title">`)
+	d.text("dash.customers.invoices")
+	d.Raw("</h2>")
+	d.tableStart("customer-invoices-title", "customer-invoices")
+	d.thead("dash.customers.inv.", "reference", "status", "total", "paid", "created")
+	if len(invoices) == 0 {
+		d.Raw(`<tr><td colspan="5">`)
+		d.text("dash.customers.inv.none")
+		d.Raw("</td></tr>")
+	}
+	for _, inv := range invoices {
+		d.Raw("<tr")
+		d.Attr("id", "invoice-"+inv.ID)
+		d.Raw(`><th scope="row"><a`)
+		d.URLAttr("href", r.url("/dashboard/invoices/"+inv.ID))
+		d.Raw(">")
+		d.Text(inv.Reference)
+		d.Raw("</a></th><td>")
+		if has("dash.customers.inv.status." + inv.Status) {
+			d.text("dash.customers.inv.status." + inv.Status)
+		} else {
+			d.Text(inv.Status)
+		}
+		d.Raw("</td><td>")
+		if inv.AmountMinor != nil {
+			d.Text(d.l.Amount(money.Paisa(*inv.AmountMinor)))
+		} else {
+			d.text("dash.customers.empty")
+		}
+		d.Raw("</td><td>")
+		d.Text(d.l.Amount(money.Paisa(inv.PaidMinor)))
+		d.Raw("</td><td>")
+		d.date(inv.CreatedAt)
+		d.Raw("</td></tr>")
+	}
+	d.Raw("</tbody></table></div>\n")
+}
+
 // custGet runs the API's get of the page's {documentID} (404 when it is not a customer of
 // this workspace and environment).
 func (s *Service) custGet(ctx context.Context, r *req, q map[string]string) (*document.ListResult, error) {
-	resp, err := s.call(ctx, r, CustomersGetRoute, map[string]string{"documentID": r.PathParams["documentID"]}, q, nil, "")
-	if err != nil {
-		return nil, err
-	}
-	res, ok := resp.JSON.(*document.ListResult)
-	if !ok || len(res.Items) != 1 {
-		return nil, errors.New("dashboard: the customers get answered no record")
-	}
-	return res, nil
+	return s.docGet(ctx, r, document.Customers, r.PathParams["documentID"], q)
 }
 
 // custMultiline writes text keeping its line breaks.
@@ -492,12 +491,8 @@ func (s *Service) CreateCustomer(ctx context.Context, wr *web.Request) (*web.Res
 			return nil, err
 		}
 		cf := &custForm{form: &form{values: custFormValues(r)}, idem: r.field("idem")}
-		resp, err := s.call(ctx, r, CustomersCreateRoute, nil, nil, custBody(cf.values, false, 0), cf.idem)
+		rec, err := s.docCreate(ctx, r, document.Customers, custBody(cf.values, false, 0), cf.idem)
 		if err == nil {
-			rec, ok := resp.JSON.(*document.Record)
-			if !ok {
-				return nil, errors.New("dashboard: the customers create answered no record")
-			}
 			return s.redirect(r, "/dashboard/customers/"+rec.ID+"?notice=created"), nil
 		}
 		if ok, others := custViolations(r.l(), cf.form, err, custIsField); ok {
@@ -543,12 +538,8 @@ func (s *Service) EditCustomer(ctx context.Context, wr *web.Request) (*web.Respo
 		}
 		id := r.PathParams["documentID"]
 		cf := &custForm{form: &form{values: custFormValues(r)}, id: id, version: version, idem: r.field("idem")}
-		resp, err := s.call(ctx, r, CustomersEditRoute, map[string]string{"documentID": id}, nil, custBody(cf.values, true, version), cf.idem)
+		rec, err := s.docEdit(ctx, r, document.Customers, id, custBody(cf.values, true, version), cf.idem)
 		if err == nil {
-			rec, ok := resp.JSON.(*document.Record)
-			if !ok {
-				return nil, errors.New("dashboard: the customers edit answered no record")
-			}
 			return s.redirect(r, "/dashboard/customers/"+rec.ID+"?notice=saved"), nil
 		}
 		if ok, others := custViolations(r.l(), cf.form, err, custIsField); ok {

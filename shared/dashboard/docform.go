@@ -3,7 +3,6 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,23 +18,13 @@ import (
 
 // The create and edit forms of invoices and payment links. They hold no rule of a document
 // body: the form's text becomes the API's JSON body (amounts typed in taka become paisa,
-// exactly, with money.ParseTakaText; dates typed in Dhaka time become RFC 3339), and the API's
-// own handlers (document.Service.Create and Edit, through Service.API) validate and store it.
+// exactly, with money.ParseTakaText; dates typed in Dhaka time become RFC 3339), and the
+// documents rules (document.Service.CheckBody and Create, ParsePatch and Edit, through
+// Service.Documents) validate and store it.
 // Their 422 violations come back as paths (body.items[1].unit_amount_minor) that the form
 // shows next to the row and field that failed. An edit is a merge patch of every member the
 // form shows (a cleared field is null: deleted) with expected_version, the version the form
 // was loaded at, so someone else's edit in between is a 409 the page explains.
-
-// apiRoute is the API's route key of an operation on the kind (one of Service.API's keys).
-func (k docKind) apiRoute(method string, one bool) string {
-	key := method + " /v1/workspaces/{workspaceID}/documents/" + string(k.kind)
-	if one {
-		key += "/{documentID}"
-	}
-	return key
-}
-
-const customersListRoute = "GET /v1/workspaces/{workspaceID}/documents/customers"
 
 // Rows of the line items and custom fields: how many a new form shows, how many an edit form
 // adds after the document's own, and how many the "add rows" buttons add (up to the API's
@@ -153,9 +142,9 @@ func (s *Service) editDocPage(k docKind) web.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		body, vs := document.ParseBody(rec.Body, "body")
-		if len(vs) > 0 {
-			return nil, apierr.New(apierr.Internal, "stored %s %s has an invalid body", k.kind, rec.ID)
+		body, err := rec.Content()
+		if err != nil {
+			return nil, err
 		}
 		df := formOf(k, rec, body)
 		if !document.Editable(k.kind, rec.Status) {
@@ -168,34 +157,21 @@ func (s *Service) editDocPage(k docKind) web.HandlerFunc {
 	})
 }
 
-// getDoc reads one document through the API (GET .../{documentID}).
+// getDoc reads one document (404 when it is not one of this workspace and environment).
 func (s *Service) getDoc(ctx context.Context, r *req, k docKind, id string) (*document.Record, error) {
-	resp, err := s.call(ctx, r, k.apiRoute("GET", true), map[string]string{"documentID": id}, nil, nil, "")
-	if err != nil {
-		return nil, err
-	}
-	res, ok := resp.JSON.(*document.ListResult)
-	if !ok || len(res.Items) != 1 {
-		return nil, errors.New("dashboard: the documents API answered an unexpected shape")
-	}
-	return res.Items[0], nil
+	rec, _, err := s.docRecord(ctx, r, k.kind, id)
+	return rec, err
 }
 
-// loadCustomers fills the customer select with the newest customers, when the function's API
-// has the customers list (else the form asks for a customer id).
+// loadCustomers fills the customer select with the newest customers.
 func (s *Service) loadCustomers(ctx context.Context, r *req, df *docForm) error {
-	if _, ok := s.API[customersListRoute]; !ok {
-		return nil
-	}
-	resp, err := s.call(ctx, r, customersListRoute, nil, map[string]string{"limit": strconv.Itoa(customerChoices)}, nil, "")
+	res, err := s.docList(ctx, r, document.Customers, map[string]string{"limit": strconv.Itoa(customerChoices)})
 	if err != nil {
 		return err
 	}
-	if res, ok := resp.JSON.(*document.ListResult); ok {
-		df.customers = res.Items
-		if df.customers == nil {
-			df.customers = []*document.Record{}
-		}
+	df.customers = res.Items
+	if df.customers == nil {
+		df.customers = []*document.Record{}
 	}
 	return nil
 }
@@ -359,11 +335,21 @@ type built struct {
 // not an amount, a whole number or a date) in df.f.
 func (df *docForm) build(l page.Lang) *built {
 	b := &built{members: map[string]any{}}
-	v := df.f.values
 	fail := func(name, key string) {
 		df.f.fail(name, t(l, "dash.docform.label."+labelKeyOf(name), "n", rowNumber(l, name))+": "+t(l, key))
 		b.localFail = true
 	}
+	b.texts(df.f.values)
+	b.numbers(df.f.values, fail)
+	b.dates(df.f.values, fail)
+	b.items(df, fail)
+	b.fields(df)
+	return b
+}
+
+// texts are the text members (an empty one is null, except reference) and the tags (split
+// at commas).
+func (b *built) texts(v map[string]string) {
 	for _, n := range docTextFields {
 		if s := v[n]; s != "" || n == "reference" {
 			b.members[n] = s
@@ -378,6 +364,10 @@ func (df *docForm) build(l page.Lang) *built {
 		}
 	}
 	b.members["tags"] = nilIfEmpty(tags)
+}
+
+// numbers are the amounts typed in taka (in paisa) and the whole numbers.
+func (b *built) numbers(v map[string]string, fail func(name, key string)) {
 	for _, n := range docMoneyOrder {
 		b.members[docMoneyFields[n]] = nil
 		if s := v[n]; s != "" {
@@ -398,6 +388,10 @@ func (df *docForm) build(l page.Lang) *built {
 			}
 		}
 	}
+}
+
+// dates are the dates typed in Dhaka time (RFC 3339), or as stored when unchanged.
+func (b *built) dates(v map[string]string, fail func(name, key string)) {
 	for _, n := range docDateFields {
 		b.members[n] = nil
 		s := v[n]
@@ -413,6 +407,11 @@ func (df *docForm) build(l page.Lang) *built {
 			}
 		}
 	}
+}
+
+// items are the line item rows that are not empty (a quantity left empty is 1).
+func (b *built) items(df *docForm, fail func(name, key string)) {
+	v := df.f.values
 	var items []map[string]any
 	for i := 0; i < df.items; i++ {
 		title, qty, unit := v[itemName(i, "title")], v[itemName(i, "quantity")], v[itemName(i, "unit_amount")]
@@ -437,6 +436,11 @@ func (df *docForm) build(l page.Lang) *built {
 		b.itemRow = append(b.itemRow, i)
 	}
 	b.members["items"] = nilIfEmpty(items)
+}
+
+// fields are the custom field rows that are not empty (options one a line).
+func (b *built) fields(df *docForm) {
+	v := df.f.values
 	var fields []map[string]any
 	for i := 0; i < df.fields; i++ {
 		id, label, typ := v[fieldName(i, "id")], v[fieldName(i, "label")], v[fieldName(i, "type")]
@@ -461,7 +465,6 @@ func (df *docForm) build(l page.Lang) *built {
 		b.fieldRow = append(b.fieldRow, i)
 	}
 	b.members["fields"] = nilIfEmpty(fields)
-	return b
 }
 
 func nilIfEmpty[T any](s []T) any {
@@ -514,18 +517,14 @@ func (s *Service) saveDoc(k docKind, edit bool) web.HandlerFunc {
 		if b.localFail {
 			return s.rerender(ctx, r, 422, df)
 		}
-		var resp *web.Response
+		var rec *document.Record
 		var err error
 		if edit {
-			resp, err = s.call(ctx, r, k.apiRoute("PATCH", true), map[string]string{"documentID": df.id}, nil, b.json(true, df.version), df.idem)
+			rec, err = s.docEdit(ctx, r, k.kind, df.id, b.json(true, df.version), df.idem)
 		} else {
-			resp, err = s.call(ctx, r, k.apiRoute("POST", false), nil, nil, b.json(false, 0), df.idem)
+			rec, err = s.docCreate(ctx, r, k.kind, b.json(false, 0), df.idem)
 		}
 		if err == nil {
-			rec, ok := resp.JSON.(*document.Record)
-			if !ok {
-				return nil, errors.New("dashboard: the documents API answered an unexpected shape")
-			}
 			return s.redirect(r, k.path+"/"+rec.ID), nil
 		}
 		ae := apierr.As(err)

@@ -35,138 +35,170 @@ func (s *Service) docPage(r *req, status int, df *docForm) *web.Response {
 			d.notice(df.notice)
 		}
 		if df.conflictAt > 0 {
-			d.Raw(`<div class="notice" role="alert" id="conflict"><h2>`)
-			d.text("dash.docform.conflict_title_" + df.k.msg)
-			d.Raw("</h2><p>")
-			d.text("dash.docform.conflict", "yours", d.l.Number(df.version), "now", d.l.Number(df.conflictAt))
-			d.Raw(`</p><ul><li>`)
-			d.link(df.k.path+"/"+df.id, "conflict-review", "dash.docform.conflict_review")
-			d.Raw("</li><li>")
-			d.link(df.k.path+"/"+df.id+"/edit", "conflict-reload", "dash.docform.conflict_reload")
-			d.Raw("</li><li>")
-			d.text("dash.docform.conflict_reapply", "now", d.l.Number(df.conflictAt))
-			d.Raw("</li></ul></div>\n")
+			d.docConflict(df)
 			df.version = df.conflictAt // saving again applies the typed values over it
 		}
 		d.errorSummary(df.f)
-		action := df.k.path
-		if df.id != "" {
-			action = df.k.path + "/" + df.id + "/edit"
-		}
-		d.formStart(action, "doc-form")
-		// The first submit button is the one Enter presses: save, not "add rows".
-		d.Raw(`<button type="submit" name="action" value="save" hidden tabindex="-1" aria-hidden="true"></button>`)
-		d.hidden("idem", df.idem)
-		d.hidden("item_rows", strconv.Itoa(df.items))
-		d.hidden("field_rows", strconv.Itoa(df.fields))
-		if df.id != "" {
-			d.hidden("version", strconv.FormatInt(df.version, 10))
-			d.hidden("stored_reference", df.reference)
-		}
-		for _, n := range docDateFields {
-			if raw := df.value(n + "_raw"); raw != "" {
-				d.hidden(n+"_raw", raw)
-			}
-		}
+		d.docFormStart(df)
 		invoice := df.k.kind == document.Invoices
-
-		d.fieldsetStart("", "dash.docform.section.details")
-		d.docInput(df, "reference", "text", true)
-		d.docTextarea(df, "description", 3)
-		d.customerField(df)
-		d.docInput(df, "name", "text", false)
-		d.docInput(df, "email", "email", false)
-		d.docInput(df, "phone", "tel", false)
-		d.Raw("</fieldset>\n")
-
-		if invoice {
-			d.itemsSection(df)
-			d.fieldsetStart("", "dash.docform.section.amounts")
-			for _, n := range []string{"tax", "shipping", "fee", "discount", "amount"} {
-				d.docInput(df, n, "money", false)
-			}
-			d.docInput(df, "due_at", "datetime-local", false)
-			d.Raw("</fieldset>\n")
-		} else {
-			d.fieldsetStart("", "dash.docform.section.price")
-			d.docInput(df, "amount", "money", false)
-			d.docInput(df, "max_quantity", "number", false)
-			d.docInput(df, "max_uses", "number", false)
-			d.docInput(df, "expires_at", "datetime-local", false)
-			d.docInput(df, "return_url", "url", false)
-			d.docInput(df, "image_url", "url", false)
-			d.Raw("</fieldset>\n")
-		}
-		d.fieldsSection(df)
-		d.fieldsetStart("", "dash.docform.section.notes")
-		d.docTextarea(df, "notes", 3)
-		d.docTextarea(df, "private_notes", 3)
-		d.docInput(df, "tags", "text", false)
-		d.Raw("</fieldset>\n")
-
-		// What the API accepts for the other kind, folded away (open when one has a value
-		// or an error).
-		var more []string
-		if invoice {
-			more = []string{"expires_at", "max_quantity", "max_uses", "return_url", "image_url"}
-		} else {
-			more = []string{"tax", "shipping", "fee", "discount", "due_at"}
-		}
-		open := false
-		for _, n := range more {
-			open = open || df.value(n) != "" || df.f.err(n) != ""
-		}
-		if !invoice {
-			for i := 0; i < df.items; i++ {
-				for _, p := range itemParts {
-					open = open || df.value(itemName(i, p)) != "" || df.f.err(itemName(i, p)) != ""
-				}
-			}
-			open = open || df.f.err("items") != ""
-		}
-		d.Raw(`<details id="more-fields"`)
-		if open {
-			d.Raw(" open")
-		}
-		d.Raw("><summary>")
-		d.text("dash.docform.more_" + df.k.msg)
-		d.Raw("</summary>\n")
-		if !invoice {
-			d.itemsSection(df)
-		}
-		for _, n := range more {
-			typ := "text"
-			switch n {
-			case "tax", "shipping", "fee", "discount":
-				typ = "money"
-			case "due_at", "expires_at":
-				typ = "datetime-local"
-			case "max_quantity", "max_uses":
-				typ = "number"
-			case "return_url", "image_url":
-				typ = "url"
-			}
-			d.docInput(df, n, typ, false)
-		}
-		d.Raw("</details>\n")
-		d.Raw(`<p class="actions">`)
-		d.Raw(`<button class="button primary inline" type="submit" name="action" value="save" id="save-document">`)
-		if df.conflictAt > 0 {
-			d.text("dash.docform.save_over", "now", d.l.Number(df.conflictAt))
-		} else {
-			d.text("dash.docform.save_" + df.k.msg)
-		}
-		d.Raw("</button></p>\n</form>\n")
-		if df.id != "" {
-			d.Raw(`<p class="links">`)
-			d.link(df.k.path+"/"+df.id, "cancel-edit", "dash.docform.cancel")
-			d.Raw("</p>\n")
-		} else {
-			d.Raw(`<p class="links">`)
-			d.link(df.k.path, "cancel-edit", "dash.docform.cancel")
-			d.Raw("</p>\n")
-		}
+		d.docSections(df, invoice)
+		d.moreFields(df, invoice)
+		d.docFormEnd(df)
 	})
+}
+
+// docConflict explains an edit's version conflict above the form.
+func (d *doc) docConflict(df *docForm) {
+	d.Raw(`<div class="notice" role="alert" id="conflict"><h2>`)
+	d.text("dash.docform.conflict_title_" + df.k.msg)
+	d.Raw("</h2><p>")
+	d.text("dash.docform.conflict", "yours", d.l.Number(df.version), "now", d.l.Number(df.conflictAt))
+	d.Raw(`</p><ul><li>`)
+	d.link(df.k.path+"/"+df.id, "conflict-review", "dash.docform.conflict_review")
+	d.Raw("</li><li>")
+	d.link(df.k.path+"/"+df.id+"/edit", "conflict-reload", "dash.docform.conflict_reload")
+	d.Raw("</li><li>")
+	d.text("dash.docform.conflict_reapply", "now", d.l.Number(df.conflictAt))
+	d.Raw("</li></ul></div>\n")
+}
+
+// docFormStart opens the form with its hidden state: the key, the row counts, the version
+// edited and the dates as typed.
+func (d *doc) docFormStart(df *docForm) {
+	action := df.k.path
+	if df.id != "" {
+		action = df.k.path + "/" + df.id + "/edit"
+	}
+	d.formStart(action, "doc-form")
+	// The first submit button is the one Enter presses: save, not "add rows".
+	d.Raw(`<button type="submit" name="action" value="save" hidden tabindex="-1" aria-hidden="true"></button>`)
+	d.hidden("idem", df.idem)
+	d.hidden("item_rows", strconv.Itoa(df.items))
+	d.hidden("field_rows", strconv.Itoa(df.fields))
+	if df.id != "" {
+		d.hidden("version", strconv.FormatInt(df.version, 10))
+		d.hidden("stored_reference", df.reference)
+	}
+	for _, n := range docDateFields {
+		if raw := df.value(n + "_raw"); raw != "" {
+			d.hidden(n+"_raw", raw)
+		}
+	}
+}
+
+// docSections writes the kind's own sections: details, an invoice's items and amounts or a
+// link's price, the custom fields and the notes.
+func (d *doc) docSections(df *docForm, invoice bool) {
+	d.fieldsetStart("", "dash.docform.section.details")
+	d.docInput(df, "reference", "text", true)
+	d.docTextarea(df, "description", 3)
+	d.customerField(df)
+	d.docInput(df, "name", "text", false)
+	d.docInput(df, "email", "email", false)
+	d.docInput(df, "phone", "tel", false)
+	d.Raw("</fieldset>\n")
+
+	if invoice {
+		d.itemsSection(df)
+		d.fieldsetStart("", "dash.docform.section.amounts")
+		for _, n := range []string{"tax", "shipping", "fee", "discount", "amount"} {
+			d.docInput(df, n, "money", false)
+		}
+		d.docInput(df, "due_at", "datetime-local", false)
+		d.Raw("</fieldset>\n")
+	} else {
+		d.fieldsetStart("", "dash.docform.section.price")
+		d.docInput(df, "amount", "money", false)
+		d.docInput(df, "max_quantity", "number", false)
+		d.docInput(df, "max_uses", "number", false)
+		d.docInput(df, "expires_at", "datetime-local", false)
+		d.docInput(df, "return_url", "url", false)
+		d.docInput(df, "image_url", "url", false)
+		d.Raw("</fieldset>\n")
+	}
+	d.fieldsSection(df)
+	d.fieldsetStart("", "dash.docform.section.notes")
+	d.docTextarea(df, "notes", 3)
+	d.docTextarea(df, "private_notes", 3)
+	d.docInput(df, "tags", "text", false)
+	d.Raw("</fieldset>\n")
+}
+
+// moreFields writes what the API accepts for the other kind, folded away (open when one has
+// a value or an error).
+func (d *doc) moreFields(df *docForm, invoice bool) {
+	var more []string
+	if invoice {
+		more = []string{"expires_at", "max_quantity", "max_uses", "return_url", "image_url"}
+	} else {
+		more = []string{"tax", "shipping", "fee", "discount", "due_at"}
+	}
+	d.Raw(`<details id="more-fields"`)
+	if moreOpen(df, more, invoice) {
+		d.Raw(" open")
+	}
+	d.Raw("><summary>")
+	d.text("dash.docform.more_" + df.k.msg)
+	d.Raw("</summary>\n")
+	if !invoice {
+		d.itemsSection(df)
+	}
+	for _, n := range more {
+		d.docInput(df, n, moreType(n), false)
+	}
+	d.Raw("</details>\n")
+}
+
+// moreOpen reports whether the folded fields hold a value or an error (a link's line items
+// among them).
+func moreOpen(df *docForm, more []string, invoice bool) bool {
+	open := false
+	for _, n := range more {
+		open = open || df.value(n) != "" || df.f.err(n) != ""
+	}
+	if !invoice {
+		for i := 0; i < df.items; i++ {
+			for _, p := range itemParts {
+				open = open || df.value(itemName(i, p)) != "" || df.f.err(itemName(i, p)) != ""
+			}
+		}
+		open = open || df.f.err("items") != ""
+	}
+	return open
+}
+
+// moreType is the input type of a folded field.
+func moreType(n string) string {
+	switch n {
+	case "tax", "shipping", "fee", "discount":
+		return "money"
+	case "due_at", "expires_at":
+		return "datetime-local"
+	case "max_quantity", "max_uses":
+		return "number"
+	case "return_url", "image_url":
+		return "url"
+	}
+	return "text"
+}
+
+// docFormEnd writes the save button and the way back.
+func (d *doc) docFormEnd(df *docForm) {
+	d.Raw(`<p class="actions">`)
+	d.Raw(`<button class="button primary inline" type="submit" name="action" value="save" id="save-document">`)
+	if df.conflictAt > 0 {
+		d.text("dash.docform.save_over", "now", d.l.Number(df.conflictAt))
+	} else {
+		d.text("dash.docform.save_" + df.k.msg)
+	}
+	d.Raw("</button></p>\n</form>\n")
+	back := df.k.path
+	if df.id != "" {
+		back = df.k.path + "/" + df.id
+	}
+	d.Raw(`<p class="links">`)
+	d.link(back, "cancel-edit", "dash.docform.cancel")
+	d.Raw("</p>\n")
 }
 
 func (d *doc) hidden(name, value string) {
@@ -293,7 +325,7 @@ func (d *doc) customerField(df *docForm) {
 		}
 		d.Raw(">")
 		d.Text(c.Reference)
-		if b, vs := document.ParseBody(c.Body, "body"); len(vs) == 0 && b.Name != nil && *b.Name != "" {
+		if b, err := c.Content(); err == nil && b.Name != nil && *b.Name != "" {
 			d.Text(" · " + *b.Name)
 		}
 		d.Raw("</option>")

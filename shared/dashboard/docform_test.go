@@ -23,8 +23,8 @@ import (
 // The invoice and payment link forms (docform*.go) over real HTTP on dynalite. Their routes
 // are not in a function of template.yaml yet (the integrator adds them to
 // DashboardDocumentsFunction), so the test serves them the way that function will: a
-// dashboard.Service built by wire.Build from the stack's Deps, with Service.API holding the
-// documents API's own handlers, behind the local gateway on a second port of the same host
+// dashboard.Service built by wire.Build from the stack's Deps, with Service.Documents the
+// documents rules, behind the local gateway on a second port of the same host
 // (the browser's cookies, being per host, reach both).
 
 // docFormRoutes are the routes the integrator adds, keyed as template.yaml keys them.
@@ -41,17 +41,7 @@ func startDocForms(t *testing.T, s *stack, ln net.Listener) string {
 	t.Helper()
 	fn := app.HTTPFunction{LogicalID: "DashboardDocFormsTest", Name: "dashboard-docforms-test", Build: func(d *app.Deps) app.API {
 		svc := wire.Build(d, nil, nil).Service
-		docs := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
-		const base = "/v1/workspaces/{workspaceID}/documents/"
-		svc.API = web.Routes{
-			"GET " + base + "customers":                    docs.List(document.Customers),
-			"POST " + base + "invoices":                    docs.Create(document.Invoices),
-			"GET " + base + "invoices/{documentID}":        docs.Get(document.Invoices),
-			"PATCH " + base + "invoices/{documentID}":      docs.Edit(document.Invoices),
-			"POST " + base + "payment-links":               docs.Create(document.PaymentLinks),
-			"GET " + base + "payment-links/{documentID}":   docs.Get(document.PaymentLinks),
-			"PATCH " + base + "payment-links/{documentID}": docs.Edit(document.PaymentLinks),
-		}
+		svc.Documents = &document.Service{Store: d.Store, URLs: d.URLs}
 		return app.API{ErrorPage: svc.ErrorPage, Routes: web.Routes{
 			"GET /dashboard/invoices/new":                     svc.NewInvoicePage,
 			"POST /dashboard/invoices":                        svc.CreateInvoice,

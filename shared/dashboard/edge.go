@@ -26,6 +26,7 @@ import (
 	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/web"
@@ -77,6 +78,9 @@ type Service struct {
 	API web.Routes
 	// QR draws the payment links' QR codes (documents.go; nil: none drawn).
 	QR QRCodes
+	// Documents is the documents rules the invoice, payment-link and customer pages call
+	// (docops.go; set by the functions that serve those pages, nil elsewhere).
+	Documents *document.Service
 	// Webhooks lists deliveries and sends test events (webhooks.go; DashboardWebhooksFunction).
 	Webhooks Webhooks
 	// Payments streams the workspace's payments (the overview's figures and the export, in

@@ -174,6 +174,21 @@ func ParseBody(raw []byte, path string) (*Body, []apierr.Violation) {
 	return parseBody(raw, path, bodyCheckURL)
 }
 
+// DecodeStored decodes a stored body (canonical JSON that passed ParseRequestBody when it was
+// written), keeping ParseBody's rules: a body that no longer passes them is an error.
+func DecodeStored(raw []byte) (*Body, error) {
+	b, vs := ParseBody(raw, "body")
+	if len(vs) > 0 {
+		return nil, violationsError(vs)
+	}
+	return b, nil
+}
+
+// violationsError is vs as a plain error (an inconsistency, not a client's 422).
+type violationsError []apierr.Violation
+
+func (v violationsError) Error() string { return fmt.Sprint([]apierr.Violation(v)) }
+
 // ParseRequestBody is ParseBody for a body a merchant sends (a create, or an edit's merged
 // body), plus one rule: return_url, where a payer is sent after paying a payment link, must
 // pass urls.Check, the rules of a payment's redirect_url (https and a public host name; the

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -169,6 +170,39 @@ type Record struct {
 	UsesCounted  int64              `json:"-"`
 	Holds        map[string]UseHold `json:"-"`
 	HoldsVersion int64              `json:"-"`
+	// content is Body decoded (or why it does not decode): set once where the store reads
+	// the record (Decode) or the service writes it, read through Content.
+	content    *Body
+	contentErr error
+}
+
+// Decode decodes the stored Body into its typed form, once: the store calls it where it reads
+// a record, so every reader (pricing, the public page, the dashboard) shares the result
+// through Content. A body that no longer decodes is kept as Content's error (the record stays
+// readable: the API still shows it).
+func (r *Record) Decode() {
+	r.content, r.contentErr = DecodeStored(r.Body)
+	if r.contentErr != nil {
+		r.contentErr = fmt.Errorf("document: stored %s %s has an invalid body: %w", r.Kind, r.ID, r.contentErr)
+	}
+}
+
+// Content is the record's decoded body (see Decode). A record the store did not read (built
+// by hand) is decoded on first use. An error means the stored body is inconsistent: an
+// internal error, never the client's.
+func (r *Record) Content() (*Body, error) {
+	if r.content == nil && r.contentErr == nil {
+		r.Decode()
+	}
+	return r.content, r.contentErr
+}
+
+// setContent sets Body and its decoded form together (a create or an edit): the body as
+// stored, without expected_version (a control member that is never stored).
+func (r *Record) setContent(b *Body) {
+	stored := *b
+	stored.ExpectedVersion = nil
+	r.Body, r.content, r.contentErr = stored.Canonical(), &stored, nil
 }
 
 // UseHold is one use of a payment link held by a pending intent: until when, and by which

@@ -8,7 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,9 +20,7 @@ import (
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/jsonbody"
-	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/urlcheck"
-	"github.com/takapay/payments/shared/web"
 )
 
 // Page sizes of list endpoints (query parameter limit).
@@ -31,10 +30,10 @@ const (
 	MaxQ            = 128
 )
 
-// Service serves every released documents operation (one Lambda). Each operation is a
-// handler for one route of the function's route table: List, Create, Get, Edit and Transition.
+// Service is the documents rules (one Lambda serves them over HTTP through package
+// edge/documentapi; the dashboard's pages call them directly): typed operations on the
+// records of one workspace and environment, each checking the permission it needs.
 type Service struct {
-	Auth  *auth.Authenticator
 	Store Store
 	Now   func() time.Time
 	// URLs holds return_url to a payment's redirect_url rules on create and edit (the zero
@@ -49,66 +48,34 @@ func (s *Service) now() time.Time {
 	return time.Now().UTC()
 }
 
-// request is what every operation needs after authentication.
-type request struct {
-	*web.Request
-	id     *auth.Identity
-	ws     string
-	env    auth.Environment
-	kind   Kind
-	action string // lifecycle command, or ""
+// Scope is who asks and where: the workspace (its canonical lower-case UUID), the
+// environment, and the authenticated caller.
+type Scope struct {
+	WorkspaceID string
+	Environment auth.Environment
+	Identity    *auth.Identity
 }
 
-// List serves GET .../documents/{kind}.
-func (s *Service) List(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.list) }
-
-// Create serves POST .../documents/{kind}.
-func (s *Service) Create(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.create) }
-
-// Get serves GET .../documents/{kind}/{documentID}.
-func (s *Service) Get(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.get) }
-
-// Edit serves PATCH .../documents/{kind}/{documentID}.
-func (s *Service) Edit(kind Kind) web.HandlerFunc { return s.operation(kind, "", s.edit) }
-
-// Transition serves POST .../documents/{kind}/{documentID}/{action} (issue, cancel, publish, archive).
-func (s *Service) Transition(kind Kind, action string) web.HandlerFunc {
-	return s.operation(kind, action, s.transition)
-}
-
-// operation authenticates and authorises a documents request (documents:read for GET,
-// documents:write otherwise, in the environment the query names), then runs it.
-func (s *Service) operation(kind Kind, action string, run func(context.Context, *request) (*web.Response, error)) web.HandlerFunc {
-	return func(ctx context.Context, r *web.Request) (*web.Response, error) {
-		ws := strings.ToLower(r.PathParams["workspaceID"])
-		if _, err := uuid.Parse(ws); err != nil || len(ws) != 36 {
-			return nil, apierr.New(apierr.NotFound, "no such workspace")
-		}
-		id, err := s.Auth.AuthenticateWorkspace(ctx, r, ws)
-		if err != nil {
-			return nil, err
-		}
-		env, err := auth.RequiredEnvironment(r)
-		if err != nil {
-			return nil, err
-		}
-		scope := auth.DocumentsWrite
-		if r.Method == http.MethodGet {
-			scope = auth.DocumentsRead
-		}
-		if err := id.Authorize(scope, env); err != nil {
-			return nil, err
-		}
-		return run(ctx, &request{Request: r, id: id, ws: ws, env: env, kind: kind, action: action})
+// Authorize checks that the caller may read (write false) or change (write true) the
+// scope's documents: documents:read or documents:write in its environment, else 403. Every
+// operation checks it; the HTTP edge asks it first too, so a refused caller learns nothing
+// about its request's content.
+func (s *Service) Authorize(sc Scope, write bool) error {
+	if sc.Identity == nil {
+		return apierr.New(apierr.InvalidAPIKey, "no credentials")
 	}
+	scope := auth.DocumentsRead
+	if write {
+		scope = auth.DocumentsWrite
+	}
+	return sc.Identity.Authorize(scope, sc.Environment)
 }
 
-// documentID reads {documentID}; anything but a UUID addresses nothing (404).
-func (req *request) documentID() (string, error) {
-	raw := req.PathParams["documentID"]
+// ParseID reads a document id: anything but a UUID addresses nothing (404).
+func ParseID(kind Kind, raw string) (string, error) {
 	u, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		return "", apierr.New(apierr.NotFound, "no such %s document", singular(req.kind))
+		return "", apierr.New(apierr.NotFound, "no such %s document", singular(kind))
 	}
 	return u.String(), nil
 }
@@ -135,10 +102,10 @@ func hashOf(b []byte) string {
 // derive fills the record fields that follow from the body: reference, search text, amount
 // and the customer link, checking the kind's rules (invoice amounts, customer existence). rec
 // holds the previous state on an edit.
-func (s *Service) derive(ctx context.Context, req *request, rec *Record, body *Body) error {
+func (s *Service) derive(ctx context.Context, rec *Record, body *Body) error {
 	rec.Reference = body.Reference
 	rec.SearchText = body.SearchText()
-	rec.Body = body.Canonical()
+	rec.setContent(body)
 	prevCustomer := rec.CustomerID
 	rec.AmountMinor, rec.CustomerID = nil, nil
 	var vs []apierr.Violation
@@ -165,7 +132,7 @@ func (s *Service) derive(ctx context.Context, req *request, rec *Record, body *B
 		cid := strings.ToLower(*body.CustomerID)
 		// Checked when set or changed (an edit that keeps the link costs no read).
 		if prevCustomer == nil || *prevCustomer != cid {
-			if _, err := s.Store.GetDocument(ctx, req.ws, req.env, Customers, cid); errors.Is(err, ErrNotFound) {
+			if _, err := s.Store.GetDocument(ctx, rec.WorkspaceID, rec.Environment, Customers, cid); errors.Is(err, ErrNotFound) {
 				vs = append(vs, apierr.Violation{Path: "body.customer_id", Rule: "must name a customer of this workspace and environment"})
 			} else if err != nil {
 				return err
@@ -187,52 +154,65 @@ func newPublicToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
-// create serves POST .../documents/{kind}.
-func (s *Service) create(ctx context.Context, req *request) (*web.Response, error) {
-	key, err := payment.RequiredIdempotencyKey(req.Request)
-	if err != nil {
+// CheckBody validates a document body a merchant sends (JSON text, a create's body): the
+// body's rules (ParseRequestBody, return_url under URLs) with violations named from "body".
+func (s *Service) CheckBody(raw []byte) (*Body, error) {
+	if _, err := jsonbody.ParseObject(raw); err != nil {
 		return nil, err
 	}
-	if _, err := jsonbody.ParseObject(req.Body); err != nil {
-		return nil, err
-	}
-	body, vs := ParseRequestBody(req.Body, "body", s.URLs)
+	body, vs := ParseRequestBody(raw, "body", s.URLs)
 	if len(vs) > 0 {
 		return nil, apierr.Invalid(vs...)
 	}
+	return body, nil
+}
+
+// CreateInput is a create: the Idempotency-Key it is made under, and the body (from
+// CheckBody).
+type CreateInput struct {
+	IdempotencyKey string
+	Body           *Body
+}
+
+// Create stores a new document of kind (documents:write). replayed is true when the key
+// already made it (the first record is answered; a different body under the key is 409
+// IDEMPOTENCY_KEY_REUSED).
+func (s *Service) Create(ctx context.Context, sc Scope, kind Kind, in CreateInput) (rec *Record, replayed bool, err error) {
+	if err := s.Authorize(sc, true); err != nil {
+		return nil, false, err
+	}
+	if err := CheckIdempotencyKey(in.IdempotencyKey); err != nil {
+		return nil, false, err
+	}
 	id, err := uuid.NewV7()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	now := s.now()
-	rec := &Record{
-		ID: id.String(), WorkspaceID: req.ws, Environment: req.env, Kind: req.kind,
-		Status: InitialStatus(req.kind), Version: 1, CreatedAt: now, UpdatedAt: now,
+	rec = &Record{
+		ID: id.String(), WorkspaceID: sc.WorkspaceID, Environment: sc.Environment, Kind: kind,
+		Status: InitialStatus(kind), Version: 1, CreatedAt: now, UpdatedAt: now,
 		Payments: []PaymentRef{},
 	}
-	rec.SetHistory([]HistoryEntry{{Version: 1, Status: InitialStatus(req.kind), OccurredAt: now, Action: "create"}})
+	rec.SetHistory([]HistoryEntry{{Version: 1, Status: InitialStatus(kind), OccurredAt: now, Action: "create"}})
 	if rec.Kind != Customers {
 		if rec.PublicToken, err = newPublicToken(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	if err := s.derive(ctx, req, rec, body); err != nil {
-		return nil, err
+	if err := s.derive(ctx, rec, in.Body); err != nil {
+		return nil, false, err
 	}
 	// The hash covers the canonical body, so formatting and member order do not matter.
-	stored, replay, err := s.Store.CreateDocument(ctx, key, hashOf(rec.Body), rec)
+	stored, replay, err := s.Store.CreateDocument(ctx, in.IdempotencyKey, hashOf(rec.Body), rec)
 	switch {
 	case errors.Is(err, ErrIdempotencyReuse):
-		return nil, apierr.New(apierr.IdempotencyKeyReused,
+		return nil, false, apierr.New(apierr.IdempotencyKeyReused,
 			"this Idempotency-Key was already used with a different body; use a new key for a new document")
 	case err != nil:
-		return nil, err
+		return nil, false, err
 	}
-	resp := web.JSON(http.StatusCreated, stored)
-	if replay {
-		resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
-	}
-	return resp, nil
+	return stored, replay, nil
 }
 
 // ListResult is the spec's list result.
@@ -256,12 +236,12 @@ type Delivery struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// listQuery reads cursor, q and limit (422 naming query.<name> when invalid).
-func (req *request) listQuery(kind Kind) (ListQuery, error) {
-	p := req.Query
-	q := ListQuery{WorkspaceID: req.ws, Environment: req.env, Kind: kind, Limit: DefaultPageSize}
+// ParseListQuery reads a list's query parameters cursor, q and limit (422 naming
+// query.<name> when invalid) into the query of kind's page.
+func ParseListQuery(params map[string]string, kind Kind) (ListQuery, error) {
+	q := ListQuery{Kind: kind, Limit: DefaultPageSize}
 	var vs []apierr.Violation
-	if c, ok := p["cursor"]; ok && c != "" {
+	if c, ok := params["cursor"]; ok && c != "" {
 		u, err := uuid.Parse(c)
 		if err != nil || len(c) != 36 {
 			vs = append(vs, apierr.Violation{Path: "query.cursor", Rule: "must be the next_cursor of a previous page (a UUID)"})
@@ -269,13 +249,13 @@ func (req *request) listQuery(kind Kind) (ListQuery, error) {
 			q.Cursor = u.String()
 		}
 	}
-	if text, ok := p["q"]; ok {
+	if text, ok := params["q"]; ok {
 		if n := len([]rune(text)); n > MaxQ {
 			vs = append(vs, apierr.Violation{Path: "query.q", Rule: fmt.Sprintf("must be at most %d characters", MaxQ)})
 		}
 		q.Q = strings.ToLower(strings.TrimSpace(text))
 	}
-	if l, ok := p["limit"]; ok {
+	if l, ok := params["limit"]; ok {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > MaxPageSize {
 			vs = append(vs, apierr.Violation{Path: "query.limit", Rule: fmt.Sprintf("must be an integer between 1 and %d", MaxPageSize)})
@@ -300,12 +280,13 @@ func result(items []*Record, next string) *ListResult {
 	return r
 }
 
-// list serves GET .../documents/{kind}: newest first, cursor paging, q search.
-func (s *Service) list(ctx context.Context, req *request) (*web.Response, error) {
-	q, err := req.listQuery(req.kind)
-	if err != nil {
+// List answers one page of kind's documents (documents:read): newest first, cursor paging,
+// q search (q from ParseListQuery; its scope fields are set here).
+func (s *Service) List(ctx context.Context, sc Scope, kind Kind, q ListQuery) (*ListResult, error) {
+	if err := s.Authorize(sc, false); err != nil {
 		return nil, err
 	}
+	q.WorkspaceID, q.Environment, q.Kind = sc.WorkspaceID, sc.Environment, kind
 	items, next, err := s.Store.ListDocuments(ctx, q)
 	if err != nil {
 		return nil, err
@@ -314,7 +295,7 @@ func (s *Service) list(ctx context.Context, req *request) (*web.Response, error)
 	if res.Delivery, err = s.deliveries(ctx, items); err != nil {
 		return nil, err
 	}
-	return web.JSON(http.StatusOK, res), nil
+	return res, nil
 }
 
 // deliveries reads the webhook deliveries of the records' latest payments (at most
@@ -343,9 +324,9 @@ func (s *Service) deliveries(ctx context.Context, recs []*Record) ([]Delivery, e
 	return ds, nil
 }
 
-// historyCursor reads the optional history_cursor query parameter (0 when absent).
-func (req *request) historyCursor() (int64, error) {
-	c, ok := req.Query["history_cursor"]
+// ParseHistoryCursor reads the optional history_cursor query parameter (0 when absent).
+func ParseHistoryCursor(params map[string]string) (int64, error) {
+	c, ok := params["history_cursor"]
 	if !ok {
 		return 0, nil
 	}
@@ -386,30 +367,27 @@ func (s *Service) historyBefore(ctx context.Context, rec *Record, before int64) 
 	return out, nil
 }
 
-// get serves GET .../documents/{kind}/{id}: the list-result shape with items = [record]; for
-// a customer, activity.invoices pages (cursor, q) through its linked invoices. With
-// history_cursor, the record's history is the page of entries before that version.
-func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) {
-	id, err := req.documentID()
+// GetInput addresses one document: its id (from ParseID), for a customer the page of its
+// invoices (ParseListQuery for Invoices), and HistoryBefore, a history page's cursor (0: the
+// latest entries).
+type GetInput struct {
+	ID            string
+	Invoices      ListQuery
+	HistoryBefore int64
+}
+
+// Get answers one document (documents:read) in the list-result shape with items = [record];
+// for a customer, activity.invoices pages through its linked invoices. With HistoryBefore,
+// the record's history is the page of entries before that version.
+func (s *Service) Get(ctx context.Context, sc Scope, kind Kind, in GetInput) (*ListResult, error) {
+	if err := s.Authorize(sc, false); err != nil {
+		return nil, err
+	}
+	rec, err := s.read(ctx, sc, kind, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	q, err := req.listQuery(Invoices)
-	if err != nil {
-		return nil, err
-	}
-	before, err := req.historyCursor()
-	if err != nil {
-		return nil, err
-	}
-	rec, err := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id)
-	if errors.Is(err, ErrNotFound) {
-		return nil, notFound(req.kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if before > 0 {
+	if before := in.HistoryBefore; before > 0 {
 		if before > rec.Version {
 			return nil, apierr.Invalid(apierr.Violation{Path: "query.history_cursor",
 				Rule: fmt.Sprintf("must be the history_next_cursor of a previous response (at most the version, %d)", rec.Version)})
@@ -425,6 +403,8 @@ func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) 
 		return nil, err
 	}
 	if rec.Kind == Customers {
+		q := in.Invoices
+		q.WorkspaceID, q.Environment, q.Kind = sc.WorkspaceID, sc.Environment, Invoices
 		invoices, next, err := s.Store.ListCustomerInvoices(ctx, rec.ID, q)
 		if err != nil {
 			return nil, err
@@ -437,154 +417,169 @@ func (s *Service) get(ctx context.Context, req *request) (*web.Response, error) 
 			res.NextCursor = &next
 		}
 	}
-	return web.JSON(http.StatusOK, res), nil
+	return res, nil
+}
+
+// read reads one document of the scope (404 naming the kind when absent).
+func (s *Service) read(ctx context.Context, sc Scope, kind Kind, id string) (*Record, error) {
+	rec, err := s.Store.GetDocument(ctx, sc.WorkspaceID, sc.Environment, kind, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, notFound(kind)
+	}
+	return rec, err
 }
 
 // maxAttempts bounds how often an edit without expected_version re-reads after losing a race.
 const maxAttempts = 3
 
-// edit serves PATCH .../documents/{kind}/{id}: a JSON merge patch of the body, plus an
-// optional expected_version; the merged body is validated in full and written as version+1
-// with one conditional UpdateItem.
-func (s *Service) edit(ctx context.Context, req *request) (*web.Response, error) {
-	id, err := req.documentID()
+// Patch is an edit's request: a JSON merge patch (RFC 7396) of the body — an object without
+// repeated member names — with its optional expected_version. ParsePatch makes one.
+type Patch struct {
+	text []byte
+	hash string
+	// ExpectedVersion is the version the edit applies to (nil: the current one).
+	ExpectedVersion *int64
+}
+
+// ParsePatch reads a merge patch of a document body (JSON text): a JSON object (400
+// otherwise), expected_version an integer 0..MaxVersion when present, and no member named
+// twice (422 naming the path).
+func ParsePatch(raw []byte) (Patch, error) {
+	obj, err := jsonbody.ParseObject(raw)
 	if err != nil {
-		return nil, err
+		return Patch{}, err
 	}
-	key, err := payment.RequiredIdempotencyKey(req.Request)
-	if err != nil {
-		return nil, err
-	}
-	patch, err := jsonbody.ParseObject(req.Body)
-	if err != nil {
-		return nil, err
-	}
-	r := jsonbody.NewReader(patch)
+	r := jsonbody.NewReader(obj)
 	expected, hasExpected := r.Int("expected_version", false, 0, MaxVersion)
 	if err := r.Err(); err != nil {
-		return nil, err
+		return Patch{}, err
 	}
-	if dup := jsonbody.FirstDuplicate(req.Body, "body"); dup != "" {
-		return nil, apierr.Invalid(apierr.Violation{Path: dup, Rule: "appears more than once"})
+	if dup := jsonbody.FirstDuplicate(raw, "body"); dup != "" {
+		return Patch{}, apierr.Invalid(apierr.Violation{Path: dup, Rule: "appears more than once"})
 	}
-	reqHash := hashOf(jsonbody.Canonical(req.Body))
+	p := Patch{text: raw, hash: hashOf(jsonbody.Canonical(raw))}
+	if hasExpected {
+		p.ExpectedVersion = &expected
+	}
+	return p, nil
+}
+
+// EditInput is an edit: the Idempotency-Key it is applied under, and the patch.
+type EditInput struct {
+	IdempotencyKey string
+	Patch          Patch
+}
+
+// Edit applies a merge patch to a document's body (documents:write): the merged body is
+// validated in full and written as version+1 with one conditional write. replayed is true
+// when the key was already applied (the document as it is is answered; another patch under
+// the key is 409 IDEMPOTENCY_KEY_REUSED).
+func (s *Service) Edit(ctx context.Context, sc Scope, kind Kind, id string, in EditInput) (rec *Record, replayed bool, err error) {
+	if err := s.Authorize(sc, true); err != nil {
+		return nil, false, err
+	}
+	if err := CheckIdempotencyKey(in.IdempotencyKey); err != nil {
+		return nil, false, err
+	}
 	for attempt := 1; ; attempt++ {
-		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id)
-		if errors.Is(err, ErrNotFound) {
-			return nil, notFound(req.kind)
-		}
+		cur, err := s.read(ctx, sc, kind, id)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		prior, err := s.Store.FindEdit(ctx, cur, key)
+		if replayed, err := s.applied(ctx, cur, in); err != nil || replayed {
+			return cur, replayed, err
+		}
+		next, err := s.edited(ctx, cur, in)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if prior != nil {
-			if prior.RequestHash != reqHash {
-				return nil, apierr.New(apierr.IdempotencyKeyReused,
-					"this Idempotency-Key was already used with a different patch; use a new key for a new edit")
-			}
-			resp := web.JSON(http.StatusOK, cur)
-			resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
-			return resp, nil
-		}
-		if hasExpected && expected != cur.Version {
-			return nil, apierr.New(apierr.VersionConflict,
-				"expected_version is %d but the document is at version %d; fetch it and retry", expected, cur.Version)
-		}
-		if !Editable(cur.Kind, cur.Status) {
-			return nil, apierr.New(apierr.StateConflict, "a %s %s cannot be edited", cur.Status, singular(cur.Kind))
-		}
-		merged, err := MergePatch(cur.Body, req.Body)
-		if err != nil {
-			return nil, apierr.New(apierr.ValidationFailed, "body: %v", err)
-		}
-		body, vs := ParseRequestBody(merged, "body", s.URLs)
-		if len(vs) > 0 {
-			return nil, apierr.Invalid(vs...)
-		}
-		next := *cur
-		now := s.now()
-		next.Version, next.UpdatedAt = cur.Version+1, now
-		next.SetHistory(withEntry(cur.History, HistoryEntry{Version: next.Version, Status: cur.Status, OccurredAt: now, Action: "edit"}))
-		if err := s.derive(ctx, req, &next, body); err != nil {
-			return nil, err
-		}
-		next.LastEdit = &AppliedEdit{Key: key, RequestHash: reqHash, Version: next.Version, AppliedAt: now}
-		err = s.Store.UpdateDocument(ctx, cur, &next, next.LastEdit)
+		err = s.Store.UpdateDocument(ctx, cur, next, next.LastEdit)
 		switch {
 		case err == nil:
-			return web.JSON(http.StatusOK, &next), nil
+			return next, false, nil
 		case !errors.Is(err, ErrConflict):
-			return nil, err
-		case hasExpected || attempt == maxAttempts:
+			return nil, false, err
+		case in.Patch.ExpectedVersion != nil || attempt == maxAttempts:
 			// Re-read once to tell a replay of this very key from a lost race.
-			if again, gerr := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id); gerr == nil {
-				if prior, ferr := s.Store.FindEdit(ctx, again, key); ferr == nil && prior != nil {
+			if again, gerr := s.Store.GetDocument(ctx, sc.WorkspaceID, sc.Environment, kind, id); gerr == nil {
+				if prior, ferr := s.Store.FindEdit(ctx, again, in.IdempotencyKey); ferr == nil && prior != nil {
 					continue
 				}
 			}
-			return nil, apierr.New(apierr.VersionConflict,
+			return nil, false, apierr.New(apierr.VersionConflict,
 				"the document changed while this edit was applied (now past version %d); fetch it and retry", cur.Version)
 		}
 	}
 }
 
-// transition serves the lifecycle commands (issue, cancel, publish, archive). The body is
-// optional: {"expected_version": n}.
-func (s *Service) transition(ctx context.Context, req *request) (*web.Response, error) {
-	t, ok := FindTransition(req.kind, req.action)
-	if !ok {
-		return nil, apierr.New(apierr.NotDeployed, "%s is not released for %s", req.action, req.kind)
+// applied reports whether the edit's key was already applied to cur (a replay), or 409
+// IDEMPOTENCY_KEY_REUSED when it was applied with another patch.
+func (s *Service) applied(ctx context.Context, cur *Record, in EditInput) (bool, error) {
+	prior, err := s.Store.FindEdit(ctx, cur, in.IdempotencyKey)
+	if err != nil || prior == nil {
+		return false, err
 	}
-	id, err := req.documentID()
+	if prior.RequestHash != in.Patch.hash {
+		return false, apierr.New(apierr.IdempotencyKeyReused,
+			"this Idempotency-Key was already used with a different patch; use a new key for a new edit")
+	}
+	return true, nil
+}
+
+// edited is cur with the edit applied: version+1, the merged body validated in full and its
+// derived fields, the applied edit. A version other than the expected one is 409
+// VERSION_CONFLICT, a status that takes no edit 409 STATE_CONFLICT.
+func (s *Service) edited(ctx context.Context, cur *Record, in EditInput) (*Record, error) {
+	if e := in.Patch.ExpectedVersion; e != nil && *e != cur.Version {
+		return nil, apierr.New(apierr.VersionConflict,
+			"expected_version is %d but the document is at version %d; fetch it and retry", *e, cur.Version)
+	}
+	if !Editable(cur.Kind, cur.Status) {
+		return nil, apierr.New(apierr.StateConflict, "a %s %s cannot be edited", cur.Status, singular(cur.Kind))
+	}
+	merged, err := MergePatch(cur.Body, in.Patch.text)
 	if err != nil {
+		return nil, apierr.New(apierr.ValidationFailed, "body: %v", err)
+	}
+	body, vs := ParseRequestBody(merged, "body", s.URLs)
+	if len(vs) > 0 {
+		return nil, apierr.Invalid(vs...)
+	}
+	next := *cur
+	now := s.now()
+	next.Version, next.UpdatedAt = cur.Version+1, now
+	next.SetHistory(withEntry(cur.History, HistoryEntry{Version: next.Version, Status: cur.Status, OccurredAt: now, Action: "edit"}))
+	if err := s.derive(ctx, &next, body); err != nil {
 		return nil, err
 	}
-	var expected int64
-	var hasExpected bool
-	if len(strings.TrimSpace(string(req.Body))) > 0 {
-		obj, err := jsonbody.ParseObject(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		r := jsonbody.NewReader(obj)
-		r.OnlyKnown("expected_version")
-		expected, hasExpected = r.Int("expected_version", false, 1, MaxVersion)
-		if err := r.Err(); err != nil {
-			return nil, err
-		}
+	next.LastEdit = &AppliedEdit{Key: in.IdempotencyKey, RequestHash: in.Patch.hash, Version: next.Version, AppliedAt: now}
+	return &next, nil
+}
+
+// Transition runs a lifecycle command — issue, cancel, publish, archive — on a document
+// (documents:write), at expected (nil: whatever the version). A status the command does not
+// leave is 409 STATE_CONFLICT naming the allowed ones.
+func (s *Service) Transition(ctx context.Context, sc Scope, kind Kind, id, action string, expected *int64) (*Record, error) {
+	if err := s.Authorize(sc, true); err != nil {
+		return nil, err
+	}
+	t, ok := FindTransition(kind, action)
+	if !ok {
+		return nil, apierr.New(apierr.NotDeployed, "%s is not released for %s", action, kind)
 	}
 	for attempt := 1; ; attempt++ {
-		cur, err := s.Store.GetDocument(ctx, req.ws, req.env, req.kind, id)
-		if errors.Is(err, ErrNotFound) {
-			return nil, notFound(req.kind)
-		}
+		cur, err := s.read(ctx, sc, kind, id)
 		if err != nil {
 			return nil, err
 		}
-		if hasExpected && expected != cur.Version {
-			return nil, apierr.New(apierr.VersionConflict,
-				"expected_version is %d but the document is at version %d", expected, cur.Version)
+		next, err := transitioned(cur, t, expected, s.now())
+		if err != nil {
+			return nil, err
 		}
-		allowed := false
-		for _, from := range t.From {
-			allowed = allowed || cur.Status == from
-		}
-		if !allowed {
-			return nil, apierr.New(apierr.StateConflict, "cannot %s a %s %s (allowed from: %s)",
-				t.Action, cur.Status, singular(cur.Kind), strings.Join(t.From, ", "))
-		}
-		next := *cur
-		now := s.now()
-		next.Status, next.Version, next.UpdatedAt = t.To, cur.Version+1, now
-		next.SetHistory(withEntry(cur.History, HistoryEntry{Version: next.Version, Status: t.To, OccurredAt: now, Action: t.Action}))
-		next.LastEdit = nil
-		err = s.Store.UpdateDocument(ctx, cur, &next, nil)
+		err = s.Store.UpdateDocument(ctx, cur, next, nil)
 		switch {
 		case err == nil:
-			return web.JSON(http.StatusOK, &next), nil
+			return next, nil
 		case !errors.Is(err, ErrConflict):
 			return nil, err
 		case attempt == maxAttempts:
@@ -592,4 +587,34 @@ func (s *Service) transition(ctx context.Context, req *request) (*web.Response, 
 		}
 		// Lost a race: re-read; the winner's state decides (usually a 409 STATE_CONFLICT).
 	}
+}
+
+// transitioned is cur after t at now, or why t does not apply.
+func transitioned(cur *Record, t Transition, expected *int64, now time.Time) (*Record, error) {
+	if expected != nil && *expected != cur.Version {
+		return nil, apierr.New(apierr.VersionConflict,
+			"expected_version is %d but the document is at version %d", *expected, cur.Version)
+	}
+	if !slices.Contains(t.From, cur.Status) {
+		return nil, apierr.New(apierr.StateConflict, "cannot %s a %s %s (allowed from: %s)",
+			t.Action, cur.Status, singular(cur.Kind), strings.Join(t.From, ", "))
+	}
+	next := *cur
+	next.Status, next.Version, next.UpdatedAt = t.To, cur.Version+1, now
+	next.SetHistory(withEntry(cur.History, HistoryEntry{Version: next.Version, Status: t.To, OccurredAt: now, Action: t.Action}))
+	next.LastEdit = nil
+	return &next, nil
+}
+
+// keyPattern is an Idempotency-Key's form (the API's header rule, package payment).
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,128}$`)
+
+// CheckIdempotencyKey refuses a key not of an Idempotency-Key's form (400), as the API's
+// header rule does: the dashboard's forms carry theirs in a field the browser posts.
+func CheckIdempotencyKey(key string) error {
+	if !keyPattern.MatchString(key) {
+		return apierr.New(apierr.MalformedRequest,
+			"Idempotency-Key header must be 16 to 128 characters of letters, digits, '_', '.', ':' or '-'")
+	}
+	return nil
 }

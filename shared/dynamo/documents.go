@@ -251,6 +251,7 @@ func (it *documentItem) record() (*document.Record, error) {
 		}
 		r.LiveIntentExpires = exp
 	}
+	r.Decode() // once, here: pricing, the public page and the dashboard share it
 	return r, nil
 }
 

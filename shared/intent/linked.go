@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/money"
 	"github.com/takapay/payments/shared/payment"
 )
 
@@ -439,4 +441,117 @@ func (l *Linker) repairSnapshot(ctx context.Context, prior *Stored, attempt *pay
 	}
 	prior.Snapshot, prior.SnapshotMissing = snap, false
 	return nil
+}
+
+// PriceInvoice prices an intent for an invoice: document.Payable decides whether it may be
+// paid now (issued, with an amount, something outstanding) and the intent collects its
+// outstanding total, amount_minor − paid_minor.
+//
+// Errors: 422 when doc is not an invoice; 409 STATE_CONFLICT naming the state when the
+// invoice is not issued, has no amount or nothing outstanding; an internal error (not an
+// apierr) when the stored invoice is inconsistent.
+func PriceInvoice(doc *document.Record) (*Price, error) {
+	if doc.Kind != document.Invoices {
+		return nil, notKind(doc, document.Invoices)
+	}
+	p, err := document.Payable(doc, time.Time{}) // an invoice does not expire
+	if err != nil {
+		return nil, err
+	}
+	if p.Refusal != nil {
+		return nil, p.Refusal
+	}
+	if p.DueMinor > int64(MaxAmountMinor) {
+		// Unreachable while document.MaxMinor == money.MaxPaisa; kept so the bound is explicit.
+		return nil, fmt.Errorf("intent: stored invoice %s: outstanding %d above %d", doc.ID, p.DueMinor, int64(MaxAmountMinor))
+	}
+	snap := snapshot(doc, p.Body)
+	snap.Quantity, snap.TotalMinor, snap.PaidMinor = 1, p.TotalMinor, doc.PaidMinor
+	return &Price{
+		AmountMinor: money.Paisa(p.DueMinor),
+		Reference:   doc.Reference,
+		Source:      Source{Kind: Invoices, DocumentID: doc.ID, DocumentVersion: doc.Version},
+		Snapshot:    snap,
+	}, nil
+}
+
+// PriceLink prices an intent for a payment link at time now: document.Payable decides whether
+// it may be paid now (active, with an amount, not past its expires_at), and the intent
+// collects amount_minor × quantity. quantity is the request's (nil when absent: 1) and must be
+// 1..max_quantity (max_quantity defaults to 1); the product must be at most MaxAmountMinor.
+//
+// Errors: 422 when doc is not a payment link, or (at QuantityPath) for a quantity out of range
+// or a product above the limit; 409 STATE_CONFLICT naming the state when the link is not
+// active, has expired or has no amount; an internal error when the stored link is inconsistent.
+func PriceLink(doc *document.Record, quantity *int64, now time.Time) (*Price, error) {
+	if doc.Kind != document.PaymentLinks {
+		return nil, notKind(doc, document.PaymentLinks)
+	}
+	p, err := document.Payable(doc, now)
+	if err != nil {
+		return nil, err
+	}
+	if p.Refusal != nil {
+		return nil, p.Refusal
+	}
+	unit, q := p.DueMinor, int64(1)
+	if quantity != nil {
+		q = *quantity
+	}
+	if q < 1 || q > p.MaxQuantity {
+		return nil, apierr.Invalid(apierr.Violation{Path: QuantityPath,
+			Rule: fmt.Sprintf("must be an integer from 1 to %d (this payment link's max_quantity)", p.MaxQuantity)})
+	}
+	// unit ≤ document.MaxMinor and q ≤ document.MaxQuantity, so the product (≤ 10^15) fits an
+	// int64; it is checked against the limit before it is used.
+	if unit <= 0 || unit > int64(MaxAmountMinor) || q > document.MaxQuantity {
+		return nil, fmt.Errorf("intent: stored payment link %s: amount_minor %d or quantity %d out of bounds", doc.ID, unit, q)
+	}
+	amount := unit * q
+	if amount > int64(MaxAmountMinor) {
+		return nil, apierr.Invalid(apierr.Violation{Path: QuantityPath,
+			Rule: fmt.Sprintf("amount_minor × quantity (%d × %d) must be at most %d paisa", unit, q, int64(MaxAmountMinor))})
+	}
+	snap := snapshot(doc, p.Body)
+	snap.UnitAmountMinor, snap.Quantity, snap.TotalMinor = unit, q, amount
+	var maxUses int64
+	if p.Body.MaxUses != nil {
+		maxUses = *p.Body.MaxUses
+	}
+	return &Price{
+		MaxUses:     maxUses,
+		AmountMinor: money.Paisa(amount),
+		Reference:   doc.Reference,
+		Source:      Source{Kind: PaymentLinks, DocumentID: doc.ID, DocumentVersion: doc.Version, Quantity: q},
+		Snapshot:    snap,
+	}, nil
+}
+
+// notKind is the 422 for a document_id naming a document of another kind.
+func notKind(doc *document.Record, want document.Kind) error {
+	return apierr.Invalid(apierr.Violation{Path: "body.document_id",
+		Rule: fmt.Sprintf("must name %s; this is a %s document", kindPhrase(want), doc.Kind)})
+}
+
+func kindPhrase(k document.Kind) string {
+	if k == document.Invoices {
+		return "an invoice"
+	}
+	return "a payment link"
+}
+
+// snapshot copies what the intent keeps of the document and its body.
+func snapshot(doc *document.Record, body *document.Body) Snapshot {
+	val := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	items := append([]document.LineItem{}, body.Items...)
+	return Snapshot{
+		DocumentID: doc.ID, Kind: doc.Kind, Version: doc.Version, Reference: doc.Reference, Items: items,
+		TaxMinor: val(body.TaxMinor), FeeMinor: val(body.FeeMinor), ShippingMinor: val(body.ShippingMinor),
+		DiscountMinor: val(body.DiscountMinor),
+	}
 }

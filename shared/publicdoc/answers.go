@@ -304,71 +304,89 @@ func jsonString(raw json.RawMessage) (string, bool) {
 
 // readForm reads an application/x-www-form-urlencoded body, in order.
 func (c *collector) readForm(body []byte) error {
-	malformed := apierr.New(apierr.MalformedRequest, "request body is not valid application/x-www-form-urlencoded data")
 	seen := map[string]bool{}
 	for _, pair := range strings.Split(string(body), "&") {
 		if pair == "" {
 			continue
 		}
-		rawKey, rawValue, _ := strings.Cut(pair, "=")
-		key, err := url.QueryUnescape(rawKey)
+		key, value, err := formPair(pair)
 		if err != nil {
-			return malformed
-		}
-		value, err := url.QueryUnescape(rawValue)
-		if err != nil {
-			return malformed
-		}
-		if !utf8.ValidString(key) || !utf8.ValidString(value) {
-			return apierr.New(apierr.MalformedRequest, "request body is not valid UTF-8")
+			return err
 		}
 		path := formPath(key)
 		if seen[key] {
-			c.fail(path, "appears more than once", "doc.problem.repeated")
-			if id, ok := strings.CutPrefix(key, FormFieldPrefix); ok {
-				c.bad[id] = true
-			}
-			if key == FormQuantity {
-				c.quantityBad = true
-			}
+			c.repeated(key, path)
 			continue
 		}
 		seen[key] = true
-		switch key {
-		case FormQuantity:
-			if value != "" {
-				c.quantity(value)
-			}
-			continue
-		case FormPayerName, FormPayerEmail, FormPayerPhone:
-			c.payer(path, value)
-			continue
-		}
-		id, ok := strings.CutPrefix(key, FormFieldPrefix)
-		if !ok {
-			c.fail(path, "is not a known field (allowed: "+FormFieldPrefix+"<field id>, "+
-				FormPayerEmail+", "+FormPayerName+", "+FormPayerPhone+", "+FormQuantity+")", "doc.problem.unknown")
-			continue
-		}
-		f := c.field(id, path)
-		if f == nil || value == "" && f.Type != "checkbox" {
-			continue
-		}
-		switch f.Type {
-		case "file":
-			c.fileAnswered(f, path)
-		case "checkbox":
-			if value == "true" || value == "on" {
-				c.checkbox(f, true)
-			} else {
-				c.fail(path, `must be "true" or "on" (checked), or left out (unchecked)`, "doc.problem.invalid")
-				c.bad[f.ID] = true
-			}
-		default:
-			c.text(f, path, value)
-		}
+		c.formValue(key, value, path)
 	}
 	return nil
+}
+
+// formPair decodes one key=value pair of a form body (400 when it is not valid
+// application/x-www-form-urlencoded UTF-8).
+func formPair(pair string) (key, value string, err error) {
+	malformed := apierr.New(apierr.MalformedRequest, "request body is not valid application/x-www-form-urlencoded data")
+	rawKey, rawValue, _ := strings.Cut(pair, "=")
+	if key, err = url.QueryUnescape(rawKey); err != nil {
+		return "", "", malformed
+	}
+	if value, err = url.QueryUnescape(rawValue); err != nil {
+		return "", "", malformed
+	}
+	if !utf8.ValidString(key) || !utf8.ValidString(value) {
+		return "", "", apierr.New(apierr.MalformedRequest, "request body is not valid UTF-8")
+	}
+	return key, value, nil
+}
+
+// repeated refuses a form name posted more than once (its answer is then unknown).
+func (c *collector) repeated(key, path string) {
+	c.fail(path, "appears more than once", "doc.problem.repeated")
+	if id, ok := strings.CutPrefix(key, FormFieldPrefix); ok {
+		c.bad[id] = true
+	}
+	if key == FormQuantity {
+		c.quantityBad = true
+	}
+}
+
+// formValue takes one form value: the quantity, a payer detail, or a custom field's answer.
+func (c *collector) formValue(key, value, path string) {
+	switch key {
+	case FormQuantity:
+		if value != "" {
+			c.quantity(value)
+		}
+		return
+	case FormPayerName, FormPayerEmail, FormPayerPhone:
+		c.payer(path, value)
+		return
+	}
+	id, ok := strings.CutPrefix(key, FormFieldPrefix)
+	if !ok {
+		c.fail(path, "is not a known field (allowed: "+FormFieldPrefix+"<field id>, "+
+			FormPayerEmail+", "+FormPayerName+", "+FormPayerPhone+", "+FormQuantity+")", "doc.problem.unknown")
+		return
+	}
+	f := c.field(id, path)
+	if f == nil || value == "" && f.Type != "checkbox" {
+		return
+	}
+	switch f.Type {
+	case "file":
+		c.fileAnswered(f, path)
+	case "checkbox":
+		if value == "true" || value == "on" {
+			c.checkbox(f, true)
+		} else {
+			c.fail(path, `must be "true" or "on" (checked), or left out (unchecked)`, "doc.problem.invalid")
+			c.bad[f.ID] = true
+		}
+	default:
+		c.text(f, path, value)
+	}
 }
 
 // formPath is the violation path of a form name: the JSON body's path of the same answer.

@@ -10,7 +10,6 @@ import (
 	"github.com/takapay/payments/shared/intent"
 	kit "github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/page/pagetest"
-	"github.com/takapay/payments/shared/web"
 )
 
 // golden holds the rendered documents with the inline style replaced by a marker, so that
@@ -190,7 +189,7 @@ func renderGolden(t *testing.T) map[string]string {
 			if c.state == StatePaid {
 				p = invoicePage(t, document.StatusIssued, invoiceTotal)
 			}
-			p.Lang, p.Error = choice, payerMessage(l, p.View, c.err)
+			p.Lang, p.Error = choice, PayerMessage(l, p.View, c.err)
 			var buf bytes.Buffer
 			if err := RenderPage(&buf, p); err != nil {
 				t.Fatal(err)
@@ -198,11 +197,11 @@ func renderGolden(t *testing.T) map[string]string {
 			out[c.name+"."+string(l)] = buf.String()
 		}
 		for _, c := range goldenErrors {
-			r := &web.Request{Method: "GET", Path: testAction, Query: map[string]string{}}
-			if choice.Explicit {
-				r.Query["lang"] = string(l)
+			var buf bytes.Buffer
+			if err := RenderError(&buf, l, apierr.New(c.code, "developer text"), testAction); err != nil {
+				t.Fatal(err)
 			}
-			out[c.name+"."+string(l)] = string(errorPage(r, apierr.New(c.code, "developer text"), false).Raw)
+			out[c.name+"."+string(l)] = buf.String()
 		}
 		var buf bytes.Buffer
 		if err := ErrorPage(&buf, l, `<script>alert(5)</script> "t" & 't' +`, `<img src=x onerror=alert(6)> `+hostile, `/x?"<>`); err != nil {

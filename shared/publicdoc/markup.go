@@ -411,120 +411,145 @@ func writeField(b *htmlw.Builder, l page.Lang, f Field, value Answer) {
 	name := FormFieldPrefix + f.ID
 	switch f.Type {
 	case "text", "textarea":
-		b.Raw(`<div class="row">
-<label class="field-label"`)
-		b.Attr("for", id)
-		b.Raw(">")
-		b.Text(f.Label)
-		writeRequired(b, l, f.Required)
-		b.Raw("</label>\n")
-		if f.Type == "text" {
-			b.Raw(`<input class="field" type="text"`)
-			b.Attr("name", name)
-			b.Attr("id", id)
-			b.Attr("maxlength", strconv.Itoa(MaxText))
-			if f.Required {
-				b.Raw(" required")
-			}
-			if value.Text != "" {
-				b.Attr("value", value.Text)
-			}
-			b.Raw(">\n")
-		} else {
-			b.Raw(`<textarea class="field" rows="4"`)
-			b.Attr("name", name)
-			b.Attr("id", id)
-			b.Attr("maxlength", strconv.Itoa(MaxTextarea))
-			if f.Required {
-				b.Raw(" required")
-			}
-			// The parser drops one newline right after the start tag: this one, never the
-			// value's own first line break.
-			b.Raw(">\n")
-			b.Text(value.Text)
-			b.Raw("</textarea>\n")
-		}
-		b.Raw("</div>\n")
+		writeTextField(b, l, f, value, id, name)
 	case "select":
-		b.Raw(`<div class="row">
-<label class="field-label"`)
-		b.Attr("for", id)
-		b.Raw(">")
-		b.Text(f.Label)
-		writeRequired(b, l, f.Required)
-		b.Raw(`</label>
-<select class="field"`)
-		b.Attr("name", name)
-		b.Attr("id", id)
-		if f.Required {
-			b.Raw(" required>\n" + `<option value="">`)
-			b.Text(l.T("doc.choose_option"))
-		} else {
-			b.Raw(">\n" + `<option value="">`)
-			b.Text(l.T("doc.no_answer"))
-		}
-		b.Raw("</option>\n")
-		for _, o := range f.Options {
-			b.Raw("<option")
-			b.Attr("value", o)
-			if o != "" && o == value.Text {
-				b.Raw(" selected")
-			}
-			b.Raw(">")
-			b.Text(o)
-			b.Raw("</option>\n")
-		}
-		b.Raw("</select>\n</div>\n")
+		writeSelect(b, l, f, value, id, name)
 	case "radio":
-		b.Raw(`<fieldset class="group"`)
-		b.Attr("id", id)
-		b.Raw("><legend>")
-		b.Text(f.Label)
-		writeRequired(b, l, f.Required)
-		b.Raw("</legend>\n")
-		for i, o := range f.Options {
-			oid := optionDOMID(f.ID, i+1)
-			b.Raw(`<label class="option"`)
-			b.Attr("for", oid)
-			b.Raw(`><input type="radio"`)
-			b.Attr("name", name)
-			b.Attr("id", oid)
-			b.Attr("value", o)
-			if f.Required {
-				b.Raw(" required")
-			}
-			if o != "" && o == value.Text {
-				b.Raw(" checked")
-			}
-			b.Raw("> <span>")
-			b.Text(o)
-			b.Raw("</span></label>\n")
-		}
-		b.Raw("</fieldset>\n")
+		writeRadios(b, l, f, value, id, name)
 	case "checkbox":
-		b.Raw(`<div class="check"><input type="checkbox"`)
+		writeCheckbox(b, l, f, value, id, name)
+	case "file":
+		writeFileField(b, l, f, id)
+	}
+}
+
+// writeTextField writes a text or textarea field, refilled with value.
+func writeTextField(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
+	b.Raw(`<div class="row">
+<label class="field-label"`)
+	b.Attr("for", id)
+	b.Raw(">")
+	b.Text(f.Label)
+	writeRequired(b, l, f.Required)
+	b.Raw("</label>\n")
+	if f.Type == "text" {
+		b.Raw(`<input class="field" type="text"`)
 		b.Attr("name", name)
 		b.Attr("id", id)
-		b.Raw(` value="true"`)
+		b.Attr("maxlength", strconv.Itoa(MaxText))
 		if f.Required {
 			b.Raw(" required")
 		}
-		if value.Bool != nil && *value.Bool {
+		if value.Text != "" {
+			b.Attr("value", value.Text)
+		}
+		b.Raw(">\n")
+	} else {
+		b.Raw(`<textarea class="field" rows="4"`)
+		b.Attr("name", name)
+		b.Attr("id", id)
+		b.Attr("maxlength", strconv.Itoa(MaxTextarea))
+		if f.Required {
+			b.Raw(" required")
+		}
+		// The parser drops one newline right after the start tag: this one, never the
+		// value's own first line break.
+		b.Raw(">\n")
+		b.Text(value.Text)
+		b.Raw("</textarea>\n")
+	}
+	b.Raw("</div>\n")
+}
+
+// writeSelect writes a select field, value's option selected.
+func writeSelect(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
+	b.Raw(`<div class="row">
+<label class="field-label"`)
+	b.Attr("for", id)
+	b.Raw(">")
+	b.Text(f.Label)
+	writeRequired(b, l, f.Required)
+	b.Raw(`</label>
+<select class="field"`)
+	b.Attr("name", name)
+	b.Attr("id", id)
+	if f.Required {
+		b.Raw(" required>\n" + `<option value="">`)
+		b.Text(l.T("doc.choose_option"))
+	} else {
+		b.Raw(">\n" + `<option value="">`)
+		b.Text(l.T("doc.no_answer"))
+	}
+	b.Raw("</option>\n")
+	for _, o := range f.Options {
+		b.Raw("<option")
+		b.Attr("value", o)
+		if o != "" && o == value.Text {
+			b.Raw(" selected")
+		}
+		b.Raw(">")
+		b.Text(o)
+		b.Raw("</option>\n")
+	}
+	b.Raw("</select>\n</div>\n")
+}
+
+// writeRadios writes a radio group, value's option checked.
+func writeRadios(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
+	b.Raw(`<fieldset class="group"`)
+	b.Attr("id", id)
+	b.Raw("><legend>")
+	b.Text(f.Label)
+	writeRequired(b, l, f.Required)
+	b.Raw("</legend>\n")
+	for i, o := range f.Options {
+		oid := optionDOMID(f.ID, i+1)
+		b.Raw(`<label class="option"`)
+		b.Attr("for", oid)
+		b.Raw(`><input type="radio"`)
+		b.Attr("name", name)
+		b.Attr("id", oid)
+		b.Attr("value", o)
+		if f.Required {
+			b.Raw(" required")
+		}
+		if o != "" && o == value.Text {
 			b.Raw(" checked")
 		}
-		b.Raw("><label")
-		b.Attr("for", id)
-		b.Raw(">")
-		b.Text(f.Label)
-		writeRequired(b, l, f.Required)
-		b.Raw("</label></div>\n")
-	case "file":
-		b.Raw(`<div class="row"`)
-		b.Attr("id", id)
-		b.Raw(`><p class="field-label">`)
-		b.Text(f.Label)
-		b.Raw(`</p><p class="note">`)
-		b.Text(l.T("doc.file_unavailable"))
-		b.Raw("</p></div>\n")
+		b.Raw("> <span>")
+		b.Text(o)
+		b.Raw("</span></label>\n")
 	}
+	b.Raw("</fieldset>\n")
+}
+
+// writeCheckbox writes a checkbox field, checked when value is.
+func writeCheckbox(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
+	b.Raw(`<div class="check"><input type="checkbox"`)
+	b.Attr("name", name)
+	b.Attr("id", id)
+	b.Raw(` value="true"`)
+	if f.Required {
+		b.Raw(" required")
+	}
+	if value.Bool != nil && *value.Bool {
+		b.Raw(" checked")
+	}
+	b.Raw("><label")
+	b.Attr("for", id)
+	b.Raw(">")
+	b.Text(f.Label)
+	writeRequired(b, l, f.Required)
+	b.Raw("</label></div>\n")
+}
+
+// writeFileField writes a file field as unavailable (file upload is not available yet).
+func writeFileField(b *htmlw.Builder, l page.Lang, f Field, id string) {
+	b.Raw(`<div class="row"`)
+	b.Attr("id", id)
+	b.Raw(`><p class="field-label">`)
+	b.Text(f.Label)
+	b.Raw(`</p><p class="note">`)
+	b.Text(l.T("doc.file_unavailable"))
+	b.Raw("</p></div>\n")
 }

@@ -1,12 +1,10 @@
 package publicdoc
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
-	"net/http"
-	"strings"
+	"io"
 	"time"
 
 	"github.com/takapay/payments/shared/apierr"
@@ -14,7 +12,6 @@ import (
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/page"
 	"github.com/takapay/payments/shared/ratelimit"
-	"github.com/takapay/payments/shared/web"
 )
 
 // Store finds a document by its public token, and an invoice's live intent.
@@ -26,15 +23,15 @@ type Store interface {
 	PaymentReader
 }
 
-// Service serves GET /v1/public/documents/{token}: public, no merchant credential; the token
-// (43 base64url characters, 256 random bits) is the capability.
+// Service is the rules of a public document's link: who may open it (a well-formed token of
+// an invoice or payment link past its draft, within the limits) and what the payer sees.
+// The token (43 base64url characters, 256 random bits) is the capability; package
+// edge/publicdocapi serves it over HTTP.
 type Service struct {
 	Store Store
 	// Limiter bounds requests per token and per client address (shared with the POST).
 	Limiter *ratelimit.CapabilityLimiter
-	// AllowLocalhostFormAction lets the page's form post to http://localhost (make dev only).
-	AllowLocalhostFormAction bool
-	Now                      func() time.Time
+	Now     func() time.Time
 }
 
 func (s *Service) now() time.Time {
@@ -44,16 +41,8 @@ func (s *Service) now() time.Time {
 	return time.Now().UTC()
 }
 
-// wantsHTML reports a browser: Accept names text/html.
-func wantsHTML(r *web.Request) bool { return strings.Contains(r.Header("Accept"), "text/html") }
-
-// langOf is the page's language: the payer's explicit ?lang=, else the browser's
-// Accept-Language, else English (a document has no locale of its own).
-func langOf(r *web.Request) page.Choice {
-	return page.Choose(r.Query[page.QueryParam], "", r.Header("Accept-Language"))
-}
-
-func notFound() error {
+// NotFound is the 404 of a token that names no public document.
+func NotFound() error {
 	return apierr.New(apierr.NotFound, "no invoice or payment link at this address")
 }
 
@@ -67,14 +56,23 @@ func validToken(t string) bool {
 	return err == nil
 }
 
-// View answers the document as the payer may see it: the page to a browser, the View as
-// JSON otherwise. An unknown token, a draft and a customer are all 404.
-func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, error) {
-	token := r.PathParams["token"]
+// Opened is a public document as a payer opened it: the record, its workspace, what the
+// payer sees, and when.
+type Opened struct {
+	Doc       *document.Record
+	Workspace *auth.Workspace
+	View      *View
+	Now       time.Time
+}
+
+// Open opens the document whose public token is token for a client at addr: 404 for a
+// malformed or unknown token, a draft and a customer alike; 429 beyond the limits.
+func (s *Service) Open(ctx context.Context, token, addr string) (*Opened, error) {
 	if !validToken(token) {
-		return nil, notFound()
+		return nil, NotFound()
 	}
-	if err := s.Limiter.Allow(token, r.SourceIP, s.now()); err != nil {
+	now := s.now()
+	if err := s.Limiter.Allow(token, addr, now); err != nil {
 		return nil, err
 	}
 	doc, ws, err := s.Store.PublicDocument(ctx, token)
@@ -82,58 +80,37 @@ func (s *Service) View(ctx context.Context, r *web.Request) (*web.Response, erro
 		return nil, err
 	}
 	if doc == nil || ws == nil {
-		return nil, notFound()
+		return nil, NotFound()
 	}
-	v, err := viewOf(ctx, s.Store, doc, ws.Name, s.now())
+	v, err := viewOf(ctx, s.Store, doc, ws.Name, now)
 	if errors.Is(err, ErrNotPublic) {
-		return nil, notFound()
+		return nil, NotFound()
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !wantsHTML(r) {
-		resp := web.JSON(http.StatusOK, v)
-		resp.Headers = map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
-		return resp, nil
-	}
-	var buf bytes.Buffer
-	p := Page{View: v, Action: r.Path, Sandbox: doc.Environment == auth.Sandbox, Lang: langOf(r)}
-	if err := RenderPage(&buf, p); err != nil {
-		return nil, err
-	}
-	return &web.Response{Status: http.StatusOK, Headers: SecurityHeaders(s.AllowLocalhostFormAction), Raw: buf.Bytes()}, nil
+	return &Opened{Doc: doc, Workspace: ws, View: v, Now: now}, nil
 }
 
-// ErrorPage renders an error as a plain page for a browser (nil: the JSON envelope), in words
-// for the payer (the envelope's message is for developers and stays in the JSON).
-func (s *Service) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
-	if !wantsHTML(r) {
-		return nil
-	}
-	return errorPage(r, e, s.AllowLocalhostFormAction)
-}
-
-// errorPage is the error page of e in the request's language, with the envelope's status and
-// headers.
-func errorPage(r *web.Request, e *apierr.Error, allowLocalhost bool) *web.Response {
-	l := langOf(r).Lang
-	key := "page.err.internal"
-	switch e.Code {
+// errorKey is the catalogue key of the payer's words for an error code.
+func errorKey(code apierr.Code) string {
+	switch code {
 	case apierr.NotFound:
-		key = "doc.err.not_found"
+		return "doc.err.not_found"
 	case apierr.RateLimited:
-		key = "page.err.rate_limited"
+		return "page.err.rate_limited"
 	case apierr.ScopeOrEnvironmentDenied:
-		key = "page.err.denied"
+		return "page.err.denied"
 	case apierr.MalformedRequest, apierr.ValidationFailed:
-		key = "page.err.bad_request"
+		return "page.err.bad_request"
 	}
-	// The page's path is the same for its GET and its POST: the switch links to the page.
-	var buf bytes.Buffer
-	_ = ErrorPage(&buf, l, l.T(key+".title"), l.T(key), r.Path)
-	h := SecurityHeaders(allowLocalhost)
-	for k, v := range e.Headers {
-		h[k] = v
-	}
-	return &web.Response{Status: e.Status(), Headers: h, Raw: buf.Bytes()}
+	return "page.err.internal"
+}
+
+// RenderError writes the plain error page of e in l, in words for the payer (the envelope's
+// message is for developers), for the page at self (the same path for its GET and its POST:
+// the language switch links to it).
+func RenderError(w io.Writer, l page.Lang, e *apierr.Error, self string) error {
+	key := errorKey(e.Code)
+	return ErrorPage(w, l, l.T(key+".title"), l.T(key), self)
 }

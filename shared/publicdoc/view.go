@@ -4,8 +4,9 @@
 // a quantity for a payment link, optional contact details) before continuing to the hosted
 // checkout.
 //
-// It is plain Go: no AWS SDK, no Lambda types, no HTTP adapter. The handler reads the record
-// by its public token, calls ViewOf, and answers 404 for ErrNotPublic.
+// It is plain Go: no AWS SDK, no Lambda types, no HTTP (shared/edge/publicdocapi serves it).
+// Service.Open reads the record by its public token and its View (ViewOf; 404 for a draft or
+// a customer), Checkout.Pay places the payer's intent.
 package publicdoc
 
 import (
@@ -103,14 +104,15 @@ type Field struct {
 // ViewOf returns what a payer sees of doc at time now, for a merchant named merchantName.
 //
 // It returns ErrNotPublic for a draft or a customer. Any other error means the stored record
-// is inconsistent (its body no longer passes document.ParseBody, a negative paid_minor, a
-// status its kind does not have, an unreadable expires_at): an internal error, never a 4xx.
+// is inconsistent (its body does not decode, a negative paid_minor, a status its kind does not
+// have, an unreadable expires_at, an amount that disagrees with its body): an internal error,
+// never a 4xx.
 //
-// State: an issued invoice is payable while something is outstanding and paid once paid_minor
-// reaches its total (an issued invoice without an amount is closed: there is nothing to pay);
-// a cancelled invoice is closed. An active payment link is payable until its expires_at
-// (closed from that instant on, as intent.PriceLink decides) and closed without an
-// amount_minor; an archived link is closed.
+// State is document.Payable's answer, the rule the API's intent create applies too: an issued
+// invoice is payable while something is outstanding and paid once paid_minor reaches its
+// total (an issued invoice without an amount is closed: there is nothing to pay); a cancelled
+// invoice is closed. An active payment link is payable until its expires_at (closed from that
+// instant on) and closed without an amount_minor; an archived link is closed.
 func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, error) {
 	if doc == nil {
 		return nil, errors.New("publicdoc: no document")
@@ -118,12 +120,19 @@ func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, er
 	if (doc.Kind != document.Invoices && doc.Kind != document.PaymentLinks) || doc.Status == document.StatusDraft {
 		return nil, ErrNotPublic
 	}
-	body, vs := document.ParseBody(doc.Body, "body")
-	if len(vs) > 0 {
-		return nil, fmt.Errorf("publicdoc: stored %s %s has an invalid body: %v", doc.Kind, doc.ID, vs)
+	body, err := doc.Content()
+	if err != nil {
+		return nil, err
 	}
 	if doc.PaidMinor < 0 {
 		return nil, fmt.Errorf("publicdoc: stored %s %s: negative paid_minor %d", doc.Kind, doc.ID, doc.PaidMinor)
+	}
+	if !publicStatus(doc) {
+		return nil, fmt.Errorf("publicdoc: stored %s %s: unknown status %q", doc.Kind, doc.ID, doc.Status)
+	}
+	pay, err := document.Payable(doc, now)
+	if err != nil {
+		return nil, err
 	}
 	v := &View{
 		Kind:         doc.Kind,
@@ -134,12 +143,12 @@ func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, er
 		PaidMinor:    doc.PaidMinor,
 		MaxQuantity:  1,
 		Fields:       fieldsOf(body.Fields),
+		State:        stateOf(pay.State),
 	}
 	if body.Description != nil {
 		v.Description = *body.Description
 	}
-	switch doc.Kind {
-	case document.Invoices:
+	if doc.Kind == document.Invoices {
 		total := val(doc.AmountMinor)
 		v.AmountMinor, v.TotalMinor = total, total
 		v.TaxMinor, v.FeeMinor = val(body.TaxMinor), val(body.FeeMinor)
@@ -147,22 +156,7 @@ func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, er
 		v.OutstandingMinor, _ = doc.Outstanding() // 0 without an amount
 		v.DueAt = clone(body.DueAt)
 		v.AmountDisplay = money.Paisa(v.OutstandingMinor).Display()
-		switch doc.Status {
-		case document.StatusIssued:
-			switch {
-			case doc.AmountMinor == nil:
-				v.State = StateClosed
-			case v.OutstandingMinor > 0:
-				v.State = StatePayable
-			default:
-				v.State = StatePaid
-			}
-		case document.StatusCancelled:
-			v.State = StateClosed
-		default:
-			return nil, fmt.Errorf("publicdoc: stored invoice %s: unknown status %q", doc.ID, doc.Status)
-		}
-	case document.PaymentLinks:
+	} else {
 		unit := val(body.AmountMinor)
 		v.AmountMinor, v.TotalMinor, v.OutstandingMinor = unit, unit, unit
 		v.ExpiresAt = clone(body.ExpiresAt)
@@ -170,31 +164,31 @@ func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, er
 			v.MaxQuantity = *body.MaxQuantity
 		}
 		v.AmountDisplay = money.Paisa(unit).Display()
-		switch doc.Status {
-		case document.StatusActive:
-			v.State = StatePayable
-			if body.AmountMinor == nil {
-				v.State = StateClosed
-			}
-			if body.ExpiresAt != nil {
-				exp, err := time.Parse(time.RFC3339Nano, *body.ExpiresAt)
-				if err != nil {
-					return nil, fmt.Errorf("publicdoc: stored payment link %s: expires_at: %w", doc.ID, err)
-				}
-				if !now.Before(exp) {
-					v.State = StateClosed
-				}
-			}
-		case document.StatusArchived:
-			v.State = StateClosed
-		default:
-			return nil, fmt.Errorf("publicdoc: stored payment link %s: unknown status %q", doc.ID, doc.Status)
-		}
 	}
 	if v.State == StatePayable && payment.RequireSandbox(doc.Environment) != nil {
 		v.State = StateUnavailable
 	}
 	return v, nil
+}
+
+// publicStatus reports whether a public document's status is one its kind has past its
+// draft: issued or cancelled for an invoice, active or archived for a payment link.
+func publicStatus(doc *document.Record) bool {
+	if doc.Kind == document.Invoices {
+		return doc.Status == document.StatusIssued || doc.Status == document.StatusCancelled
+	}
+	return doc.Status == document.StatusActive || doc.Status == document.StatusArchived
+}
+
+// stateOf is a payer's state of a Payable answer.
+func stateOf(s document.PayState) string {
+	switch s {
+	case document.PayOpen:
+		return StatePayable
+	case document.PayPaid:
+		return StatePaid
+	}
+	return StateClosed
 }
 
 // PaymentReader reads a payment (package dynamo); nil when there is none.

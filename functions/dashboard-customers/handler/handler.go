@@ -17,17 +17,11 @@ import (
 var Function = app.HTTPFunction{LogicalID: "DashboardCustomersFunction", Name: "dashboard-customers", Build: Build}
 
 // Build wires the customers pages: the dashboard's pages and sessions (package wire) with the
-// customers API's own operations, built as functions/documents builds them.
+// documents rules (package document), which the pages call for the customers kind.
 func Build(d *app.Deps) app.API {
 	dashboard.UseMessages(dashboard.CustomersMessages()) // the words of the page groups this function serves
 	s := wire.Build(d, nil, nil).Service
-	docs := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
-	s.API = web.Routes{
-		dashboard.CustomersListRoute:   docs.List(document.Customers),
-		dashboard.CustomersCreateRoute: docs.Create(document.Customers),
-		dashboard.CustomersGetRoute:    docs.Get(document.Customers),
-		dashboard.CustomersEditRoute:   docs.Edit(document.Customers),
-	}
+	s.Documents = &document.Service{Store: d.Store, URLs: d.URLs}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard/customers":                    s.CustomersPage,
 		"GET /dashboard/customers/new":                s.NewCustomerPage,

@@ -1,7 +1,7 @@
 // Package handler is DashboardDocumentsFunction of template.yaml: the dashboard's invoice and
 // payment-link pages (lists, detail with the public link and a payment link's QR code, the
-// lifecycle commands). Its own function: it runs the documents API's handlers in-process
-// (document.Service) and draws QR codes (shared/qr), which DashboardFunction does not link,
+// lifecycle commands). Its own function: it calls the documents rules (document.Service)
+// and draws QR codes (shared/qr), which DashboardFunction does not link,
 // and its IAM reaches the documents and their payments' deliveries, which the sign-in pages'
 // function has no business reading.
 package handler
@@ -18,34 +18,14 @@ import (
 // Function is DashboardDocumentsFunction.
 var Function = app.HTTPFunction{LogicalID: "DashboardDocumentsFunction", Name: "dashboard-documents", Build: Build}
 
-// Build wires the pages: the dashboard's sessions (package wire) and the documents API's own
-// handlers, built exactly as DocumentsFunction builds them, which the pages run (Service.API).
+// Build wires the pages: the dashboard's sessions (package wire) and the documents rules
+// (package document), which the pages call directly.
 func Build(d *app.Deps) app.API {
 	dashboard.UseMessages(dashboard.DocumentsMessages(), dashboard.DocFormMessages()) // the words of the page groups this function serves
 	p := wire.Build(d, nil, nil)
 	s := p.Service
 	s.QR = qrCodes{}
-	docs := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
-	const (
-		invoices = document.Invoices
-		links    = document.PaymentLinks
-	)
-	s.API = web.Routes{
-		// The invoice form's customer choice (the newest 100; without it the form asks for an id).
-		"GET /v1/workspaces/{workspaceID}/documents/customers":                           docs.List(document.Customers),
-		"GET /v1/workspaces/{workspaceID}/documents/invoices":                            docs.List(invoices),
-		"POST /v1/workspaces/{workspaceID}/documents/invoices":                           docs.Create(invoices),
-		"GET /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":               docs.Get(invoices),
-		"PATCH /v1/workspaces/{workspaceID}/documents/invoices/{documentID}":             docs.Edit(invoices),
-		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/issue":        docs.Transition(invoices, "issue"),
-		"POST /v1/workspaces/{workspaceID}/documents/invoices/{documentID}/cancel":       docs.Transition(invoices, "cancel"),
-		"GET /v1/workspaces/{workspaceID}/documents/payment-links":                       docs.List(links),
-		"POST /v1/workspaces/{workspaceID}/documents/payment-links":                      docs.Create(links),
-		"GET /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":          docs.Get(links),
-		"PATCH /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}":        docs.Edit(links),
-		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/publish": docs.Transition(links, "publish"),
-		"POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/archive": docs.Transition(links, "archive"),
-	}
+	s.Documents = &document.Service{Store: d.Store, URLs: d.URLs}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard/invoices":                            s.InvoicesPage,
 		"GET /dashboard/invoices/{documentID}":               s.InvoicePage,

@@ -4,6 +4,7 @@ package handler
 import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/edge/documentapi"
 	"github.com/takapay/payments/shared/web"
 )
 
@@ -12,7 +13,7 @@ var Function = app.HTTPFunction{LogicalID: "DocumentsFunction", Name: "documents
 
 // Build wires the documents operations (customers, invoices, payment-links).
 func Build(d *app.Deps) app.API {
-	s := &document.Service{Auth: d.Auth, Store: d.Store, URLs: d.URLs}
+	s := &documentapi.API{Auth: d.Auth, Docs: &document.Service{Store: d.Store, URLs: d.URLs}}
 	const (
 		customers = document.Customers
 		invoices  = document.Invoices

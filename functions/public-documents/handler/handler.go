@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/edge/publicdocapi"
 	"github.com/takapay/payments/shared/publicdoc"
 	"github.com/takapay/payments/shared/ratelimit"
 	"github.com/takapay/payments/shared/web"
@@ -20,9 +21,8 @@ var Function = app.HTTPFunction{LogicalID: "PublicDocumentsFunction", Name: "pub
 // budget on that document (DOCUMENT_PAY_PER_CLIENT a minute).
 func Build(d *app.Deps) app.API {
 	limiter := &ratelimit.CapabilityLimiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}
-	s := &publicdoc.Service{Store: d.Store, Limiter: limiter, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs, Now: d.Now}
-	c := &publicdoc.Checkout{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, Limiter: limiter, URLs: d.URLs,
-		AllowLocalhostFormAction: d.Config.AllowLocalhostURLs, Now: d.Now}
+	s := &publicdoc.Service{Store: d.Store, Limiter: limiter, Now: d.Now}
+	c := &publicdoc.Checkout{Store: d.Store, Tokens: d.Config.CheckoutTokenKey, URLs: d.URLs}
 	if d.Config.DocumentPayRate > 0 {
 		// One write per POST (a lease of one), so the bound holds exactly across instances.
 		c.Documents = &ratelimit.Limiter{Store: d.Store, Rate: d.Config.DocumentPayRate,
@@ -32,8 +32,9 @@ func Build(d *app.Deps) app.API {
 		// Per client address and document, spent first: one more write per POST.
 		c.Clients = &ratelimit.Limiter{Store: d.Store, Rate: n, Per: time.Minute, Burst: n, Lease: 1, Now: d.Now}
 	}
-	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
-		"GET /v1/public/documents/{token}":  s.View,
-		"POST /v1/public/documents/{token}": c.Pay,
+	a := &publicdocapi.API{Docs: s, Checkout: c, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs}
+	return app.API{ErrorPage: a.ErrorPage, Routes: web.Routes{
+		"GET /v1/public/documents/{token}":  a.View,
+		"POST /v1/public/documents/{token}": a.Pay,
 	}}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/edge/publicdocapi"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
@@ -395,9 +396,10 @@ func TestPublicPayIsLimitedPerDocument(t *testing.T) {
 	token := publicToken(t, a, "payment-links", link)
 	// A second instance of the function (its own limiter, the same table), as Lambda would run
 	// beside the one behind the local gateway.
-	second := publicdoc.Checkout{Store: a.Store, Tokens: a.Deps["PublicDocumentsFunction"].Config.CheckoutTokenKey,
-		Limiter:   &ratelimit.CapabilityLimiter{PerToken: 1000, PerClient: 1000},
-		Documents: &ratelimit.Limiter{Store: a.Store, Rate: 1, Burst: 3, Lease: 1}}
+	second := publicdocapi.API{
+		Docs: &publicdoc.Service{Store: a.Store, Limiter: &ratelimit.CapabilityLimiter{PerToken: 1000, PerClient: 1000}},
+		Checkout: &publicdoc.Checkout{Store: a.Store, Tokens: a.Deps["PublicDocumentsFunction"].Config.CheckoutTokenKey,
+			Documents: &ratelimit.Limiter{Store: a.Store, Rate: 1, Burst: 3, Lease: 1}}}
 	viaSecond := func() int {
 		_, err := second.Pay(context.Background(), &web.Request{Method: "POST", Path: "/v1/public/documents/" + token,
 			PathParams: map[string]string{"token": token}, Body: []byte(`{}`), SourceIP: "203.0.113.9", BaseURL: a.URL})

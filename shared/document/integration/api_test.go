@@ -1,4 +1,4 @@
-package document_test
+package integration_test
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/document/boundcases"
 	"github.com/takapay/payments/shared/dynamo"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/localapi"
@@ -89,14 +90,14 @@ func TestBodyBoundsOverHTTP(t *testing.T) {
 	a := start(t)
 	customer := create(t, a, "customers", `{"reference": "cust-for-bounds"}`)
 	kinds := []string{"customers", "invoices", "payment-links"}
-	for _, c := range document.BoundCases {
+	for _, c := range boundCases {
 		ks := c.Kinds
 		if ks == nil {
 			ks = kinds
 		}
 		for _, kind := range ks {
-			valid := strings.ReplaceAll(c.Valid, document.BoundsCustomerID, customer.ID)
-			invalid := strings.ReplaceAll(c.Invalid, document.BoundsCustomerID, customer.ID)
+			valid := strings.ReplaceAll(c.Valid, boundcases.BoundsCustomerID, customer.ID)
+			invalid := strings.ReplaceAll(c.Invalid, boundcases.BoundsCustomerID, customer.ID)
 			res := a.Do(t, "POST", docs(a, kind)+"?environment=sandbox", a.Creds.SandboxKey, valid, "Idempotency-Key", idemKey())
 			if res.Status != http.StatusCreated {
 				t.Errorf("%s (%s): valid body refused: %d %s\n%s", c.Name, kind, res.Status, res.Body, valid)

@@ -1,4 +1,4 @@
-package publicdoc_test
+package integration_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package document_test
+package integration_test
 
 import (
 	"encoding/json"

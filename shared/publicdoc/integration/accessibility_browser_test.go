@@ -2,11 +2,13 @@
 
 // Excluded from -race builds like the other browser tests (chromedp v0.23 races on its own).
 
-package publicdoc
+package integration_test
 
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -14,7 +16,27 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/takapay/payments/shared/local/browsertest"
+	"github.com/takapay/payments/shared/publicdoc"
 )
+
+// goldenPages reads the rendered pages of every state from the rule package's golden files
+// (its TestGolden holds them equal to what the page renders), by name without ".html".
+func goldenPages(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*.html"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("golden pages: %v (%d files)", err, len(files))
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".html")] = string(b)
+	}
+	return out
+}
 
 // Every state of the public invoice and payment-link pages and every error page, in both
 // languages — each golden file (the hostile* files, which prove escaping, aside): payable
@@ -27,14 +49,14 @@ func TestBrowserAccessibilityEveryState(t *testing.T) {
 	}
 	browsertest.Chromium(t)
 	axeSource := browsertest.AxeSource(t)
-	pages := renderGolden(t)
+	pages := goldenPages(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		doc, ok := pages[strings.TrimPrefix(r.URL.Path, "/")]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		for k, v := range SecurityHeaders(false) {
+		for k, v := range publicdoc.SecurityHeaders(false) {
 			w.Header().Set(k, v)
 		}
 		_, _ = w.Write([]byte(doc))
