@@ -33,14 +33,14 @@ func signedIn(ctx context.Context, workspaceID string) (*Identity, bool) {
 	if !ok {
 		return nil, false
 	}
-	return s.Identity(workspaceID)
+	return s.IdentityFor(workspaceID)
 }
 
-// Identity is the identity of a session the dashboard's edge has authenticated, for
+// IdentityFor is the identity of a session the dashboard's edge has authenticated, for
 // workspaceID (the dashboard's pages pass it to the rules they call): the same identity a
 // session cookie would have given on the workspace routes (both environments, the role's
 // scopes). Another workspace's, or a session without a user or role, gives nothing.
-func (s SignedIn) Identity(workspaceID string) (*Identity, bool) {
+func (s SignedIn) IdentityFor(workspaceID string) (*Identity, bool) {
 	if s.UserID == "" || s.Role.Scopes() == nil ||
 		subtle.ConstantTimeCompare([]byte(s.WorkspaceID), []byte(workspaceID)) != 1 {
 		return nil, false

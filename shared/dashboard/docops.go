@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 )
 
@@ -21,10 +20,7 @@ func (s *Service) docScope(r *req) (document.Scope, error) {
 	if s.Documents == nil || r.viewer == nil || r.viewer.ws.WorkspaceID == "" {
 		return document.Scope{}, apierr.New(apierr.NotFound, "this page is not served here")
 	}
-	ws := r.viewer.ws.WorkspaceID
-	sc := document.Scope{WorkspaceID: ws, Environment: r.env()}
-	sc.Identity, _ = auth.SignedIn{WorkspaceID: ws, UserID: r.viewer.user.UserID, Role: r.viewer.ws.Role}.Identity(ws)
-	return sc, nil
+	return document.Scope{WorkspaceID: r.viewer.ws.WorkspaceID, Environment: r.env(), Identity: r.identity()}, nil
 }
 
 // docList reads a page of kind's documents; params are the list's query (cursor, q, limit).

@@ -73,9 +73,6 @@ type Service struct {
 	// PasskeyScript is package passkey's ceremony script, set where the passkey pages are
 	// served; the dashboard's other pages do without it (and without linking go-webauthn).
 	PasskeyScript string
-	// API holds the API's workspace-route handlers the function's pages run (api.go), keyed
-	// by the API's route key ("GET /v1/workspaces/{workspaceID}/documents/invoices").
-	API web.Routes
 	// QR draws the payment links' QR codes (documents.go; nil: none drawn).
 	QR QRCodes
 	// Documents is the documents rules the invoice, payment-link and customer pages call

@@ -36,12 +36,12 @@ type Intents interface {
 }
 
 // intentScope is the signed-in viewer's scope in the page's environment: the identity their
-// session gives on the workspace routes (auth.SignedIn.Identity).
+// session gives on the workspace routes (req.identity).
 func intentScope(r *req) (intent.Scope, error) {
 	if r.viewer == nil || r.viewer.ws.WorkspaceID == "" {
 		return intent.Scope{}, apierr.New(apierr.NotFound, "this page is not served here")
 	}
-	id := auth.SignedIn{WorkspaceID: r.viewer.ws.WorkspaceID, UserID: r.viewer.user.UserID, Role: r.viewer.ws.Role}.Identity()
+	id := r.identity()
 	return intent.Scope{WorkspaceID: id.WorkspaceID, Environment: r.env(), Identity: id, CorrelationID: r.CorrelationID}, nil
 }
 

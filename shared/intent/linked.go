@@ -154,6 +154,12 @@ func (l *Linker) Place(ctx context.Context, o Order) (*Placed, error) {
 		}
 		return l.write(ctx, o, d, nil)
 	}
+	return l.placeLink(ctx, o, price, expires)
+}
+
+// placeLink makes the intent of a payment-link order priced at price: with a hold on one of
+// the link's uses when it has max_uses, read and priced anew when the link changed under it.
+func (l *Linker) placeLink(ctx context.Context, o Order, price *Price, expires time.Time) (*Placed, error) {
 	for attempt := 1; ; attempt++ {
 		exp := expires
 		if price.MaxUses > 0 {
@@ -190,8 +196,9 @@ func (l *Linker) Place(ctx context.Context, o Order) (*Placed, error) {
 				return nil, err
 			}
 			o.Doc = cur
-			if price, err = priceOrder(cur, o.Quantity, o.Now); err != nil {
-				return l.refuse(ctx, o, err)
+			var perr error
+			if price, perr = priceOrder(cur, o.Quantity, o.Now); perr != nil {
+				return l.refuse(ctx, o, perr)
 			}
 		case errors.Is(err, ErrDocumentChanged):
 			return nil, apierr.New(apierr.ServiceUnavailable, "the payment link is busy; retry shortly")
@@ -267,53 +274,16 @@ func (l *Linker) reserveInvoice(ctx context.Context, o Order, price *Price, expi
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
 			// Another request changed the live intent: read the invoice again and price anew.
-			cur, err := l.Store.GetDocument(ctx, doc.WorkspaceID, doc.Environment, doc.Kind, doc.ID)
-			if errors.Is(err, document.ErrNotFound) {
-				cur, err = nil, nil
-			}
-			if err != nil {
-				return nil, none, err
-			}
+			cur, p, placed, err := l.reread(ctx, o, doc)
 			if cur == nil {
-				placed, err := l.refuse(ctx, o, apierr.New(apierr.StateConflict, "cannot pay this invoice: it no longer exists"))
 				return placed, none, err
 			}
-			doc, o.Doc = cur, cur
-			if price, err = PriceInvoice(doc); err != nil {
-				placed, err := l.refuse(ctx, o, err)
-				return placed, none, err
-			}
+			doc, o.Doc, price = cur, cur, p
 		}
 		replace := ""
 		if id := doc.LiveIntentID; id != "" && id != o.ID {
-			live, err := l.Store.GetPayment(ctx, id)
-			if err != nil {
-				return nil, none, err
-			}
-			decision, err := liveDecision(doc, live, o.Now)
-			switch {
-			case err != nil:
-				placed, err := l.refuse(ctx, o, err)
-				return placed, none, err
-			case decision == livePending && o.Live == AdoptLive:
-				return &Placed{Stored: Stored{Payment: live}}, none, nil
-			case decision == livePending:
-				placed, err := l.refuse(ctx, o, apierr.New(apierr.StateConflict,
-					"this invoice already has a live payment intent (%s): cancel it or wait for it to end", id))
-				return placed, none, err
-			case decision == liveMissing && o.Live == AdoptLive:
-				// Reserved, but its intent was never written (the writer died, or is still
-				// writing): write it now under the reserved id, until the reserved expiry.
-				repair := o
-				repair.ID, repair.Keyed = id, false
-				d, err := l.draft(repair, price, doc.LiveIntentExpires)
-				if err != nil {
-					return nil, none, err
-				}
-				placed, err := l.write(ctx, repair, d, nil)
-				return placed, none, err
-			case decision == liveMissing:
-				placed, err := l.refuse(ctx, o, retryLater("a payment of this invoice is starting on its public page; retry in a moment", time.Second))
+			placed, done, err := l.onLive(ctx, o, doc, price, id)
+			if done {
 				return placed, none, err
 			}
 			replace = id // ended other than COMPLETED (or a stale pointer): free for a new one
@@ -338,6 +308,62 @@ func (l *Linker) reserveInvoice(ctx context.Context, o Order, price *Price, expi
 		return nil, d, nil
 	}
 	return nil, none, apierr.New(apierr.ServiceUnavailable, "the invoice is busy; retry shortly")
+}
+
+// reread reads the order's invoice again and prices it anew: cur is nil when the order ends
+// here (placed and err are then its answer: the invoice is gone, no longer payable, or
+// unreadable).
+func (l *Linker) reread(ctx context.Context, o Order, doc *document.Record) (cur *document.Record, price *Price, placed *Placed, err error) {
+	cur, err = l.Store.GetDocument(ctx, doc.WorkspaceID, doc.Environment, doc.Kind, doc.ID)
+	if errors.Is(err, document.ErrNotFound) {
+		placed, err = l.refuse(ctx, o, apierr.New(apierr.StateConflict, "cannot pay this invoice: it no longer exists"))
+		return nil, nil, placed, err
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if price, err = PriceInvoice(cur); err != nil {
+		placed, err = l.refuse(ctx, o, err)
+		return nil, nil, placed, err
+	}
+	return cur, price, nil, nil
+}
+
+// onLive decides an order against the intent id its invoice names as live: done with the
+// answer (the live intent adopted or repaired, or the refusal), or not done when that intent
+// ended other than COMPLETED and the order may replace it.
+func (l *Linker) onLive(ctx context.Context, o Order, doc *document.Record, price *Price, id string) (*Placed, bool, error) {
+	live, err := l.Store.GetPayment(ctx, id)
+	if err != nil {
+		return nil, true, err
+	}
+	decision, err := liveDecision(doc, live, o.Now)
+	switch {
+	case err != nil:
+		placed, err := l.refuse(ctx, o, err)
+		return placed, true, err
+	case decision == livePending && o.Live == AdoptLive:
+		return &Placed{Stored: Stored{Payment: live}}, true, nil
+	case decision == livePending:
+		placed, err := l.refuse(ctx, o, apierr.New(apierr.StateConflict,
+			"this invoice already has a live payment intent (%s): cancel it or wait for it to end", id))
+		return placed, true, err
+	case decision == liveMissing && o.Live == AdoptLive:
+		// Reserved, but its intent was never written (the writer died, or is still
+		// writing): write it now under the reserved id, until the reserved expiry.
+		repair := o
+		repair.ID, repair.Keyed = id, false
+		d, err := l.draft(repair, price, doc.LiveIntentExpires)
+		if err != nil {
+			return nil, true, err
+		}
+		placed, err := l.write(ctx, repair, d, nil)
+		return placed, true, err
+	case decision == liveMissing:
+		placed, err := l.refuse(ctx, o, retryLater("a payment of this invoice is starting on its public page; retry in a moment", time.Second))
+		return placed, true, err
+	}
+	return nil, false, nil
 }
 
 // What the intent an invoice names as live means for a new one.

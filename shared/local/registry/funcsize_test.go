@@ -15,35 +15,6 @@ import (
 // parser that was over, reads as well split into its grammar's parts.
 var sizeExceptions = map[string]string{}
 
-// TEMPORARY (issue 31): the offenders of the packages other branches of issue 31 are shrinking
-// in parallel (document, publicdoc, intent, payment, checkout, dashboard, account, team), so
-// this branch's test passes before their merge. The lead empties this list after the merge:
-// an entry that is no longer over a bound fails the test, naming itself, until it is removed.
-var sizeExceptionsPendingIssue31 = map[string]bool{
-	"shared/account.(*Service).SignIn":         true,
-	"shared/account.parseHash":                 true,
-	"shared/dashboard.(*Payments).List":        true,
-	"shared/dashboard.(*Payments).detailPage":  true,
-	"shared/dashboard.(*Service).CustomerPage": true,
-	"shared/dashboard.(*Service).docPage":      true,
-	"shared/dashboard.(*Service).documentPage": true,
-	"shared/dashboard.(*Service).keysPage":     true,
-	"shared/dashboard.(*Service).teamPage":     true,
-	"shared/dashboard.(*Service).webhooksPage": true,
-	"shared/dashboard.(*doc).overviewPayments": true,
-	"shared/dashboard.(*docForm).build":        true,
-	"shared/document.(*Service).edit":          true,
-	"shared/intent.(*Linker).Place":            true,
-	"shared/intent.(*Linker).reserveInvoice":   true,
-	"shared/intent.(*request).listQuery":       true,
-	"shared/intent.Settle":                     true,
-	"shared/publicdoc.(*Checkout).Pay":         true,
-	"shared/publicdoc.(*collector).readForm":   true,
-	"shared/publicdoc.ViewOf":                  true,
-	"shared/publicdoc.writeField":              true,
-	"shared/team.(*Service).Invite":            true,
-}
-
 // No production function (outside tests, generated code and local tooling) is over 100 lines
 // or cyclomatic complexity 20 unless it is a named exception; an exception that is no longer
 // over a bound is stale and must go. `go run ./cmd/funcsize` prints the offenders.
@@ -65,7 +36,7 @@ func TestFunctionSizes(t *testing.T) {
 			continue
 		}
 		over[f.Name] = true
-		if sizeExceptions[f.Name] == "" && !sizeExceptionsPendingIssue31[f.Name] {
+		if sizeExceptions[f.Name] == "" {
 			t.Errorf("%s: over %d lines or complexity %d; split it by meaning, or name it in sizeExceptions with its reason (and in docs/decisions.md)",
 				f, funcsize.MaxLines, funcsize.MaxComplexity)
 		}
@@ -73,11 +44,6 @@ func TestFunctionSizes(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(sizeExceptions)) {
 		if !over[name] {
 			t.Errorf("sizeExceptions names %s, which is no longer over a bound (or no longer exists): remove it", name)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(sizeExceptionsPendingIssue31)) {
-		if !over[name] {
-			t.Errorf("sizeExceptionsPendingIssue31 names %s, which is no longer over a bound (or no longer exists): remove it", name)
 		}
 	}
 }
