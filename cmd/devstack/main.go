@@ -24,7 +24,8 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/kmsseal"
+	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/aws/kmsseal"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/localgw"
@@ -32,7 +33,6 @@ import (
 	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
-	"github.com/takapay/payments/shared/operator"
 )
 
 func main() {

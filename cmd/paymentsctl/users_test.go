@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 func (c *cli) createUser(t *testing.T, email string) string {

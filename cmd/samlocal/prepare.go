@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/dynamo"
+	"github.com/takapay/payments/shared/aws/dynamo"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"

@@ -19,14 +19,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/dynamo"
-	"github.com/takapay/payments/shared/httpapi"
-	"github.com/takapay/payments/shared/ratelimit"
-	"github.com/takapay/payments/shared/urlcheck"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/aws/awsx"
+	"github.com/takapay/payments/shared/aws/dynamo"
+	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/domain/ratelimit"
+	"github.com/takapay/payments/shared/edge/httpapi"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/urlcheck"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Config is the functions' configuration, read from environment variables that template.yaml

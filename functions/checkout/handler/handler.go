@@ -3,10 +3,10 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/checkout"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
+	"github.com/takapay/payments/shared/domain/checkout"
 	"github.com/takapay/payments/shared/edge/checkoutapi"
-	"github.com/takapay/payments/shared/sqsqueue"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is CheckoutFunction.

@@ -1,18 +1,18 @@
 // Package handler is DashboardDocumentsFunction of template.yaml: the dashboard's invoice and
 // payment-link pages (lists, detail with the public link and a payment link's QR code, the
 // lifecycle commands). Its own function: it calls the documents rules (document.Service)
-// and draws QR codes (shared/qr), which DashboardFunction does not link,
+// and draws QR codes (shared/edge/qr), which DashboardFunction does not link,
 // and its IAM reaches the documents and their payments' deliveries, which the sign-in pages'
 // function has no business reading.
 package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/dashboard"
-	"github.com/takapay/payments/shared/dashboard/wire"
-	"github.com/takapay/payments/shared/document"
-	"github.com/takapay/payments/shared/qr"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/app/wire"
+	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/edge/dashboard"
+	"github.com/takapay/payments/shared/edge/qr"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is DashboardDocumentsFunction.

@@ -9,9 +9,9 @@ import (
 	"log/slog"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/dashboard/wire"
-	"github.com/takapay/payments/shared/passkey"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/app/wire"
+	"github.com/takapay/payments/shared/domain/passkey"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is DashboardPasskeysFunction.

@@ -11,9 +11,9 @@ import (
 	"log/slog"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/dashboard/wire"
-	"github.com/takapay/payments/shared/sesmail"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/app/wire"
+	"github.com/takapay/payments/shared/aws/sesmail"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is DashboardPublicFunction.

@@ -3,8 +3,8 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/dashboard"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/edge/dashboard"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is DashboardFunction.

@@ -4,10 +4,10 @@ import (
 	"log/slog"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/dashboard"
-	"github.com/takapay/payments/shared/dashboard/wire"
-	"github.com/takapay/payments/shared/kmsseal"
-	"github.com/takapay/payments/shared/sesmail"
+	"github.com/takapay/payments/shared/app/wire"
+	"github.com/takapay/payments/shared/aws/kmsseal"
+	"github.com/takapay/payments/shared/aws/sesmail"
+	"github.com/takapay/payments/shared/edge/dashboard"
 )
 
 // Service builds the dashboard (package wire) with the email sender, SES v2 (MAIL_FROM, and

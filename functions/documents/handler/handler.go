@@ -3,9 +3,9 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/domain/document"
 	"github.com/takapay/payments/shared/edge/documentapi"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is DocumentsFunction.

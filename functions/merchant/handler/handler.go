@@ -4,7 +4,7 @@ package handler
 import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/edge/merchantapi"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is MerchantFunction.

@@ -3,10 +3,10 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
+	"github.com/takapay/payments/shared/domain/intent"
 	"github.com/takapay/payments/shared/edge/intentapi"
-	"github.com/takapay/payments/shared/intent"
-	"github.com/takapay/payments/shared/sqsqueue"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is PaymentIntentCancelFunction.

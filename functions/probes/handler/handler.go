@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/probes"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/edge/probes"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Function is ProbesFunction.

@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/sqsqueue"
-	"github.com/takapay/payments/shared/webhook"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
+	"github.com/takapay/payments/shared/domain/webhook"
 )
 
 // Function is WebhookRedriveFunction. In Lambda every run also writes the

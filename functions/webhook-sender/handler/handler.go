@@ -5,9 +5,9 @@ import (
 	"log/slog"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/kmsseal"
-	"github.com/takapay/payments/shared/sqsqueue"
-	"github.com/takapay/payments/shared/webhook"
+	"github.com/takapay/payments/shared/aws/kmsseal"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
+	"github.com/takapay/payments/shared/domain/webhook"
 )
 
 // Function is WebhookSenderFunction.

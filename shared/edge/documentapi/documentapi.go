@@ -12,12 +12,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/document"
-	"github.com/takapay/payments/shared/jsonbody"
-	"github.com/takapay/payments/shared/payment"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/jsonbody"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // API serves the documents routes with Docs' operations.

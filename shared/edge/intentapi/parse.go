@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/domain/intent"
+	"github.com/takapay/payments/shared/domain/payment"
 	"github.com/takapay/payments/shared/edge/paymentapi"
-	"github.com/takapay/payments/shared/intent"
-	"github.com/takapay/payments/shared/jsonbody"
-	"github.com/takapay/payments/shared/payment"
-	"github.com/takapay/payments/shared/urlcheck"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/jsonbody"
+	"github.com/takapay/payments/shared/foundation/urlcheck"
 )
 
 // linkedFields are the members a linked create may carry.

@@ -6,9 +6,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/merchant"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/domain/merchant"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // Context serves GET /v1/merchant/context.

@@ -2,13 +2,13 @@ package paymentapi
 
 import (
 	"errors"
-	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/domain/payment"
 	"net/http"
 	"testing"
 
-	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/money"
-	"github.com/takapay/payments/shared/urlcheck"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/foundation/urlcheck"
 )
 
 // FuzzParseCreateRequest checks that no body makes the create parser panic or answer with

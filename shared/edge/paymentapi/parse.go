@@ -12,12 +12,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/jsonbody"
-	"github.com/takapay/payments/shared/money"
-	"github.com/takapay/payments/shared/payment"
-	"github.com/takapay/payments/shared/urlcheck"
-	"github.com/takapay/payments/shared/web"
+	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/jsonbody"
+	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/foundation/urlcheck"
+	"github.com/takapay/payments/shared/foundation/web"
 )
 
 // createFields are the members a create request may carry; anything else is refused so a

@@ -3,15 +3,15 @@ package paymentapi
 import (
 	"errors"
 	"fmt"
-	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/domain/payment"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/takapay/payments/shared/apierr"
-	"github.com/takapay/payments/shared/money"
-	"github.com/takapay/payments/shared/urlcheck"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/foundation/urlcheck"
 )
 
 // ptAPIErr asserts err is an *apierr.Error with code and returns it.

@@ -20,16 +20,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/auth"
-	"github.com/takapay/payments/shared/awsx"
-	"github.com/takapay/payments/shared/httpapi"
-	"github.com/takapay/payments/shared/kmsseal"
+	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/aws/awsx"
+	"github.com/takapay/payments/shared/aws/kmsseal"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
+	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/edge/httpapi"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/sqspoll"
-	"github.com/takapay/payments/shared/operator"
-	"github.com/takapay/payments/shared/sqsqueue"
 )
 
 type env struct {

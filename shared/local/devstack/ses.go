@@ -31,7 +31,7 @@ type SESOptions struct {
 // Endpoint + "/"), accepts any signature (it only checks that an AWS Authorization header is
 // there), and sends nothing anywhere. An sesv2 client reaches it with BaseEndpoint = Endpoint
 // (SESClient); SendEmail's POST /v2/email/outbound-emails with Simple content is understood as
-// the SDK sends it (shared/sesmail's integration test).
+// the SDK sends it (shared/aws/sesmail's integration test).
 func StartSES(ctx context.Context, opts SESOptions) (*Server, error) {
 	nm, err := NodeModulesDir()
 	if err != nil {

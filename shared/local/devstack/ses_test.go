@@ -11,7 +11,7 @@ import (
 )
 
 // TestSESReceivesAndLists sends one message through the SES v2 SDK to aws-ses-v2-local and reads
-// it back from the store; ClearMail empties it. (shared/sesmail tests the adapter itself.)
+// it back from the store; ClearMail empties it. (shared/aws/sesmail tests the adapter itself.)
 func TestSESReceivesAndLists(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)

@@ -46,7 +46,7 @@ func loadContract(tb testing.TB) *contract.Contract {
 func checkResponse(tb testing.TB, c *contract.Contract, who, method, path string, status int, header http.Header, body []byte) {
 	tb.Helper()
 	if path == "/dashboard" || strings.HasPrefix(path, "/dashboard/") {
-		return // the dashboard's pages are for browsers, not operations of the JSON API (shared/dashboard's tests check them)
+		return // the dashboard's pages are for browsers, not operations of the JSON API (shared/edge/dashboard's tests check them)
 	}
 	problems := c.Response(method, path, status, header, body)
 	if len(problems) == 0 {

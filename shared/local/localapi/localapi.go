@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/awsx"
+	"github.com/takapay/payments/shared/aws/awsx"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localgw"
 	"github.com/takapay/payments/shared/local/registry"

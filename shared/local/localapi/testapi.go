@@ -18,8 +18,9 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/dynamo"
-	"github.com/takapay/payments/shared/kmsseal"
+	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/aws/dynamo"
+	"github.com/takapay/payments/shared/aws/kmsseal"
 	"github.com/takapay/payments/shared/local/contract"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localgw"
@@ -27,7 +28,6 @@ import (
 	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
-	"github.com/takapay/payments/shared/operator"
 )
 
 // TestAPI is a running local API over a fresh in-memory stack, for integration tests: real

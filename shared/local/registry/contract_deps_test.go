@@ -19,7 +19,7 @@ func TestNoLambdaLinksTheContractValidator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkgs := []string{module + "/shared/openapi", module + "/shared/probes"}
+	pkgs := []string{module + "/shared/openapi", module + "/shared/edge/probes"}
 	for _, f := range tpl.Functions {
 		pkgs = append(pkgs, module+"/"+samtemplate.FunctionDir(f.LogicalID))
 	}

@@ -29,10 +29,10 @@ import (
 	webhookredrive "github.com/takapay/payments/functions/webhook-redrive/handler"
 	webhooksender "github.com/takapay/payments/functions/webhook-sender/handler"
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/httpapi"
-	"github.com/takapay/payments/shared/kmsseal"
-	"github.com/takapay/payments/shared/sqsqueue"
-	"github.com/takapay/payments/shared/webhook"
+	"github.com/takapay/payments/shared/aws/kmsseal"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
+	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/edge/httpapi"
 )
 
 // A local stack without local-kms (most tests; make dev runs it) has no KMS: its in-process

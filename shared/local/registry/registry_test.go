@@ -15,8 +15,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/takapay/payments/shared/apierr"
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/openapi"
 )

@@ -1,0 +1,169 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/domain/export"
+	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/web"
+)
+
+// The export (DashboardExportFunction): a form of two Dhaka days and the CSV of the
+// workspace's payments in the page's environment created from the first day's midnight to
+// the last day's end, one row per payment (package export: the columns, quoting, the formula
+// guard). Every role may export, the viewer too: the file holds what the viewer already sees
+// on the payments pages, and making it changes nothing (it is recorded in the activity log,
+// which admins and owners read). The response is buffered (API Gateway's HTTP API and Lambda
+// do not stream it), so the rows are written through gzip when the browser accepts it and a
+// range whose body would pass the 6 MB response limit is refused (422) with a suggestion to
+// choose fewer days.
+
+// ExportRecorder records an export in the workspace's activity log (package activity).
+type ExportRecorder interface {
+	RecordExport(ctx context.Context, a Actor, target string)
+}
+
+// ExportPage is GET /dashboard/export: the form.
+func (s *Service) ExportPage(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ViewWorkspace); err != nil {
+			return nil, err
+		}
+		today := s.now().In(export.Dhaka)
+		f := &form{values: map[string]string{
+			"from": today.AddDate(0, 0, -6).Format(export.DayLayout),
+			"to":   today.Format(export.DayLayout),
+		}}
+		return s.exportPage(r, 200, f), nil
+	})(ctx, wr)
+}
+
+// ExportCSV is GET /dashboard/export.csv?from=YYYY-MM-DD&to=YYYY-MM-DD: the file, or the
+// form again with the problem (422).
+func (s *Service) ExportCSV(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.get(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(auth.ViewWorkspace); err != nil {
+			return nil, err
+		}
+		if s.Payments == nil {
+			return nil, errors.New("dashboard: export without a payments store")
+		}
+		now := s.now()
+		f := &form{values: map[string]string{"from": strings.TrimSpace(r.Query["from"]), "to": strings.TrimSpace(r.Query["to"])}}
+		rng, errs := export.ParseRange(f.values["from"], f.values["to"], now)
+		for _, e := range errs {
+			f.fail(e.Field, t(r.l(), "dash.export.err."+e.Rule, "days", r.l().Number(export.MaxDays)))
+		}
+		if f.failed() {
+			return s.exportPage(r, 422, f), nil
+		}
+		env := r.env()
+		gz := acceptsGzip(r.Header("Accept-Encoding"))
+		body, err := export.Build(ctx, s.Payments, export.Query{WorkspaceID: r.viewer.ws.WorkspaceID, Environment: env,
+			From: rng.From, To: rng.To}, now, gz, export.MaxResponseBody)
+		if errors.Is(err, export.ErrTooLarge) {
+			f.fail("from", t(r.l(), "dash.export.too_large"))
+			return s.exportPage(r, 422, f), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		last := rng.To.AddDate(0, 0, -1)
+		if s.Exports != nil {
+			s.Exports.RecordExport(ctx, r.viewer.actor(r), string(env)+" payments "+f.values["from"]+" to "+f.values["to"]+
+				" ("+itoa(body.Rows)+" rows)")
+		}
+		h := s.headers(map[string]string{
+			"Content-Type":        export.ContentType,
+			"Content-Disposition": `attachment; filename="` + export.Filename(string(env), rng.From, last) + `"`,
+			"Vary":                "Accept-Encoding",
+		})
+		if gz {
+			h["Content-Encoding"] = "gzip"
+		}
+		return &web.Response{Status: 200, Headers: h, Raw: body.Bytes, Binary: gz, Cookies: r.setCookie}, nil
+	})(ctx, wr)
+}
+
+// acceptsGzip reads Accept-Encoding: gzip (or *) listed without q=0.
+func acceptsGzip(h string) bool {
+	for part := range strings.SplitSeq(h, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name != "gzip" && name != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+		if strings.HasPrefix(q, "q=0") && strings.Trim(strings.TrimPrefix(q, "q=0"), ".0") == "" {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func (s *Service) exportPage(r *req, status int, f *form) *web.Response {
+	return s.page(r, status, t(r.l(), "dash.export.title"), func(d *doc) {
+		d.Raw(`<p class="hint">`)
+		d.text("dash.export.intro", "env", d.t("dash.overview.env."+string(r.env())))
+		d.Raw("</p>\n")
+		if f.failed() {
+			d.Raw(`<div class="error" role="alert" id="error-summary"><p>`)
+			d.text("dash.fix")
+			d.Raw("</p><ul>")
+			for _, name := range f.order {
+				d.Raw("<li><a")
+				d.URLAttr("href", "#export-"+name)
+				d.Raw(">")
+				d.Text(f.errs[name])
+				d.Raw("</a></li>")
+			}
+			d.Raw("</ul></div>\n")
+		}
+		// A GET form: the browser replaces the action's query with the fields, so the
+		// environment and an explicit language travel as hidden fields.
+		d.Raw(`<form method="get" id="export-form"`)
+		d.URLAttr("action", "/dashboard/export.csv")
+		d.Raw(">")
+		if r.env() == auth.Live {
+			d.Raw(`<input type="hidden" name="env" value="live">`)
+		}
+		if r.lang.Explicit {
+			d.Raw(`<input type="hidden"`)
+			d.Attr("name", page.QueryParam)
+			d.Attr("value", string(r.l()))
+			d.Raw(">")
+		}
+		d.dateInput(f, "from", "export-from", "dash.export.from")
+		d.dateInput(f, "to", "export-to", "dash.export.to")
+		d.Raw(`<p class="hint" id="export-hint">`)
+		d.text("dash.export.hint", "days", d.l.Number(export.MaxDays))
+		d.Raw("</p>")
+		d.submit("dash.export.submit", "export-submit")
+		d.Raw("</form>\n")
+	})
+}
+
+// dateInput writes a labelled date input with its error (aria-describedby).
+func (d *doc) dateInput(f *form, name, id, labelKey string) {
+	d.Raw(`<div class="row"><label class="field-label"`)
+	d.Attr("for", id)
+	d.Raw(">")
+	d.text(labelKey)
+	d.Raw(`</label><input class="field" type="date" required`)
+	d.Attr("id", id)
+	d.Attr("name", name)
+	d.Attr("value", f.value(name))
+	described := "export-hint"
+	if e := f.err(name); e != "" {
+		d.Raw(` aria-invalid="true"`)
+		described = id + "-error " + described
+	}
+	d.Attr("aria-describedby", described)
+	d.Raw(">")
+	d.fieldAfter(f, id, name, "")
+	d.Raw("</div>\n")
+}

@@ -1,0 +1,72 @@
+//go:build !race
+
+// Excluded from -race builds like the other browser tests (chromedp races on its own).
+
+package dashboard_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/local/browsertest"
+)
+
+// The webhooks page in Chromium, in both languages, phone and desktop, checked with axe-core
+// (WCAG 2.1 AA, 0 violations) and photographed (.artifacts/dashboard/webhooks-*.png): the
+// owner's page, a delivered test event, a refused URL; the viewer's read-only page.
+func TestBrowserWebhooksPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s := startStack(t, map[string]string{"ALLOW_LOCALHOST_URLS": "true"})
+	base := s.api.URL
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(hook.Close)
+	p := browsertest.NewPage(t, "en", "dashboard/")
+	run, check := p.Do, p.Check
+	text := func(id string) string { t.Helper(); return p.Text("#" + id) }
+
+	run(chromedp.Navigate(base+"/dashboard/sign-in?lang=en"), chromedp.WaitVisible(chromedp.ID("f-email")),
+		chromedp.SendKeys(chromedp.ID("f-email"), s.api.Creds.DashboardEmail),
+		chromedp.SendKeys(chromedp.ID("f-password"), s.api.Creds.DashboardPassword),
+		chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
+	run(chromedp.Navigate(base+"/dashboard/webhook-secrets?lang=en"), chromedp.Click(chromedp.ID("secret-issue-sandbox")),
+		chromedp.WaitVisible(chromedp.ID("issued-secret")))
+
+	for _, l := range []string{"bn", "en"} {
+		run(chromedp.Navigate(base+"/dashboard/webhooks?lang="+l), chromedp.WaitVisible(chromedp.ID("recent-deliveries")))
+		check("webhooks-" + l)
+		run(chromedp.SendKeys(chromedp.ID("test-url"), hook.URL+"/hook"), chromedp.Click(chromedp.ID("send-test")),
+			chromedp.WaitVisible(chromedp.ID("test-result")))
+		if got := text("test-result"); !strings.Contains(got, map[string]string{"en": "HTTP 204", "bn": "HTTP ২০৪"}[l]) {
+			t.Errorf("%s test result: %q", l, got)
+		}
+		check("webhooks-test-sent-" + l)
+		run(chromedp.Navigate(base+"/dashboard/webhooks?lang="+l), chromedp.WaitVisible(chromedp.ID("test-url")),
+			chromedp.SendKeys(chromedp.ID("test-url"), "https://169.254.169.254/latest/meta-data/"), chromedp.Click(chromedp.ID("send-test")),
+			chromedp.WaitVisible(chromedp.ID("test-url-error")))
+		if got := text("test-result"); !strings.Contains(got, "must not be an IP address") {
+			t.Errorf("%s refused URL: %q", l, got)
+		}
+		check("webhooks-test-refused-" + l)
+	}
+
+	// The viewer's page: everything shown, nothing to send.
+	token := s.memberSession(t, "viewer@journey.example.com.bd", auth.RoleViewer)
+	cc, cancel := context.WithTimeout(p.Ctx, browsertest.StepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(cc, network.SetCookie, network.SetCookieParams{Name: auth.SessionCookie, Value: token, URL: base + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"bn", "en"} {
+		run(chromedp.Navigate(base+"/dashboard/webhooks?lang="+l), chromedp.WaitVisible(chromedp.ID("test-readonly")))
+		check("webhooks-viewer-" + l)
+	}
+}

@@ -1,0 +1,201 @@
+package page
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"io"
+	"strings"
+
+	"github.com/takapay/payments/shared/foundation/htmlw"
+)
+
+//go:embed assets/base.css
+var baseCSS string
+
+// Inline is an inline <style> or <script> element's exact contents and the CSP hash source of
+// those bytes ("sha256-…", without quotes), computed when it is made: the policy can never
+// name other bytes than the page carries.
+type Inline struct {
+	source string
+	hash   string
+}
+
+// Source is the element's contents, written verbatim between its tags.
+func (in *Inline) Source() string { return in.source }
+
+// Hash is the CSP hash source of Source.
+func (in *Inline) Hash() string { return in.hash }
+
+func newInline(source, endTag string) *Inline {
+	// An end tag inside the contents would end the element early and break the hash.
+	if strings.Contains(strings.ToLower(source), endTag) {
+		panic("page: an inline asset contains its own end tag " + endTag)
+	}
+	sum := sha256.Sum256([]byte(source))
+	return &Inline{source: source, hash: "sha256-" + base64.StdEncoding.EncodeToString(sum[:])}
+}
+
+// NewStyle is a page family's stylesheet: the kit's base stylesheet followed by the family's
+// additions (its own rules, which may override the base's). It panics on a stylesheet that
+// holds "</style" (call it once, at package initialisation).
+func NewStyle(additions string) *Inline {
+	return newInline(baseCSS+additions, "</style")
+}
+
+// NewScript is a page's inline script. It panics on a script that holds "</script".
+func NewScript(source string) *Inline {
+	return newInline(source, "</script")
+}
+
+// BaseCSS is the kit's base stylesheet (for tests and the golden files' markers).
+func BaseCSS() string { return baseCSS }
+
+// TitleSuffix ends every page's <title>.
+const TitleSuffix = " — Takapay"
+
+// WriteHead writes the document up to and including </head>: <html lang> in the page's
+// language, the viewport, no indexing, the title (TitleSuffix added), an empty icon (no
+// request for /favicon.ico) and the family's stylesheet inline.
+func WriteHead(b *htmlw.Builder, l Lang, title string, style *Inline) {
+	b.Raw("<!doctype html>\n<html")
+	b.Attr("lang", string(l))
+	b.Raw(`>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex, nofollow">
+<title>`)
+	b.Text(title + TitleSuffix)
+	b.Raw(`</title>
+<link rel="icon" href="data:,">
+<style>`)
+	b.Raw(style.Source())
+	b.Raw("</style>\n</head>\n")
+}
+
+// WriteBanner writes the sandbox banner.
+func WriteBanner(b *htmlw.Builder, l Lang) {
+	b.Raw(`<div class="sandbox" id="sandbox-banner" role="status">`)
+	b.Text(l.T("page.sandbox"))
+	b.Raw("</div>\n")
+}
+
+// WriteLangSwitch writes the language switch: a link to the same page (self, a path of this
+// service without a query) in the other language, named in that language with lang and
+// hreflang saying so. A plain link, no script: the next page carries the choice on.
+func WriteLangSwitch(b *htmlw.Builder, l Lang, self string) {
+	o := l.Other()
+	b.Raw(`<nav class="lang" id="lang-switch"`)
+	b.Attr("aria-label", l.T("page.language"))
+	b.Raw(`><a id="lang-other"`)
+	b.URLAttr("href", WithLang(self, o))
+	b.Attr("lang", string(o))
+	b.Attr("hreflang", string(o))
+	b.Raw(">")
+	b.Text(o.Name())
+	b.Raw("</a></nav>\n")
+}
+
+// WriteFooter writes the footer line; extra, when not nil, writes what follows the kit's
+// words.
+func WriteFooter(b *htmlw.Builder, l Lang, extra func(b *htmlw.Builder)) {
+	b.Raw(`<footer class="footer">`)
+	b.Text(l.T("page.footer"))
+	if extra != nil {
+		extra(b)
+	}
+	b.Raw("</footer>\n")
+}
+
+// Error is an error page's content: a title and a message (both "" allowed: the title becomes
+// the catalogue's "Error", never an empty heading) in a language, with the language switch
+// to Self when Self is not "".
+type Error struct {
+	Lang    Lang
+	Title   string
+	Message string
+	// Self is the path the page answers (no query): the switch links to it. "" leaves the
+	// switch out (a page whose URL is not worth repeating, such as a POST's).
+	Self string
+}
+
+// WriteError writes a whole error page with the family's stylesheet and no script. The
+// response must carry Headers.
+func WriteError(w io.Writer, style *Inline, e Error) error {
+	var b htmlw.Builder
+	b.Grow(len(style.Source()) + 1024)
+	title := e.Title
+	if title == "" {
+		title = e.Lang.T("page.error")
+	}
+	WriteHead(&b, e.Lang, title, style)
+	b.Raw("<body>\n")
+	if e.Self != "" {
+		WriteLangSwitch(&b, e.Lang, e.Self)
+	}
+	b.Raw(`<main class="card" id="error-page">
+<h1 class="state-title" id="error-title">`)
+	b.Text(title)
+	b.Raw(`</h1>
+<p class="error-message" id="error-message">`)
+	b.Text(e.Message)
+	b.Raw("</p>\n</main>\n")
+	WriteFooter(&b, e.Lang, nil)
+	b.Raw("</body>\n</html>\n")
+	_, err := b.WriteTo(w)
+	return err
+}
+
+// Policy is what a page family's responses allow; Headers turns it into headers.
+type Policy struct {
+	// Style is the page's one inline stylesheet (required).
+	Style *Inline
+	// Script is the page's one inline script, nil for none (script-src is then absent, and
+	// default-src 'none' forbids every script).
+	Script *Inline
+	// Connect allows same-origin fetches (connect-src 'self'): the checkout's status poll.
+	Connect bool
+	// FormAction lists the form-action sources: where the page's forms post and where the
+	// answers to them may redirect (browsers check form-action against every redirect after
+	// a form submission), e.g. "'self'", "https:".
+	FormAction []string
+	// AllowLocalhost (the local dev stack only, where merchants may use http://localhost
+	// URLs) adds http://localhost:* and http://127.0.0.1:* to form-action. CSP cannot name
+	// [::1].
+	AllowLocalhost bool
+}
+
+// Headers returns a new map of the headers every response of a payer page (the page, its
+// error page and the 303 after a form post) carries: a Content-Security-Policy with
+// default-src 'none', the inline style and script allowed only by their hashes, images only
+// from the page itself or data:, no <base>, no framing; Referrer-Policy no-referrer (the
+// capability token is in the URL); Cache-Control no-store; X-Frame-Options DENY; nosniff; and
+// the HTML content type.
+func Headers(p Policy) map[string]string {
+	csp := "default-src 'none'"
+	if p.Script != nil {
+		csp += "; script-src '" + p.Script.Hash() + "'"
+	}
+	csp += "; style-src '" + p.Style.Hash() + "'" +
+		"; img-src 'self' data:"
+	if p.Connect {
+		csp += "; connect-src 'self'"
+	}
+	formAction := strings.Join(p.FormAction, " ")
+	if p.AllowLocalhost {
+		formAction += " http://localhost:* http://127.0.0.1:*"
+	}
+	csp += "; form-action " + strings.TrimSpace(formAction) +
+		"; base-uri 'none'" +
+		"; frame-ancestors 'none'"
+	return map[string]string{
+		"Content-Security-Policy": csp,
+		"Referrer-Policy":         "no-referrer",
+		"X-Frame-Options":         "DENY",
+		"Cache-Control":           "no-store",
+		"X-Content-Type-Options":  "nosniff",
+		"Content-Type":            "text/html; charset=utf-8",
+	}
+}
