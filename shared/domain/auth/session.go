@@ -235,16 +235,11 @@ const (
 //     forgery defence). The identity has both environments and the role's document scopes.
 //     Its requests spend the workspace's dashboard budget (DashboardBudget).
 //   - Neither is 401 INVALID_API_KEY.
-//   - In-process, a context from WithSignedIn for workspaceID is its identity (the dashboard's
-//     pages; no lookup, no budget: the dashboard authenticated the session itself).
 //
 // Either way 429 RATE_LIMITED comes as Authenticate describes.
 //
 // workspaceID is compared exactly: callers pass the canonical (lower-case) UUID.
 func (a *Authenticator) AuthenticateWorkspace(ctx context.Context, r *web.Request, workspaceID string) (*Identity, error) {
-	if id, ok := signedIn(ctx, workspaceID); ok {
-		return id, nil // the dashboard's pages (WithSignedIn): already authenticated
-	}
 	if strings.TrimSpace(r.Header("Authorization")) != "" {
 		id, err := a.Authenticate(ctx, r)
 		if err != nil {
