@@ -8,6 +8,7 @@ package integration_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -627,6 +628,7 @@ func TestRedriveDrainsABacklogOfExpiries(t *testing.T) {
 	ctx := context.Background()
 	const n = 1500
 	past := time.Now().Add(-time.Hour)
+	ids := make([]string, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for i := range n {
@@ -639,9 +641,16 @@ func TestRedriveDrainsABacklogOfExpiries(t *testing.T) {
 				Status: payment.Pending, AmountMinor: 1000, Currency: payment.Currency, Reference: fmt.Sprintf("backlog-%d", i),
 				WebhookURL: "https://shop.example.com.bd/hooks", CheckoutHash: []byte{1}, RequestHash: "00",
 				CreatedAt: past, UpdatedAt: past, ExpiresAt: past.Add(5 * time.Minute)}
-			if _, err := a.Store.CreatePayment(ctx, p); err != nil {
+			if _, err := a.Store.CreatePayment(ctx, p); errors.Is(err, payment.ErrExists) {
+				// Under load the SDK may retry a PutItem whose first attempt was written but
+				// whose answer was late: the retry then meets its own item. Ours if it is.
+				if got, gerr := a.Store.GetPayment(ctx, id); gerr != nil || got.Reference != p.Reference {
+					t.Errorf("%s exists and is not ours: %v", id, gerr)
+				}
+			} else if err != nil {
 				t.Error(err)
 			}
+			ids[i] = id
 		}()
 	}
 	wg.Wait()
@@ -652,11 +661,20 @@ func TestRedriveDrainsABacklogOfExpiries(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("expired %d payments in one run in %v", got, time.Since(began).Round(time.Millisecond))
-	if got != n {
-		t.Fatalf("one run expired %d of %d", got, n)
-	}
 	if left, _ := a.Store.ExpiredPending(ctx, time.Now(), 10); len(left) != 0 {
-		t.Fatalf("%d still waiting after the run", len(left))
+		t.Fatalf("%d still waiting after the run (it counted %d expired)", len(left), got)
+	}
+	// Every one is EXPIRED after the one run. The run's own count may be short by an update
+	// the SDK retried after its first attempt had been written (the retry's condition then
+	// fails on its own change), so the store, not the count, is what is checked.
+	expired := 0
+	for _, id := range ids {
+		if p, err := a.Store.GetPayment(ctx, id); err == nil && p.Status == payment.Expired {
+			expired++
+		}
+	}
+	if expired != n || got < n-n/100 {
+		t.Fatalf("one run: %d of %d EXPIRED in the store, %d counted", expired, n, got)
 	}
 }
 
