@@ -20,8 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
-	"github.com/takapay/payments/shared/domain/auth"
 )
 
 // runNoStore runs the CLI with no store: it would have to open one itself.

@@ -25,16 +25,16 @@ import (
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/kmsseal"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // hookRequest is one request a receiver got.

@@ -72,15 +72,15 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/awsx"
 	"github.com/takapay/payments/shared/aws/dynamo"
 	"github.com/takapay/payments/shared/aws/kmsseal"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/credential"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 func main() {

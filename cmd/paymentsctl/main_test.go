@@ -15,13 +15,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/samtemplate"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 type cli struct {

@@ -19,14 +19,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/awsx"
 	"github.com/takapay/payments/shared/aws/dynamo"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/ratelimit"
 	"github.com/takapay/payments/shared/edge/httpapi"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/ratelimit"
 )
 
 // Config is the functions' configuration, read from environment variables that template.yaml

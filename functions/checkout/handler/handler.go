@@ -4,7 +4,7 @@ package handler
 import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/checkout"
+	"github.com/takapay/payments/shared/checkout"
 	"github.com/takapay/payments/shared/edge/checkoutapi"
 	"github.com/takapay/payments/shared/foundation/web"
 )

@@ -9,7 +9,7 @@ package handler
 import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/app/wire"
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/edge/dashboard"
 	"github.com/takapay/payments/shared/edge/qr"
 	"github.com/takapay/payments/shared/foundation/web"

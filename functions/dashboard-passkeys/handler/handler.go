@@ -10,8 +10,8 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/app/wire"
-	"github.com/takapay/payments/shared/domain/passkey"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/passkey"
 )
 
 // Function is DashboardPasskeysFunction.

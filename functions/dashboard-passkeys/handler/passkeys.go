@@ -5,12 +5,12 @@ import (
 	"errors"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/app/wire"
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/activity"
-	"github.com/takapay/payments/shared/domain/passkey"
 	"github.com/takapay/payments/shared/edge/dashboard"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/passkey"
 )
 
 // passkeyEvents records every passkey sign-in's outcome in the user's workspaces.

@@ -5,9 +5,9 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/app/wire"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/intent"
 	"github.com/takapay/payments/shared/edge/dashboard"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/intent"
 )
 
 // Function is DashboardPaymentsFunction.

@@ -12,18 +12,18 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/app/wire"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/activity"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/ratelimit"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/edge/dashboard"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/ratelimit"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Function is DashboardWebhooksFunction.

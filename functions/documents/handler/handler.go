@@ -3,7 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/edge/documentapi"
 	"github.com/takapay/payments/shared/foundation/web"
 )

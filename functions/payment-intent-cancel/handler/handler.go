@@ -4,9 +4,9 @@ package handler
 import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/intent"
 	"github.com/takapay/payments/shared/edge/intentapi"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/intent"
 )
 
 // Function is PaymentIntentCancelFunction.

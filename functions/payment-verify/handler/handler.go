@@ -3,9 +3,9 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/domain/payment"
 	"github.com/takapay/payments/shared/edge/paymentapi"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // Function is PaymentVerifyFunction.

@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
-	"github.com/takapay/payments/shared/domain/publicdoc"
-	"github.com/takapay/payments/shared/domain/ratelimit"
 	"github.com/takapay/payments/shared/edge/publicdocapi"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/publicdoc"
+	"github.com/takapay/payments/shared/ratelimit"
 )
 
 // Function is PublicDocumentsFunction.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Function is WebhookRedriveFunction. In Lambda every run also writes the

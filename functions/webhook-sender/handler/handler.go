@@ -7,7 +7,7 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/aws/kmsseal"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Function is WebhookSenderFunction.

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // WebhookDelivery is a payment's webhook event and what became of it.

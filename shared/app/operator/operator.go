@@ -15,11 +15,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/credential"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Operator performs operator actions on a store.

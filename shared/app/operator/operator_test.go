@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/web"
 	"github.com/takapay/payments/shared/local/devstack"

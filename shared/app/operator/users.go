@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/auth"
 )
 
 // MaxSessionTTL is the longest a dashboard session may live.

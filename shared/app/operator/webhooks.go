@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/credential"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/credential"
 )
 
 // DefaultWebhookGrace is how long a rotated-out webhook secret keeps signing by default (the

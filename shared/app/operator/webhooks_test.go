@@ -16,11 +16,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/local/fakekms"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // clock is a settable operator clock.

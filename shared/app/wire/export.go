@@ -3,7 +3,7 @@ package wire
 import (
 	"context"
 
-	"github.com/takapay/payments/shared/domain/activity"
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/edge/dashboard"
 )
 

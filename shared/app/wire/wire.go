@@ -19,19 +19,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/activity"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/credential"
-	"github.com/takapay/payments/shared/domain/mail"
-	"github.com/takapay/payments/shared/domain/passkey/record"
-	"github.com/takapay/payments/shared/domain/ratelimit"
-	"github.com/takapay/payments/shared/domain/team"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/credential"
 	"github.com/takapay/payments/shared/edge/dashboard"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
+	"github.com/takapay/payments/shared/mail"
+	"github.com/takapay/payments/shared/passkey/record"
+	"github.com/takapay/payments/shared/ratelimit"
+	"github.com/takapay/payments/shared/team"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // recordTimeout bounds an activity record made after a change succeeded.

@@ -32,8 +32,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/auth"
 )
 
 var _ account.Store = (*Store)(nil)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/auth"
 )
 
 func TestPendingTokens(t *testing.T) {

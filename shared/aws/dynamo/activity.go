@@ -24,7 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/activity"
+	"github.com/takapay/payments/shared/activity"
 )
 
 var _ activity.Store = (*Store)(nil)

@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
 )
 
 // Documents:

@@ -47,9 +47,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/credential"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/credential"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // GSI1 is the name of the table's first global secondary index.

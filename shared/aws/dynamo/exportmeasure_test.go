@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/export"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // TestMeasureExportOfTenThousand measures what DashboardExportFunction does for a month of

@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/export"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/export"
+	"github.com/takapay/payments/shared/payment"
 )
 
 var _ export.Store = (*Store)(nil)

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/export"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // EachPayment streams exactly the workspace's environment's payments created in [From, To),

@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/document"
-	"github.com/takapay/payments/shared/domain/intent"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // Store implements intent.Ledger. A linked intent's event waits for its document follow-up

@@ -8,7 +8,7 @@ package dynamo
 //
 // A passkey lives under its user, so a user's passkeys are one Query and "someone else's
 // passkey" cannot be named at all. A discoverable sign-in needs no lookup item: the user
-// handle the authenticator returns is the user id (shared/domain/passkey), so the sign-in reads that
+// handle the authenticator returns is the user id (shared/passkey), so the sign-in reads that
 // user's passkeys. A ceremony is stored under the SHA-256 of its id and taken with one
 // conditional DeleteItem (ALL_OLD): single use even against concurrent finishes.
 
@@ -25,7 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/passkey/record"
+	"github.com/takapay/payments/shared/passkey/record"
 )
 
 var _ record.Store = (*Store)(nil)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/domain/passkey/record"
+	"github.com/takapay/payments/shared/passkey/record"
 )
 
 func TestPasskeyStore(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/document"
-	"github.com/takapay/payments/shared/domain/intent"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/intent"
 )
 
 // An invoice or payment link is found by its public token through GSI3: its item carries

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/ratelimit"
+	"github.com/takapay/payments/shared/ratelimit"
 )
 
 var _ ratelimit.Store = (*Store)(nil)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // Resending a payment's webhook event (webhook.Resend: paymentsctl webhook resend and the

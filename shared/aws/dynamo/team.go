@@ -27,8 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/team"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/team"
 )
 
 var _ team.Store = (*Store)(nil)

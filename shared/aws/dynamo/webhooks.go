@@ -26,9 +26,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/credential"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/credential"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // ErrVersionConflict means a versioned write lost: the item changed (or appeared) since the

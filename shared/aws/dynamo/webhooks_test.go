@@ -18,8 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // testWebhookSecret is a secret as the operator stores it: sealed. The store keeps the

@@ -25,7 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // KeyRef prefixes of webhook.Sealed.KeyRef.

@@ -16,11 +16,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kms/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/awsx"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/local/fakekms"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 var (

@@ -1,6 +1,6 @@
 // Package sesmail sends mail.Message through Amazon SES (API v2, SendEmail with Simple content:
 // the text and HTML parts in UTF-8, SES builds the MIME message). It is the only code that knows
-// SES; the domain composes messages with shared/domain/mail and sends them through mail.Sender.
+// SES; the domain composes messages with shared/mail and sends them through mail.Sender.
 //
 // Production: the function's role may call ses:SendEmail on the sender identity only, and the
 // From address is a verified identity (template parameters). Locally and in tests the same
@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2/types"
 
-	takamail "github.com/takapay/payments/shared/domain/mail"
+	takamail "github.com/takapay/payments/shared/mail"
 )
 
 // API is the one SES v2 operation the sender uses (*sesv2.Client satisfies it).

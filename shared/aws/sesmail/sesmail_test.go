@@ -10,9 +10,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 
 	"github.com/takapay/payments/shared/aws/awsx"
-	"github.com/takapay/payments/shared/domain/mail"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/mail"
 )
 
 const from = "Takapay <no-reply@takapay.test>"

@@ -20,12 +20,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/fakekms"
 	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // scanValues returns every string and binary value in the whole table (nested lists, maps

@@ -18,8 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // MaxVisibility is SQS's longest visibility timeout: no retry waits longer in one step.

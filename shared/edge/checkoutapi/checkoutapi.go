@@ -15,12 +15,12 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/takapay/payments/shared/domain/checkout"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/checkout"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/jsonbody"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // Handlers serves the checkout routes (one Lambda) over a checkout.Service.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/passkey/record"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/passkey/record"
 )
 
 // Issue 30, items 3 and 4: what an attacker tries through the real doors (the gateway, the

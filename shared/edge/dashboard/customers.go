@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/page"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/localapi"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/urlcheck"

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 

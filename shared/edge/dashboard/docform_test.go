@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/app/wire"
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/web"
 	"github.com/takapay/payments/shared/local/localgw"
 )

@@ -3,7 +3,7 @@ package dashboard
 import (
 	"context"
 
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/apierr"
 )
 

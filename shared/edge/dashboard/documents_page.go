@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/money"
 )
 

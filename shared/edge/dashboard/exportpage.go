@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/export"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
 )

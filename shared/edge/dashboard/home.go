@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/export"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // The overview's payments: the environment switch, today's and the last 7 days' completed

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/export"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // The overview's figures and the export over the local gateway on dynalite: payments seeded

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/ratelimit"
+	"github.com/takapay/payments/shared/ratelimit"
 )
 
 // FormAction names a form whose posts are limited across instances: the unauthenticated ones

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/ratelimit"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/ratelimit"
 )
 
 // counters is a WindowStore in memory: what the DynamoDB items do, one map entry per item.

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/activity"
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 )
 

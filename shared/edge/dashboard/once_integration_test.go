@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/document"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/local/devstack"
 )
 

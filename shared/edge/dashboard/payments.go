@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/intent"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Payments serves the payments pages (DashboardPaymentsFunction): the list and a payment's

@@ -13,10 +13,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // TestBrowserPaymentsPages: the payments pages in Chromium, signed in as the seeded owner —

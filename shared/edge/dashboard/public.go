@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/account"
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/web"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/htmlw"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"

@@ -1,6 +1,6 @@
 package dashboard
 
-import "github.com/takapay/payments/shared/domain/auth"
+import "github.com/takapay/payments/shared/auth"
 
 // The dashboard's payments, documents and customers pages hold no second copy of any rule:
 // they call the rule services (intent.Service, document.Service, injected by the handler's

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/activity"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/team"
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/team"
 )
 
 // What the dashboard needs from the domain packages (account, credential, team, activity, passkey),

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/web"
 )

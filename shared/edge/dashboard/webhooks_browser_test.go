@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/browsertest"
 )
 

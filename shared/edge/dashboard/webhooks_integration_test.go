@@ -17,9 +17,9 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/takapay/payments/shared/app/operator"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // receiver is a merchant's webhook endpoint on loopback: it verifies each request with the

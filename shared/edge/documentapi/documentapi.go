@@ -12,12 +12,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/document"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/jsonbody"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // API serves the documents routes with Docs' operations.

@@ -12,12 +12,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/intent"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // Handlers serves the intent routes over one intent.Service.

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/document"
-	"github.com/takapay/payments/shared/domain/intent"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/edge/paymentapi"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/jsonbody"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // linkedFields are the members a linked create may carry.

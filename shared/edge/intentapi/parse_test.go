@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/intent"
-	"github.com/takapay/payments/shared/domain/payment"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/intent"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // The list's query parameters become a typed intent.ListInput; every broken one is named,

@@ -6,9 +6,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/merchant"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/merchant"
 )
 
 // Context serves GET /v1/merchant/context.

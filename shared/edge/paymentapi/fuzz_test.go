@@ -2,7 +2,7 @@ package paymentapi
 
 import (
 	"errors"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/payment"
 	"net/http"
 	"testing"
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // CreateResponse is the 201 body of payment create.

@@ -12,12 +12,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/takapay/payments/shared/domain/payment"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/jsonbody"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // createFields are the members a create request may carry; anything else is refused so a

@@ -3,7 +3,7 @@ package paymentapi
 import (
 	"errors"
 	"fmt"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/payment"
 	"reflect"
 	"regexp"
 	"strings"

@@ -13,12 +13,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/publicdoc"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/publicdoc"
 )
 
 // API serves the public document's routes.

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/email"
 )
 
 // Object is one parsed JSON object: its members' raw texts by name, at a field path.
@@ -326,16 +326,9 @@ func firstDuplicate(dec *json.Decoder, path string) (string, error) {
 	return "", err
 }
 
-var emailPattern = regexp.MustCompile(`^[A-Za-z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$`)
-
 // CheckEmail is a StringRule check for an email address (the "email" format): "" when valid,
-// else the rule.
-func CheckEmail(s string) string {
-	if len(s) > 254 || !emailPattern.MatchString(s) {
-		return "must be an email address such as name@example.com"
-	}
-	return ""
-}
+// else the rule (package email holds it).
+func CheckEmail(s string) string { return email.Check(s) }
 
 // Canonical returns valid JSON text in a canonical form — compact, object members sorted by
 // name, numbers as written, no HTML escaping — so equal requests hash alike however they are

@@ -38,7 +38,7 @@ func Annotate(ctx context.Context, attrs ...slog.Attr) {
 	}
 }
 
-// KeyUseService counts the DynamoDB write that records an API key's last use (shared/domain/auth
+// KeyUseService counts the DynamoDB write that records an API key's last use (shared/auth
 // LastUsed), apart from the "dynamodb" calls that include it: the request log line reports it
 // as ddb_key_use_requests, since it falls on a key's first request in an hour on an instance,
 // not on an operation.

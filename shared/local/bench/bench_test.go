@@ -21,10 +21,10 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/awsx"
 	"github.com/takapay/payments/shared/aws/kmsseal"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/auth"
 	"github.com/takapay/payments/shared/edge/httpapi"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // TestDrainBacklog (make bench only: TAKAPAY_BENCH=1) measures how the re-drive drains a

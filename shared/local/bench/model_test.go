@@ -13,8 +13,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // List prices, us-east-1 (engineering notes): DynamoDB on demand, HTTP API, Lambda arm64, SQS.

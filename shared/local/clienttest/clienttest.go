@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/contract"
 	"github.com/takapay/payments/shared/local/localapi"
 )

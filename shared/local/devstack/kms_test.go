@@ -12,10 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/local/devstack"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 func startKMS(t *testing.T, dataDir string) *devstack.Server {

@@ -24,7 +24,7 @@ const (
 
 // Func is one function or method and its measures.
 type Func struct {
-	Name       string // pkgdir.Recv.Name, e.g. shared/domain/document.(*Service).create
+	Name       string // pkgdir.Recv.Name, e.g. shared/document.(*Service).create
 	Pos        string // file:line
 	Lines      int
 	Complexity int

@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/payment"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/rie"
+	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // kmsStack is the API as make dev runs it: every function's bootstrap under the emulator, the

@@ -13,12 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/app/operator"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
 	"github.com/takapay/payments/shared/aws/kmsseal"
-	"github.com/takapay/payments/shared/domain/account"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // Credentials is what `make dev` writes to .dev/credentials.json.

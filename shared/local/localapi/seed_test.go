@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/takapay/payments/shared/domain/auth"
+	"github.com/takapay/payments/shared/auth"
 )
 
 // make dev's webhook secret: issued on a fresh stack, kept across restarts while it still

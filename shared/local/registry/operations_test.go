@@ -12,8 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/local/samtemplate"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // alarmTopic is how every alarm names the SNS topic it notifies.

@@ -24,14 +24,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/awsx"
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/local/registry"
 	"github.com/takapay/payments/shared/local/samtemplate"
 	"github.com/takapay/payments/shared/local/sqspoll"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // immutablePaymentAttributes are written once, by create, and never again.

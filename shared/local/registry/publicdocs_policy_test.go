@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takapay/payments/shared/domain/auth"
-	"github.com/takapay/payments/shared/domain/document"
-	"github.com/takapay/payments/shared/domain/intent"
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/local/localapi"
 )
 

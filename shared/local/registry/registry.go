@@ -31,8 +31,8 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/aws/kmsseal"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
-	"github.com/takapay/payments/shared/domain/webhook"
 	"github.com/takapay/payments/shared/edge/httpapi"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // A local stack without local-kms (most tests; make dev runs it) has no KMS: its in-process
