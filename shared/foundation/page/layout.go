@@ -13,6 +13,11 @@ import (
 //go:embed assets/base.css
 var baseCSS string
 
+// componentsCSS is the components' rules (package ui), part of every family's stylesheet.
+//
+//go:embed assets/components.css
+var componentsCSS string
+
 // Inline is an inline <style> or <script> element's exact contents and the CSP hash source of
 // those bytes ("sha256-…", without quotes), computed when it is made: the policy can never
 // name other bytes than the page carries.
@@ -40,7 +45,7 @@ func newInline(source, endTag string) *Inline {
 // additions (its own rules, which may override the base's). It panics on a stylesheet that
 // holds "</style" (call it once, at package initialisation).
 func NewStyle(additions string) *Inline {
-	return newInline(baseCSS+additions, "</style")
+	return newInline(baseCSS+componentsCSS+additions, "</style")
 }
 
 // NewScript is a page's inline script. It panics on a script that holds "</script".
@@ -48,8 +53,9 @@ func NewScript(source string) *Inline {
 	return newInline(source, "</script")
 }
 
-// BaseCSS is the kit's base stylesheet (for tests and the golden files' markers).
-func BaseCSS() string { return baseCSS }
+// BaseCSS is the kit's base stylesheet with the components' rules (for tests and the golden
+// files' markers).
+func BaseCSS() string { return baseCSS + componentsCSS }
 
 // TitleSuffix ends every page's <title>.
 const TitleSuffix = " — Takapay"

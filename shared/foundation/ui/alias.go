@@ -1,0 +1,5 @@
+package ui
+
+import "github.com/takapay/payments/shared/foundation/htmlw"
+
+type htmlwBuilder = htmlw.Builder
