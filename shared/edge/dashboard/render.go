@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/htmlw"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
@@ -100,6 +101,15 @@ type doc struct {
 }
 
 func (d *doc) t(key string, args ...string) string { return t(d.l, key, args...) }
+
+// node writes a node tree (shared/foundation/h, shared/foundation/ui) into the page.
+func (d *doc) node(nodes ...h.Node) {
+	for _, n := range nodes {
+		if n != nil {
+			n.Render(&d.Builder)
+		}
+	}
+}
 
 // text writes a message as text.
 func (d *doc) text(key string, args ...string) { d.Text(d.t(key, args...)) }
