@@ -219,14 +219,19 @@ func (d *doc) csrf() string {
 // postForm is a POST form to a dashboard path (with the language and environment in its
 // action) carrying the CSRF token, then kids (attributes, fields, buttons).
 func (d *doc) postForm(action string, kids ...h.Node) h.Node {
-	return ui.PostForm(d.r.url(action), d.csrf(), kids...)
+	return ui.PostForm(d.r.url(action), d.csrf(), d.novalidate(), h.Group(kids))
 }
+
+// novalidate is the attribute a form carries on a Bangla page: the browser's own validation
+// tooltips speak the browser's language (English on most phones), so on a Bangla page the
+// server checks the form and answers in Bangla (every form's handler does).
+func (d *doc) novalidate() h.Node { return h.Bool("novalidate", d.l == page.BN) }
 
 // formStart opens a POST form to a dashboard path with its CSRF token; the caller writes
 // the fields and closes it. (Pages built from nodes use d.postForm instead.)
 func (d *doc) formStart(action, id string) {
 	// A start tag without its end tag: the caller's markup holds the rest of the form.
-	d.node(h.Void("form", h.Method("post"), h.ID(id), h.Action(d.r.url(action))), ui.Hidden(ui.CSRFField, d.csrf()))
+	d.node(h.Void("form", h.Method("post"), h.ID(id), h.Action(d.r.url(action)), d.novalidate()), ui.Hidden(ui.CSRFField, d.csrf()))
 }
 
 // fieldErrors are a form's problems in page order, for ui.ErrorSummary; prefix is its
