@@ -23,6 +23,9 @@ type handler func(ctx context.Context, r *req) (*web.Response, error)
 // what its error means for a browser (sign in first, a limit, a refusal, a broken link).
 func (s *Service) serve(h handler) web.HandlerFunc {
 	return func(ctx context.Context, wr *web.Request) (*web.Response, error) {
+		if wr.Method == "GET" && len(wr.Path) > 1 && strings.HasSuffix(wr.Path, "/") {
+			return s.withoutSlash(wr), nil
+		}
 		r := s.newReq(wr)
 		resp, err := h(ctx, r)
 		if err == nil {
@@ -45,6 +48,27 @@ func (s *Service) serve(h handler) web.HandlerFunc {
 		}
 		return nil, err
 	}
+}
+
+// withoutSlash sends a page asked for with a trailing slash ("/dashboard/", which a gateway
+// may hand to GET /dashboard's function with the path as sent) to its one address, the query
+// kept: 308, permanent (decision 76). Links, the navigation's aria-current and the language
+// switch all name the address without the slash.
+func (s *Service) withoutSlash(wr *web.Request) *web.Response {
+	loc := strings.TrimRight(wr.Path, "/")
+	if loc == "" {
+		loc = "/dashboard"
+	}
+	if len(wr.Query) > 0 {
+		q := url.Values{}
+		for k, v := range wr.Query {
+			q.Set(k, v)
+		}
+		loc += "?" + q.Encode()
+	}
+	hd := s.headers(nil)
+	hd["Location"] = loc
+	return &web.Response{Status: 308, Headers: hd, Raw: []byte{}}
 }
 
 // ErrorPage renders the edge's errors (a dependency unreachable: 503; anything else: 500)
