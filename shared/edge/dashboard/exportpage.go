@@ -57,7 +57,11 @@ func (s *Service) ExportCSV(ctx context.Context, wr *web.Request) (*web.Response
 		f := &form{values: map[string]string{"from": strings.TrimSpace(r.Query["from"]), "to": strings.TrimSpace(r.Query["to"])}}
 		rng, errs := export.ParseRange(f.values["from"], f.values["to"], now)
 		for _, e := range errs {
-			f.fail(e.Field, t(r.l(), "dash.export.err."+e.Rule, "days", r.l().Number(export.MaxDays)))
+			rule := e.Rule
+			if rule == "date" && f.values[e.Field] == "" {
+				rule = "required" // a day not chosen (a Bangla form is not checked by the browser)
+			}
+			f.fail(e.Field, t(r.l(), "dash.export.err."+rule, "days", r.l().Number(export.MaxDays)))
 		}
 		if f.failed() {
 			return s.exportPage(r, 422, f), nil

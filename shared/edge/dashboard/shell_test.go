@@ -215,3 +215,18 @@ func TestGolden(t *testing.T) {
 	}
 	golden(s).CheckAll(t, pages)
 }
+
+// The export's days, left empty on a Bangla page (novalidate: the browser does not stop it),
+// are answered in Bangla as a day to choose, not as a format to type.
+func TestExportEmptyDayInBangla(t *testing.T) {
+	s, m := newService()
+	s.Payments = &fakePayments{}
+	tok := m.signIn("owner", auth.RoleOwner)
+	r := do(t, s.ExportCSV, call{method: "GET", path: "/dashboard/export.csv", query: map[string]string{"lang": "bn", "from": "", "to": "2026-11-20"},
+		cookies: []string{SessionCookie + "=" + tok}})
+	b := body(r)
+	if r.Status != 422 || !strings.Contains(b, `<p class="field-error" id="export-from-error">একটি দিন বেছে নিন।</p>`) ||
+		!strings.Contains(b, `<a href="#export-from">একটি দিন বেছে নিন।</a>`) || !strings.Contains(b, `id="export-form" action="/dashboard/export.csv" novalidate`) {
+		t.Errorf("empty first day (bn): %d\n%s", r.Status, between(b, "<main", "</main>"))
+	}
+}
