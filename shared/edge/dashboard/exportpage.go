@@ -118,7 +118,7 @@ func (s *Service) exportPage(r *req, status int, f *form) *web.Response {
 			d.errorSummaryNode(f, "export-"), newline,
 			// A GET form: the browser replaces the action's query with the fields, so the
 			// environment and an explicit language travel as hidden fields.
-			h.Form(h.Method("get"), h.ID("export-form"), h.Action("/dashboard/export.csv"), d.novalidate(),
+			h.Form(h.Method("get"), h.ID("export-form"), h.Action("/dashboard/export.csv"), d.banglaNoValidate(),
 				h.If(r.env() == auth.Live, ui.Hidden("env", "live")),
 				h.If(r.lang.Explicit, ui.Hidden(page.QueryParam, string(r.l()))),
 				d.exportDay(f, "from", "export-from", "dash.export.from"), newline,

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/foundation/apierr"
-	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
@@ -77,10 +76,7 @@ const (
 var errStaleForm = apierr.New(apierr.MalformedRequest, "this form is out of date: open the page again and send it from there")
 
 // onceToken writes the form's one-use token (a new one on every rendering).
-func (d *doc) onceToken() { d.node(onceInput()) }
-
-// onceInput is a form's one-use token field (a new token each time it is called).
-func onceInput() h.Node { return ui.Hidden(onceField, randomToken()) }
+func (d *doc) onceToken() { d.node(ui.Hidden(onceField, randomToken())) }
 
 // effect is what a create form did: location is where the answer goes (ignored when secret is
 // set: then the landing, where secret is shown once); page is an answer without effect (the

@@ -207,7 +207,7 @@ func (s *Service) signUpForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.sign_up.title"), func(d *doc) {
 		d.node(d.errorSummaryNode(f, "f-"),
 			h.If(joinOnly, ui.Flash(d.t("dash.sign_up.join"))), newline,
-			d.postForm("/dashboard/sign-up", h.ID("sign-up-form"),
+			d.formPost("/dashboard/sign-up", h.ID("sign-up-form"),
 				d.nextField(f),
 				d.field(f, "email", "email", "dash.field.email", "email", "", true), newline,
 				d.field(f, "password", "password", "dash.field.password", "new-password", "dash.hint.password", true), newline,
@@ -296,7 +296,7 @@ func (s *Service) verifyForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.verify.title"), func(d *doc) {
 		d.node(d.errorSummaryNode(f, "f-"),
 			h.P(h.Text(d.t("dash.verify.message"))), newline,
-			d.postForm("/dashboard/verify-email?token="+url.QueryEscape(r.token()), h.ID("verify-form"),
+			d.formPost("/dashboard/verify-email?token="+url.QueryEscape(r.token()), h.ID("verify-form"),
 				d.field(f, "password", "password", "dash.field.password", "current-password", "dash.hint.verify_password", true), newline,
 				ui.Submit("verify-submit", d.t("dash.verify.submit"))), newline)
 	})
@@ -368,13 +368,13 @@ func (s *Service) signInForm(r *req, status int, f *form, notice string) *web.Re
 			d.notice("dash.notice." + notice)
 		}
 		d.node(d.errorSummaryNode(f, "f-"),
-			d.postForm("/dashboard/sign-in", h.ID("sign-in-form"),
+			d.formPost("/dashboard/sign-in", h.ID("sign-in-form"),
 				d.nextField(f),
 				d.field(f, "email", "email", "dash.field.email", "username webauthn", "", true), newline,
 				d.field(f, "password", "password", "dash.field.password", "current-password", "", true), newline,
 				ui.Submit("sign-in-submit", d.t("dash.sign_in.submit"))), newline,
 			h.If(s.OfferPasskeys, h.Group{h.Div(h.Class("js-only links"),
-				d.postForm("/dashboard/passkeys/sign-in", h.ID("passkey-begin-form"),
+				d.formPost("/dashboard/passkeys/sign-in", h.ID("passkey-begin-form"),
 					h.Button(h.Type("submit"), h.Class("button"), h.ID("passkey-sign-in"), h.Text(d.t("dash.passkey.sign_in"))))), newline}),
 			h.P(h.Class("links"), d.linkNode("/dashboard/forgot-password", "forgot-link", "dash.forgot.link"), h.Text(" · "),
 				d.linkNode(signUp, "sign-up-link", "dash.sign_up.link")), newline)
@@ -433,7 +433,7 @@ func (s *Service) forgotForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.forgot.title"), func(d *doc) {
 		d.node(d.errorSummaryNode(f, "f-"),
 			h.P(h.Text(d.t("dash.forgot.message"))), newline,
-			d.postForm("/dashboard/forgot-password", h.ID("forgot-form"),
+			d.formPost("/dashboard/forgot-password", h.ID("forgot-form"),
 				d.field(f, "email", "email", "dash.field.email", "email", "", true), newline,
 				ui.Submit("forgot-submit", d.t("dash.forgot.submit"))), newline,
 			h.P(h.Class("links"), d.linkNode("/dashboard/sign-in", "sign-in-link", "dash.sign_in")), newline)
@@ -473,7 +473,7 @@ func (s *Service) ResetPage(ctx context.Context, wr *web.Request) (*web.Response
 func (s *Service) resetForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.reset.title"), func(d *doc) {
 		d.node(d.errorSummaryNode(f, "f-"),
-			d.postForm("/dashboard/reset-password?token="+url.QueryEscape(r.token()), h.ID("reset-form"),
+			d.formPost("/dashboard/reset-password?token="+url.QueryEscape(r.token()), h.ID("reset-form"),
 				d.field(f, "password", "password", "dash.field.new_password", "new-password", "dash.hint.password", true), newline,
 				d.removePasskeysCheck("remove-passkeys", f == nil || f.value(removePasskeysField) != "no"),
 				ui.Submit("reset-submit", d.t("dash.reset.submit"))), newline)

@@ -163,7 +163,7 @@ func (d *doc) topBar() h.Node {
 		})),
 		ui.LangSwitch(d.l, self),
 		h.If(v != nil, h.Func(func(b *htmlw.Builder) {
-			d.postForm("/dashboard/sign-out", h.ID("sign-out-form"),
+			d.formPost("/dashboard/sign-out", h.ID("sign-out-form"),
 				h.Button(h.Class("linkbutton"), h.Type("submit"), h.ID("sign-out"), h.Text(d.t("dash.sign_out")))).Render(b)
 		})),
 	)
@@ -207,31 +207,31 @@ func (s *Service) nav(d *doc) h.Node {
 	return ui.Nav(d.t("dash.nav"), d.t("dash.menu"), d.navItems())
 }
 
-// csrf is the token every dashboard form carries: the session's, or before sign-in the
+// formToken is the CSRF token every dashboard form carries: the session's, or before sign-in the
 // public forms' double-submit token.
-func (d *doc) csrf() string {
+func (d *doc) formToken() string {
 	if d.r.viewer != nil {
 		return d.r.viewer.csrf
 	}
 	return d.r.preToken
 }
 
-// postForm is a POST form to a dashboard path (with the language and environment in its
+// formPost is a POST form to a dashboard path (with the language and environment in its
 // action) carrying the CSRF token, then kids (attributes, fields, buttons).
-func (d *doc) postForm(action string, kids ...h.Node) h.Node {
-	return ui.PostForm(d.r.url(action), d.csrf(), d.novalidate(), h.Group(kids))
+func (d *doc) formPost(action string, kids ...h.Node) h.Node {
+	return ui.PostForm(d.r.url(action), d.formToken(), d.banglaNoValidate(), h.Group(kids))
 }
 
-// novalidate is the attribute a form carries on a Bangla page: the browser's own validation
-// tooltips speak the browser's language (English on most phones), so on a Bangla page the
-// server checks the form and answers in Bangla (every form's handler does).
-func (d *doc) novalidate() h.Node { return h.Bool("novalidate", d.l == page.BN) }
+// banglaNoValidate is the novalidate attribute a form carries on a Bangla page: the
+// browser's own validation tooltips speak the browser's language (English on most phones), so
+// on a Bangla page the server checks the form and answers in Bangla (every form's handler does).
+func (d *doc) banglaNoValidate() h.Node { return h.Bool("novalidate", d.l == page.BN) }
 
 // formStart opens a POST form to a dashboard path with its CSRF token; the caller writes
-// the fields and closes it. (Pages built from nodes use d.postForm instead.)
+// the fields and closes it. (Pages built from nodes use d.formPost instead.)
 func (d *doc) formStart(action, id string) {
 	// A start tag without its end tag: the caller's markup holds the rest of the form.
-	d.node(h.Void("form", h.Method("post"), h.ID(id), h.Action(d.r.url(action)), d.novalidate()), ui.Hidden(ui.CSRFField, d.csrf()))
+	d.node(h.Void("form", h.Method("post"), h.ID(id), h.Action(d.r.url(action)), d.banglaNoValidate()), ui.Hidden(ui.CSRFField, d.formToken()))
 }
 
 // fieldErrors are a form's problems in page order, for ui.ErrorSummary; prefix is its
@@ -306,7 +306,7 @@ func (d *doc) smallButton(action, id, key string, danger bool, hidden ...string)
 
 // actionButton is a one-button POST form (ui.ActionButton) to a dashboard path.
 func (d *doc) actionButton(action, id, key string, danger bool, hidden ...string) h.Node {
-	return ui.ActionButton(d.r.url(action), d.csrf(), id, d.t(key), danger, hidden...)
+	return ui.ActionButton(d.r.url(action), d.formToken(), id, d.t(key), danger, hidden...)
 }
 
 func (d *doc) notice(key string, args ...string) { d.node(ui.Flash(d.t(key, args...)), newline) }
