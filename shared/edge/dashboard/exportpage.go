@@ -7,7 +7,9 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/export"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -55,7 +57,11 @@ func (s *Service) ExportCSV(ctx context.Context, wr *web.Request) (*web.Response
 		f := &form{values: map[string]string{"from": strings.TrimSpace(r.Query["from"]), "to": strings.TrimSpace(r.Query["to"])}}
 		rng, errs := export.ParseRange(f.values["from"], f.values["to"], now)
 		for _, e := range errs {
-			f.fail(e.Field, t(r.l(), "dash.export.err."+e.Rule, "days", r.l().Number(export.MaxDays)))
+			rule := e.Rule
+			if rule == "date" && f.values[e.Field] == "" {
+				rule = "required" // a day not chosen (a Bangla form is not checked by the browser)
+			}
+			f.fail(e.Field, t(r.l(), "dash.export.err."+rule, "days", r.l().Number(export.MaxDays)))
 		}
 		if f.failed() {
 			return s.exportPage(r, 422, f), nil
@@ -107,63 +113,30 @@ func acceptsGzip(h string) bool {
 
 func (s *Service) exportPage(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.export.title"), func(d *doc) {
-		d.Raw(`<p class="hint">`)
-		d.text("dash.export.intro", "env", d.t("dash.overview.env."+string(r.env())))
-		d.Raw("</p>\n")
-		if f.failed() {
-			d.Raw(`<div class="error" role="alert" id="error-summary"><p>`)
-			d.text("dash.fix")
-			d.Raw("</p><ul>")
-			for _, name := range f.order {
-				d.Raw("<li><a")
-				d.URLAttr("href", "#export-"+name)
-				d.Raw(">")
-				d.Text(f.errs[name])
-				d.Raw("</a></li>")
-			}
-			d.Raw("</ul></div>\n")
-		}
-		// A GET form: the browser replaces the action's query with the fields, so the
-		// environment and an explicit language travel as hidden fields.
-		d.Raw(`<form method="get" id="export-form"`)
-		d.URLAttr("action", "/dashboard/export.csv")
-		d.Raw(">")
-		if r.env() == auth.Live {
-			d.Raw(`<input type="hidden" name="env" value="live">`)
-		}
-		if r.lang.Explicit {
-			d.Raw(`<input type="hidden"`)
-			d.Attr("name", page.QueryParam)
-			d.Attr("value", string(r.l()))
-			d.Raw(">")
-		}
-		d.dateInput(f, "from", "export-from", "dash.export.from")
-		d.dateInput(f, "to", "export-to", "dash.export.to")
-		d.Raw(`<p class="hint" id="export-hint">`)
-		d.text("dash.export.hint", "days", d.l.Number(export.MaxDays))
-		d.Raw("</p>")
-		d.submit("dash.export.submit", "export-submit")
-		d.Raw("</form>\n")
+		d.node(
+			h.P(h.Class("hint"), h.Text(d.t("dash.export.intro", "env", d.t("dash.overview.env."+string(r.env()))))), newline,
+			d.errorSummaryNode(f, "export-"), newline,
+			// A GET form: the browser replaces the action's query with the fields, so the
+			// environment and an explicit language travel as hidden fields.
+			h.Form(h.Method("get"), h.ID("export-form"), h.Action("/dashboard/export.csv"), d.banglaNoValidate(),
+				h.If(r.env() == auth.Live, ui.Hidden("env", "live")),
+				h.If(r.lang.Explicit, ui.Hidden(page.QueryParam, string(r.l()))),
+				d.exportDay(f, "from", "export-from", "dash.export.from"), newline,
+				d.exportDay(f, "to", "export-to", "dash.export.to"), newline,
+				h.P(h.Class("hint"), h.ID("export-hint"), h.Text(d.t("dash.export.hint", "days", d.l.Number(export.MaxDays)))),
+				ui.Submit("export-submit", d.t("dash.export.submit")),
+			), newline,
+		)
 	})
 }
 
-// dateInput writes a labelled date input with its error (aria-describedby).
-func (d *doc) dateInput(f *form, name, id, labelKey string) {
-	d.Raw(`<div class="row"><label class="field-label"`)
-	d.Attr("for", id)
-	d.Raw(">")
-	d.text(labelKey)
-	d.Raw(`</label><input class="field" type="date" required`)
-	d.Attr("id", id)
-	d.Attr("name", name)
-	d.Attr("value", f.value(name))
-	described := "export-hint"
-	if e := f.err(name); e != "" {
-		d.Raw(` aria-invalid="true"`)
-		described = id + "-error " + described
-	}
-	d.Attr("aria-describedby", described)
-	d.Raw(">")
-	d.fieldAfter(f, id, name, "")
-	d.Raw("</div>\n")
+// exportDay is a labelled date input with its error, described by its error and the form's
+// one hint (export-hint).
+func (d *doc) exportDay(f *form, name, id, labelKey string) h.Node {
+	return ui.Field{Name: name, ID: id, Label: d.t(labelKey), Error: f.err(name),
+		Control: func(id, describedBy string) h.Node {
+			return h.Input(h.Class("field"), h.Type("date"), h.Required(true), h.ID(id), h.Name(name), h.Value(f.value(name)),
+				h.If(f.err(name) != "", h.Attr("aria-invalid", "true")),
+				h.Aria("describedby", strings.TrimSpace(describedBy+" export-hint")))
+		}}
 }

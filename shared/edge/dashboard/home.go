@@ -2,11 +2,14 @@ package dashboard
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/export"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/payment"
 )
 
@@ -105,173 +108,141 @@ func (s *Service) overview(ctx context.Context, ws string, env auth.Environment)
 
 // envSwitch links the overview in each environment; the current one is marked (aria-current
 // and the word "showing", not colour alone).
-func (d *doc) envSwitch() {
-	d.Raw(`<nav id="env-switch" class="env-switch"`)
-	d.Attr("aria-label", d.t("dash.overview.env"))
-	d.Raw("><ul>")
-	for _, e := range []auth.Environment{auth.Sandbox, auth.Live} {
-		d.Raw("<li><a")
-		d.Attr("id", "env-switch-"+string(e))
-		d.URLAttr("href", d.r.url("/dashboard?env="+string(e)))
-		if d.r.env() == e {
-			d.Raw(` aria-current="page"><strong>`)
-			d.text("dash.overview.env." + string(e))
-			d.Raw("</strong> ")
-			d.text("dash.overview.env.showing")
-		} else {
-			d.Raw(">")
-			d.text("dash.overview.env." + string(e))
-		}
-		d.Raw("</a></li>")
-	}
-	d.Raw("</ul></nav>\n")
+func (d *doc) envSwitch() { d.node(d.envSwitchNode(), newline) }
+
+func (d *doc) envSwitchNode() h.Node {
+	return h.Nav(h.ID("env-switch"), h.Class("env-switch"), h.Aria("label", d.t("dash.overview.env")),
+		h.Ul(h.Map([]auth.Environment{auth.Sandbox, auth.Live}, func(e auth.Environment) h.Node {
+			name := d.t("dash.overview.env." + string(e))
+			current := d.r.env() == e
+			return h.Li(h.A(h.ID("env-switch-"+string(e)), h.Href(d.r.url("/dashboard?env="+string(e))),
+				h.IfElse(current,
+					h.Group{h.Attr("aria-current", "page"), h.Strong(h.Text(name)), h.Text(" " + d.t("dash.overview.env.showing"))},
+					h.Text(name))))
+		})))
 }
 
-// count writes a number, "at least n" when the read was capped.
-func (d *doc) count(n int, capped bool) {
+// count is a number, "at least n" when the read was capped.
+func (d *doc) count(n int, capped bool) h.Node {
 	v := d.l.Number(int64(n))
 	if capped {
-		d.text("dash.overview.at_least", "n", v)
-		return
+		return h.Text(d.t("dash.overview.at_least", "n", v))
 	}
-	d.Text(v)
+	return h.Text(v)
 }
 
-func (d *doc) amount(p money.Paisa, capped bool) {
-	v := d.l.Amount(p)
+// amount is a sum of money (ui.Money), "at least …" when the read was capped.
+func (d *doc) amount(p money.Paisa, capped bool) h.Node {
 	if capped {
-		d.text("dash.overview.at_least", "n", v)
-		return
+		return h.Text(d.t("dash.overview.at_least", "n", d.l.Amount(p)))
 	}
-	d.Text(v)
+	return ui.Money(d.l, p)
 }
 
-// payments writes the overview's payment sections.
+// overviewPayments writes the overview's payment sections.
 func (d *doc) overviewPayments(o *overview) {
-	d.overviewTallies(o)
-	d.overviewLatest(o)
-	d.overviewFailing(o)
+	d.node(d.overviewTallies(o), d.overviewLatest(o), d.overviewFailing(o))
 }
 
-// overviewTallies writes today's and this week's completed payments.
-func (d *doc) overviewTallies(o *overview) {
-	d.Raw("<h2>")
-	d.text("dash.overview.completed")
-	d.Raw("</h2>\n<div class=\"stats\">")
-	for _, st := range []struct {
-		id, key string
-		t       tally
-		args    []string
-	}{{"stats-today", "dash.overview.today", o.today, nil},
-		{"stats-week", "dash.overview.week", o.week, []string{"date", d.l.DateTime(o.weekStart)}}} {
-		d.Raw(`<section`)
-		d.Attr("id", st.id)
-		d.Attr("aria-labelledby", st.id+"-title")
-		d.Raw("><h3")
-		d.Attr("id", st.id+"-title")
-		d.Raw(">")
-		d.text(st.key, st.args...)
-		d.Raw("</h3><dl><dt>")
-		d.text("dash.overview.count")
-		d.Raw(`</dt><dd class="stat-count">`)
-		d.count(st.t.count, o.capped)
-		d.Raw("</dd><dt>")
-		d.text("dash.overview.amount")
-		d.Raw(`</dt><dd class="stat-amount">`)
-		d.amount(st.t.amount, o.capped)
-		d.Raw("</dd></dl></section>")
+// overviewTallies is today's and this week's completed payments.
+func (d *doc) overviewTallies(o *overview) h.Node {
+	type stat struct {
+		id, title string
+		t         tally
 	}
-	d.Raw("</div>\n")
-	if o.capped {
-		d.Raw(`<p class="hint" id="stats-capped">`)
-		d.text("dash.overview.capped", "n", d.l.Number(homeScanBudget))
-		d.Raw("</p>\n")
+	stats := []stat{{"stats-today", d.t("dash.overview.today"), o.today},
+		{"stats-week", d.t("dash.overview.week", "date", d.l.DateTime(o.weekStart)), o.week}}
+	return h.Group{
+		h.H2(h.Text(d.t("dash.overview.completed"))), newline,
+		h.Div(h.Class("stats"), h.Map(stats, func(st stat) h.Node {
+			return h.Section(h.ID(st.id), h.Aria("labelledby", st.id+"-title"),
+				h.H3(h.ID(st.id+"-title"), h.Text(st.title)),
+				h.Dl(
+					h.Dt(h.Text(d.t("dash.overview.count"))), h.Dd(h.Class("stat-count"), d.count(st.t.count, o.capped)),
+					h.Dt(h.Text(d.t("dash.overview.amount"))), h.Dd(h.Class("stat-amount"), d.amount(st.t.amount, o.capped))))
+		})), newline,
+		h.If(o.capped, h.P(h.Class("hint"), h.ID("stats-capped"),
+			h.Text(d.t("dash.overview.capped", "n", d.l.Number(homeScanBudget))))),
 	}
 }
 
-// overviewLatest writes the latest payments.
-func (d *doc) overviewLatest(o *overview) {
-	d.Raw(`<h2 id="latest-title">`)
-	d.text("dash.overview.latest")
-	d.Raw("</h2>\n")
+// columns are a table's columns, one per key (prefix+key in the catalogue); the keys in nums
+// are amounts and counts.
+func (d *doc) columns(prefix string, keys []string, nums ...string) []ui.Column {
+	cols := make([]ui.Column, len(keys))
+	for i, k := range keys {
+		cols[i] = ui.Column{Head: d.t(prefix + k)}
+		if slices.Contains(nums, k) {
+			cols[i].Class = "num"
+		}
+	}
+	return cols
+}
+
+// overviewLatest is the latest payments, as a shop owner reads them: reference, amount,
+// status, date, then the payment's id.
+func (d *doc) overviewLatest(o *overview) h.Node {
+	head := h.Group{h.H2(h.ID("latest-title"), h.Text(d.t("dash.overview.latest"))), newline}
 	if len(o.latest) == 0 {
-		d.Raw(`<p id="latest-payments">`)
-		d.text("dash.overview.no_payments")
-		d.Raw("</p>\n")
-	} else {
-		d.tableStart("latest-title", "latest-payments")
-		d.thead("dash.overview.col.", "created", "payment", "status", "amount", "reference")
-		for _, p := range o.latest {
-			d.Raw("<tr><td>")
-			d.date(p.CreatedAt)
-			d.Raw("</td><td>")
-			d.paymentLink(p.InvoiceID)
-			d.Raw("</td><td>")
-			d.text("dash.overview.status." + string(p.EffectiveStatus(o.now)))
-			d.Raw(`</td><td class="num">`)
-			d.Text(d.l.Amount(p.AmountMinor))
-			d.Raw("</td><td>")
-			d.Text(p.Reference)
-			d.Raw("</td></tr>")
-		}
-		d.Raw("</tbody></table></div>\n")
+		return h.Group{head, h.P(h.ID("latest-payments"), h.Text(d.t("dash.overview.no_payments"))), newline}
 	}
+	rows := make([]ui.Row, 0, len(o.latest))
+	for _, p := range o.latest {
+		st := string(p.EffectiveStatus(o.now))
+		rows = append(rows, ui.Row{Cells: []h.Node{
+			ui.Long(p.Reference, false), ui.Money(d.l, p.AmountMinor), ui.Pill(st, d.t("dash.overview.status."+st)),
+			ui.Date(d.l, p.CreatedAt), d.paymentLink(p.InvoiceID),
+		}})
+	}
+	return h.Group{head,
+		ui.Table("latest-payments", d.t("dash.overview.latest"),
+			d.columns("dash.overview.col.", []string{"reference", "amount", "status", "created", "payment"}, "amount"), rows),
+		newline}
 }
 
-// overviewFailing writes the deliveries that are failing.
-func (d *doc) overviewFailing(o *overview) {
-	d.Raw(`<h2 id="failing-title">`)
-	d.text("dash.overview.failing")
-	d.Raw("</h2>\n")
+// overviewFailing is the deliveries that are failing: their state first, the payment's id
+// last.
+func (d *doc) overviewFailing(o *overview) h.Node {
+	head := h.Group{h.H2(h.ID("failing-title"), h.Text(d.t("dash.overview.failing"))), newline}
 	if len(o.failing) == 0 {
-		d.Raw(`<p id="failing-deliveries">`)
-		d.text("dash.overview.no_failing")
-		d.Raw("</p>\n")
-		return
+		return h.Group{head, h.P(h.ID("failing-deliveries"), h.Text(d.t("dash.overview.no_failing"))), newline}
 	}
-	d.tableStart("failing-title", "failing-deliveries")
-	d.thead("dash.overview.col.", "payment", "event", "attempts", "response", "last_attempt", "state")
+	rows := make([]ui.Row, 0, len(o.failing))
 	for _, p := range o.failing {
-		o := p.Outbox // non-nil: failingDelivery
-		d.Raw("<tr><td>")
-		d.paymentLink(p.InvoiceID)
-		d.Raw("</td><td>")
-		d.Text(o.Kind)
-		d.Raw(`</td><td class="num">`)
-		d.Text(d.l.Number(int64(o.Attempts)))
-		d.Raw("</td><td>")
-		if o.LastHTTPStatus > 0 {
-			d.Text(d.l.Number(int64(o.LastHTTPStatus)))
-		} else {
-			d.text("dash.overview.no_response")
-		}
-		if o.Detail != "" {
-			d.Raw(`<br><span class="hint">`)
-			d.Text(o.Detail)
-			d.Raw("</span>")
-		}
-		d.Raw("</td><td>")
-		if o.LastAttemptAt != nil {
-			d.date(*o.LastAttemptAt)
-		}
-		d.Raw("</td><td>")
-		if o.Status == payment.DeliveryFailed {
-			d.text("dash.overview.delivery.failed")
-		} else {
-			d.text("dash.overview.delivery.retrying")
-			d.Raw(" ")
-			d.date(o.NextAttemptAt)
-		}
-		d.Raw("</td></tr>")
+		rows = append(rows, ui.Row{Cells: d.failingCells(p)})
 	}
-	d.Raw("</tbody></table></div>\n")
+	return h.Group{head,
+		ui.Table("failing-deliveries", d.t("dash.overview.failing"),
+			d.columns("dash.overview.col.", []string{"state", "event", "attempts", "response", "last_attempt", "payment"}, "attempts"), rows),
+		newline}
+}
+
+// failingCells is one failing delivery's row (p.Outbox is not nil: failingDelivery).
+func (d *doc) failingCells(p *payment.Payment) []h.Node {
+	o := p.Outbox
+	state := h.Node(ui.Pill("FAILED", d.t("dash.overview.delivery.failed")))
+	if o.Status != payment.DeliveryFailed {
+		state = h.Group{ui.Pill("RETRYING", d.t("dash.overview.delivery.retrying")), h.Text(" "), ui.Date(d.l, o.NextAttemptAt)}
+	}
+	response := h.Text(d.t("dash.overview.no_response"))
+	if o.LastHTTPStatus > 0 {
+		response = h.Text(d.l.Number(int64(o.LastHTTPStatus)))
+	}
+	var last h.Node
+	if o.LastAttemptAt != nil {
+		last = ui.Date(d.l, *o.LastAttemptAt)
+	}
+	return []h.Node{
+		state,
+		h.Code(h.Text(o.Kind)),
+		h.Text(d.l.Number(int64(o.Attempts))),
+		h.Group{response, h.If(o.Detail != "", h.Group{h.Br(), h.Span(h.Class("hint long"), h.Text(o.Detail))})},
+		last,
+		d.paymentLink(p.InvoiceID),
+	}
 }
 
 // paymentLink links a payment's page by its id.
-func (d *doc) paymentLink(id string) {
-	d.Raw("<a")
-	d.URLAttr("href", d.r.url("/dashboard/payments/"+id))
-	d.Raw("><code>")
-	d.Text(id)
-	d.Raw("</code></a>")
+func (d *doc) paymentLink(id string) h.Node {
+	return h.A(h.Href(d.r.url("/dashboard/payments/"+id)), ui.Long(id, true))
 }

@@ -58,7 +58,8 @@ func TestBrowserOverviewAndExport(t *testing.T) {
 	if s := text("stats-today"); !strings.Contains(s, "৳7,777.00") {
 		t.Errorf("live #stats-today: %q", s)
 	}
-	run(chromedp.Click(chromedp.ID("nav-export")), chromedp.WaitVisible(chromedp.ID("export-form")))
+	// On a phone the navigation is a closed menu: one tap opens it.
+	run(chromedp.Click(chromedp.ID("nav-toggle")), chromedp.Click(chromedp.ID("nav-export")), chromedp.WaitVisible(chromedp.ID("export-form")))
 	loc, err := browsertest.Run(p.Ctx, chromedp.Location())
 	if err != nil || !strings.Contains(loc, "env=live") {
 		t.Errorf("export from live: %s %v", loc, err)

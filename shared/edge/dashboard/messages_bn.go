@@ -8,6 +8,8 @@ package dashboard
 var messagesBN = map[string]string{
 	"dash.skip":                "পাতার মূল অংশে যান",
 	"dash.nav":                 "ড্যাশবোর্ড",
+	"dash.menu":                "মেনু",
+	"dash.footer":              "Takapay ড্যাশবোর্ড · স্যান্ডবক্স",
 	"dash.nav.home":            "সারসংক্ষেপ",
 	"dash.nav.keys":            "API কি",
 	"dash.nav.payments":        "পেমেন্ট",

@@ -5,6 +5,8 @@ package dashboard
 var messagesEN = map[string]string{
 	"dash.skip":                "Skip to the page",
 	"dash.nav":                 "Dashboard",
+	"dash.menu":                "Menu",
+	"dash.footer":              "Takapay dashboard · Sandbox",
 	"dash.nav.home":            "Overview",
 	"dash.nav.keys":            "API keys",
 	"dash.nav.payments":        "Payments",

@@ -42,6 +42,7 @@ var homeExportBN = map[string]string{
 	"dash.export.to":                  "শেষ (শেষ দিন)",
 	"dash.export.hint":                "ঢাকার সময়ে দিন, দুটোই ধরে, সর্বোচ্চ {days} দিন। খুব বড় এক্সপোর্ট নেওয়া হয় না: কম দিন বেছে নিন।",
 	"dash.export.submit":              "CSV ডাউনলোড",
+	"dash.export.err.required":        "একটি দিন বেছে নিন।",
 	"dash.export.err.date":            "তারিখ YYYY-MM-DD আকারে লিখুন।",
 	"dash.export.err.future":          "এই দিন এখনো শুরু হয়নি: আজ বা তার আগের দিন বেছে নিন।",
 	"dash.export.err.order":           "শেষ দিন প্রথম দিনের আগে হতে পারে না।",

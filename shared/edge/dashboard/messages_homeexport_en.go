@@ -42,6 +42,7 @@ var homeExportEN = map[string]string{
 	"dash.export.to":                  "To (last day)",
 	"dash.export.hint":                "Days in Dhaka time, both included, at most {days} days. A very large export is refused: choose fewer days.",
 	"dash.export.submit":              "Download CSV",
+	"dash.export.err.required":        "Choose a day.",
 	"dash.export.err.date":            "Enter a date as YYYY-MM-DD.",
 	"dash.export.err.future":          "This day has not begun yet: choose today or earlier.",
 	"dash.export.err.order":           "The last day must not be before the first.",

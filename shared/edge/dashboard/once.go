@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -75,11 +76,7 @@ const (
 var errStaleForm = apierr.New(apierr.MalformedRequest, "this form is out of date: open the page again and send it from there")
 
 // onceToken writes the form's one-use token (a new one on every rendering).
-func (d *doc) onceToken() {
-	d.Raw(`<input type="hidden" name="` + onceField + `"`)
-	d.Attr("value", randomToken())
-	d.Raw(">")
-}
+func (d *doc) onceToken() { d.node(ui.Hidden(onceField, randomToken())) }
 
 // effect is what a create form did: location is where the answer goes (ignored when secret is
 // set: then the landing, where secret is shown once); page is an answer without effect (the

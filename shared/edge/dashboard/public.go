@@ -11,6 +11,8 @@ import (
 
 	"github.com/takapay/payments/shared/account"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -21,6 +23,9 @@ type handler func(ctx context.Context, r *req) (*web.Response, error)
 // what its error means for a browser (sign in first, a limit, a refusal, a broken link).
 func (s *Service) serve(h handler) web.HandlerFunc {
 	return func(ctx context.Context, wr *web.Request) (*web.Response, error) {
+		if wr.Method == "GET" && len(wr.Path) > 1 && strings.HasSuffix(wr.Path, "/") {
+			return s.withoutSlash(wr), nil
+		}
 		r := s.newReq(wr)
 		resp, err := h(ctx, r)
 		if err == nil {
@@ -43,6 +48,27 @@ func (s *Service) serve(h handler) web.HandlerFunc {
 		}
 		return nil, err
 	}
+}
+
+// withoutSlash sends a page asked for with a trailing slash ("/dashboard/", which a gateway
+// may hand to GET /dashboard's function with the path as sent) to its one address, the query
+// kept: 308, permanent (decision 76). Links, the navigation's aria-current and the language
+// switch all name the address without the slash.
+func (s *Service) withoutSlash(wr *web.Request) *web.Response {
+	loc := strings.TrimRight(wr.Path, "/")
+	if loc == "" {
+		loc = "/dashboard"
+	}
+	if len(wr.Query) > 0 {
+		q := url.Values{}
+		for k, v := range wr.Query {
+			q.Set(k, v)
+		}
+		loc += "?" + q.Encode()
+	}
+	hd := s.headers(nil)
+	hd["Location"] = loc
+	return &web.Response{Status: 308, Headers: hd, Raw: []byte{}}
 }
 
 // ErrorPage renders the edge's errors (a dependency unreachable: 503; anything else: 500)
@@ -78,15 +104,12 @@ func (s *Service) apiErrorPage(r *req, e *apierr.Error) *web.Response {
 func (s *Service) errorPage(r *req, status int, titleKey, msgKey string) *web.Response {
 	l := r.l()
 	return s.page(r, status, t(l, titleKey), func(d *doc) {
-		d.Raw(`<p class="error-message" id="error-message">`)
-		d.text(msgKey)
-		d.Raw("</p>\n<p class=\"links\">")
+		back := d.linkNode("/dashboard/sign-in", "back-sign-in", "dash.sign_in")
 		if r.viewer != nil {
-			d.link("/dashboard", "back-home", "dash.back_home")
-		} else {
-			d.link("/dashboard/sign-in", "back-sign-in", "dash.sign_in")
+			back = d.linkNode("/dashboard", "back-home", "dash.back_home")
 		}
-		d.Raw("</p>\n")
+		d.node(h.P(h.Class("error-message"), h.ID("error-message"), h.Text(d.t(msgKey))), newline,
+			h.P(h.Class("links"), back), newline)
 	})
 }
 
@@ -113,11 +136,8 @@ func (s *Service) tooMany(r *req, wait time.Duration, msgKey, path, linkID, link
 	}
 	mins := (secs + 59) / 60
 	resp := s.page(r, 429, t(r.l(), "dash.limited.title"), func(d *doc) {
-		d.Raw(`<p class="error-message" id="error-message">`)
-		d.text(msgKey, "minutes", d.l.Digits(strconv.Itoa(mins)))
-		d.Raw("</p>\n<p class=\"links\">")
-		d.link(path, linkID, linkKey)
-		d.Raw("</p>\n")
+		d.node(h.P(h.Class("error-message"), h.ID("error-message"), h.Text(d.t(msgKey, "minutes", d.l.Digits(strconv.Itoa(mins))))), newline,
+			h.P(h.Class("links"), d.linkNode(path, linkID, linkKey)), newline)
 	})
 	resp.Headers["Retry-After"] = strconv.Itoa(secs)
 	return resp
@@ -180,32 +200,20 @@ func (s *Service) SignUpPage(ctx context.Context, wr *web.Request) (*web.Respons
 
 func (s *Service) signUpForm(r *req, status int, f *form) *web.Response {
 	joinOnly := inviteNext(f.value("next"))
+	path := "/dashboard/sign-in"
+	if next := f.value("next"); next != "" {
+		path += "?next=" + urlQueryEscape(next)
+	}
 	return s.page(r, status, t(r.l(), "dash.sign_up.title"), func(d *doc) {
-		d.errorSummary(f)
-		if joinOnly {
-			d.notice("dash.sign_up.join")
-		}
-		d.formStart("/dashboard/sign-up", "sign-up-form")
-		if next := f.value("next"); next != "" {
-			d.Raw(`<input type="hidden" name="next"`)
-			d.Attr("value", next)
-			d.Raw(">")
-		}
-		d.input(f, "email", "email", "dash.field.email", "email", "", true)
-		d.input(f, "password", "password", "dash.field.password", "new-password", "dash.hint.password", true)
-		if !joinOnly {
-			d.input(f, "workspace", "text", "dash.field.workspace", "organization", "dash.hint.workspace", true)
-		}
-		d.submit("dash.sign_up.submit", "sign-up-submit")
-		d.Raw("</form>\n<p class=\"links\">")
-		d.text("dash.sign_up.have_account")
-		d.Raw(" ")
-		path := "/dashboard/sign-in"
-		if next := f.value("next"); next != "" {
-			path += "?next=" + urlQueryEscape(next)
-		}
-		d.link(path, "sign-in-link", "dash.sign_in")
-		d.Raw("</p>\n")
+		d.node(d.errorSummaryNode(f, "f-"),
+			h.If(joinOnly, ui.Flash(d.t("dash.sign_up.join"))), newline,
+			d.formPost("/dashboard/sign-up", h.ID("sign-up-form"),
+				d.nextField(f),
+				d.field(f, "email", "email", "dash.field.email", "email", "", true), newline,
+				d.field(f, "password", "password", "dash.field.password", "new-password", "dash.hint.password", true), newline,
+				h.If(!joinOnly, h.Group{d.field(f, "workspace", "text", "dash.field.workspace", "organization", "dash.hint.workspace", true), newline}),
+				ui.Submit("sign-up-submit", d.t("dash.sign_up.submit"))), newline,
+			h.P(h.Class("links"), h.Text(d.t("dash.sign_up.have_account")+" "), d.linkNode(path, "sign-in-link", "dash.sign_in")), newline)
 	})
 }
 
@@ -265,13 +273,9 @@ func (s *Service) CheckEmail(ctx context.Context, wr *web.Request) (*web.Respons
 			key = "dash.check_email.reset"
 		}
 		return s.page(r, 200, t(r.l(), "dash.check_email.title"), func(d *doc) {
-			d.Raw(`<p id="check-email-message">`)
-			d.text(key)
-			d.Raw("</p>\n<p class=\"hint\">")
-			d.text("dash.check_email.spam")
-			d.Raw("</p>\n<p class=\"links\">")
-			d.link("/dashboard/sign-in", "sign-in-link", "dash.sign_in")
-			d.Raw("</p>\n")
+			d.node(h.P(h.ID("check-email-message"), h.Text(d.t(key))), newline,
+				h.P(h.Class("hint"), h.Text(d.t("dash.check_email.spam"))), newline,
+				h.P(h.Class("links"), d.linkNode("/dashboard/sign-in", "sign-in-link", "dash.sign_in")), newline)
 		}), nil
 	})(ctx, wr)
 }
@@ -290,14 +294,11 @@ func (s *Service) VerifyPage(ctx context.Context, wr *web.Request) (*web.Respons
 // have its owner click the account into being with the first sign-up's password).
 func (s *Service) verifyForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.verify.title"), func(d *doc) {
-		d.errorSummary(f)
-		d.Raw("<p>")
-		d.text("dash.verify.message")
-		d.Raw("</p>\n")
-		d.formStart("/dashboard/verify-email?token="+url.QueryEscape(r.token()), "verify-form")
-		d.input(f, "password", "password", "dash.field.password", "current-password", "dash.hint.verify_password", true)
-		d.submit("dash.verify.submit", "verify-submit")
-		d.Raw("</form>\n")
+		d.node(d.errorSummaryNode(f, "f-"),
+			h.P(h.Text(d.t("dash.verify.message"))), newline,
+			d.formPost("/dashboard/verify-email?token="+url.QueryEscape(r.token()), h.ID("verify-form"),
+				d.field(f, "password", "password", "dash.field.password", "current-password", "dash.hint.verify_password", true), newline,
+				ui.Submit("verify-submit", d.t("dash.verify.submit"))), newline)
 	})
 }
 
@@ -357,38 +358,26 @@ func (s *Service) SignInPage(ctx context.Context, wr *web.Request) (*web.Respons
 }
 
 func (s *Service) signInForm(r *req, status int, f *form, notice string) *web.Response {
+	signUp := "/dashboard/sign-up"
+	if next := f.value("next"); next != "" {
+		signUp += "?next=" + urlQueryEscape(next)
+	}
 	return s.page(r, status, t(r.l(), "dash.sign_in.title"), func(d *doc) {
 		switch notice {
 		case "reset", "signed-out", "signed-out-everywhere", "left":
 			d.notice("dash.notice." + notice)
 		}
-		d.errorSummary(f)
-		d.formStart("/dashboard/sign-in", "sign-in-form")
-		if next := f.value("next"); next != "" {
-			d.Raw(`<input type="hidden" name="next"`)
-			d.Attr("value", next)
-			d.Raw(">")
-		}
-		d.input(f, "email", "email", "dash.field.email", "username webauthn", "", true)
-		d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
-		d.submit("dash.sign_in.submit", "sign-in-submit")
-		d.Raw("</form>\n")
-		if s.OfferPasskeys {
-			d.Raw(`<div class="js-only links">`)
-			d.formStart("/dashboard/passkeys/sign-in", "passkey-begin-form")
-			d.Raw(`<button type="submit" class="button" id="passkey-sign-in">`)
-			d.text("dash.passkey.sign_in")
-			d.Raw("</button></form></div>\n")
-		}
-		d.Raw(`<p class="links">`)
-		d.link("/dashboard/forgot-password", "forgot-link", "dash.forgot.link")
-		d.Raw(" · ")
-		path := "/dashboard/sign-up"
-		if next := f.value("next"); next != "" {
-			path += "?next=" + urlQueryEscape(next)
-		}
-		d.link(path, "sign-up-link", "dash.sign_up.link")
-		d.Raw("</p>\n")
+		d.node(d.errorSummaryNode(f, "f-"),
+			d.formPost("/dashboard/sign-in", h.ID("sign-in-form"),
+				d.nextField(f),
+				d.field(f, "email", "email", "dash.field.email", "username webauthn", "", true), newline,
+				d.field(f, "password", "password", "dash.field.password", "current-password", "", true), newline,
+				ui.Submit("sign-in-submit", d.t("dash.sign_in.submit"))), newline,
+			h.If(s.OfferPasskeys, h.Group{h.Div(h.Class("js-only links"),
+				d.formPost("/dashboard/passkeys/sign-in", h.ID("passkey-begin-form"),
+					h.Button(h.Type("submit"), h.Class("button"), h.ID("passkey-sign-in"), h.Text(d.t("dash.passkey.sign_in"))))), newline}),
+			h.P(h.Class("links"), d.linkNode("/dashboard/forgot-password", "forgot-link", "dash.forgot.link"), h.Text(" · "),
+				d.linkNode(signUp, "sign-up-link", "dash.sign_up.link")), newline)
 	})
 }
 
@@ -442,16 +431,12 @@ func (s *Service) ForgotPage(ctx context.Context, wr *web.Request) (*web.Respons
 
 func (s *Service) forgotForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.forgot.title"), func(d *doc) {
-		d.errorSummary(f)
-		d.Raw("<p>")
-		d.text("dash.forgot.message")
-		d.Raw("</p>\n")
-		d.formStart("/dashboard/forgot-password", "forgot-form")
-		d.input(f, "email", "email", "dash.field.email", "email", "", true)
-		d.submit("dash.forgot.submit", "forgot-submit")
-		d.Raw("</form>\n<p class=\"links\">")
-		d.link("/dashboard/sign-in", "sign-in-link", "dash.sign_in")
-		d.Raw("</p>\n")
+		d.node(d.errorSummaryNode(f, "f-"),
+			h.P(h.Text(d.t("dash.forgot.message"))), newline,
+			d.formPost("/dashboard/forgot-password", h.ID("forgot-form"),
+				d.field(f, "email", "email", "dash.field.email", "email", "", true), newline,
+				ui.Submit("forgot-submit", d.t("dash.forgot.submit"))), newline,
+			h.P(h.Class("links"), d.linkNode("/dashboard/sign-in", "sign-in-link", "dash.sign_in")), newline)
 	})
 }
 
@@ -487,12 +472,11 @@ func (s *Service) ResetPage(ctx context.Context, wr *web.Request) (*web.Response
 
 func (s *Service) resetForm(r *req, status int, f *form) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.reset.title"), func(d *doc) {
-		d.errorSummary(f)
-		d.formStart("/dashboard/reset-password?token="+url.QueryEscape(r.token()), "reset-form")
-		d.input(f, "password", "password", "dash.field.new_password", "new-password", "dash.hint.password", true)
-		d.removePasskeysBox("remove-passkeys", f == nil || f.value(removePasskeysField) != "no")
-		d.submit("dash.reset.submit", "reset-submit")
-		d.Raw("</form>\n")
+		d.node(d.errorSummaryNode(f, "f-"),
+			d.formPost("/dashboard/reset-password?token="+url.QueryEscape(r.token()), h.ID("reset-form"),
+				d.field(f, "password", "password", "dash.field.new_password", "new-password", "dash.hint.password", true), newline,
+				d.removePasskeysCheck("remove-passkeys", f == nil || f.value(removePasskeysField) != "no"),
+				ui.Submit("reset-submit", d.t("dash.reset.submit"))), newline)
 	})
 }
 
@@ -532,16 +516,18 @@ func (s *Service) Reset(ctx context.Context, wr *web.Request) (*web.Response, er
 const removePasskeysField = "remove_passkeys"
 
 // removePasskeysBox writes the remove-every-passkey box.
-func (d *doc) removePasskeysBox(id string, checked bool) {
-	d.Raw(`<div class="row"><label class="check"><input type="checkbox" value="yes"`)
-	d.Attr("name", removePasskeysField)
-	d.Attr("id", id)
-	if checked {
-		d.Raw(" checked")
-	}
-	d.Raw("> ")
-	d.text("dash.remove_passkeys")
-	d.Raw("</label></div>\n")
+func (d *doc) removePasskeysBox(id string, checked bool) { d.node(d.removePasskeysCheck(id, checked)) }
+
+func (d *doc) removePasskeysCheck(id string, checked bool) h.Node {
+	return h.Group{h.Div(h.Class("row"), h.Label(h.Class("check"),
+		h.Input(h.Type("checkbox"), h.Value("yes"), h.Name(removePasskeysField), h.ID(id), h.Checked(checked)),
+		h.Text(" "+d.t("dash.remove_passkeys")))), newline}
+}
+
+// nextField carries where to go after the form (a hidden field; nothing when nowhere).
+func (d *doc) nextField(f *form) h.Node {
+	next := f.value("next")
+	return h.If(next != "", ui.Hidden("next", next))
 }
 
 // --- sign out --------------------------------------------------------------------------------

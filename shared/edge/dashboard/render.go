@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/htmlw"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -101,75 +103,83 @@ type doc struct {
 
 func (d *doc) t(key string, args ...string) string { return t(d.l, key, args...) }
 
+// node writes a node tree (shared/foundation/h, shared/foundation/ui) into the page.
+func (d *doc) node(nodes ...h.Node) {
+	for _, n := range nodes {
+		if n != nil {
+			n.Render(&d.Builder)
+		}
+	}
+}
+
 // text writes a message as text.
 func (d *doc) text(key string, args ...string) { d.Text(d.t(key, args...)) }
 
-// page renders a whole page: the head, the top bar (the language switch; signed in: the
-// workspace, the navigation and sign out), the sandbox banner, main, the footer and the script.
+// page renders a whole page (ui.Document): the skip link, the top bar (the brand; signed in:
+// the workspace, the role and sign out; the language switch), signed in to a workspace the
+// navigation menu (ui.Nav) and the sandbox banner, main with the title and body, the
+// dashboard's own footer, then the script.
 func (s *Service) page(r *req, status int, title string, body func(d *doc)) *web.Response {
 	d := &doc{r: r, l: r.l()}
 	d.Grow(len(style.Source()) + len(s.script().Source()) + 8192)
-	page.WriteHead(&d.Builder, d.l, title, style)
-	d.Raw("<body>\n")
-	d.Raw(`<a class="skip" href="#main">`)
-	d.text("dash.skip")
-	d.Raw("</a>\n")
-	d.Raw(`<header class="top"><span class="brand">Takapay</span>`)
-	if v := r.viewer; v != nil && v.ws.WorkspaceID != "" {
-		d.Raw(`<span id="workspace-name">`)
-		d.Text(v.ws.WorkspaceName)
-		d.Raw(` <span class="tag" id="role">`)
-		d.text("dash.role." + string(v.ws.Role))
-		d.Raw("</span></span>")
+	var nav h.Node // signed in to a workspace: the menu and the sandbox banner
+	if r.viewer != nil && r.viewer.ws.WorkspaceID != "" {
+		nav = h.Group{s.nav(d), ui.Banner(d.l)}
 	}
-	if r.viewer != nil {
-		d.formStart("/dashboard/sign-out", "sign-out-form")
-		d.Raw(`<button class="linkbutton" type="submit" id="sign-out">`)
-		d.text("dash.sign_out")
-		d.Raw("</button></form>")
-	}
-	d.Raw("</header>\n")
-	self := r.Path
-	if tok := r.token(); tok != "" {
-		self += "?token=" + url.QueryEscape(tok)
-	}
-	page.WriteLangSwitch(&d.Builder, d.l, self)
-	if v := r.viewer; v != nil && v.ws.WorkspaceID != "" {
-		s.nav(d)
-		page.WriteBanner(&d.Builder, d.l)
-	}
-	d.Raw(`<main class="card`)
+	mainClass := "card"
 	if r.viewer == nil {
-		d.Raw(" narrow")
+		mainClass += " narrow" // the public forms: one column
 	}
-	d.Raw(`" id="main">` + "\n<h1>")
-	d.Text(title)
-	d.Raw("</h1>\n")
-	body(d)
-	d.Raw("</main>\n")
-	page.WriteFooter(&d.Builder, d.l, nil)
-	d.Raw("<script>")
-	d.Raw(s.script().Source())
-	d.Raw("</script>\n</body>\n</html>\n")
+	ui.Document{Lang: d.l, Title: title, Style: style, Script: s.script(), Body: []h.Node{
+		h.A(h.Class("skip"), h.Href("#main"), h.Text(d.t("dash.skip"))), newline,
+		d.topBar(), newline,
+		nav,
+		h.Main(h.Class(mainClass), h.ID("main"), newline,
+			h.H1(h.Text(title)), newline,
+			// The document is written into d's own builder, so the body writes where it stands.
+			h.Func(func(*htmlw.Builder) { body(d) }),
+		), newline,
+		ui.Footer(d.t("dash.footer")),
+	}}.Render(&d.Builder)
 	return &web.Response{Status: status, Headers: s.headers(nil), Raw: d.Bytes(), Cookies: r.setCookie}
 }
 
-// nav links to the pages the viewer's role allows (auth.Role.Can).
-func (s *Service) nav(d *doc) {
+// newline keeps the page's source readable: one line per landmark.
+var newline = h.Text("\n")
+
+// topBar is the bar above everything: the brand; signed in to a workspace, its name and the
+// viewer's role; the language switch; signed in, sign out. It wraps on a phone.
+func (d *doc) topBar() h.Node {
 	v := d.r.viewer
-	d.Raw(`<nav class="nav"`)
-	d.Attr("aria-label", d.t("dash.nav"))
-	d.Raw("><ul>")
+	self := d.r.Path
+	if tok := d.r.token(); tok != "" {
+		self += "?token=" + url.QueryEscape(tok)
+	}
+	return h.Header(h.Class("top"),
+		h.Span(h.Class("brand"), h.Text("Takapay")),
+		h.If(v != nil && v.ws.WorkspaceID != "", h.Func(func(b *htmlw.Builder) {
+			h.Span(h.ID("workspace-name"), h.Span(h.Class("ws long"), h.Text(v.ws.WorkspaceName)), h.Text(" "),
+				h.Span(h.Class("tag"), h.ID("role"), h.Text(d.t("dash.role."+string(v.ws.Role))))).Render(b)
+		})),
+		ui.LangSwitch(d.l, self),
+		h.If(v != nil, h.Func(func(b *htmlw.Builder) {
+			d.formPost("/dashboard/sign-out", h.ID("sign-out-form"),
+				h.Button(h.Class("linkbutton"), h.Type("submit"), h.ID("sign-out"), h.Text(d.t("dash.sign_out")))).Render(b)
+		})),
+	)
+}
+
+// navItems are the pages the viewer's role allows (auth.Role.Can), in menu order.
+func (d *doc) navItems() []ui.NavItem {
+	v := d.r.viewer
+	var items []ui.NavItem
 	item := func(path, key string) {
-		d.Raw("<li><a")
-		d.Attr("id", "nav-"+strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(path, "/dashboard"), "/", ""), "-"))
-		d.URLAttr("href", d.r.url(path))
-		if d.r.Path == path {
-			d.Raw(` aria-current="page"`)
-		}
-		d.Raw(">")
-		d.text(key)
-		d.Raw("</a></li>")
+		items = append(items, ui.NavItem{
+			ID:      "nav-" + strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(path, "/dashboard"), "/", ""), "-"),
+			Href:    d.r.url(path),
+			Text:    d.t(key),
+			Current: d.r.Path == path,
+		})
 	}
 	item("/dashboard", "dash.nav.home")
 	if v.can(auth.ViewWorkspace) {
@@ -189,189 +199,139 @@ func (s *Service) nav(d *doc) {
 		item("/dashboard/activity", "dash.nav.activity")
 	}
 	item("/dashboard/passkeys", "dash.nav.passkeys")
-	d.Raw("</ul></nav>\n")
+	return items
 }
 
-// formStart opens a POST form to a dashboard path with its CSRF token.
-func (d *doc) formStart(action, id string) {
-	d.Raw(`<form method="post"`)
-	if id != "" {
-		d.Attr("id", id)
-	}
-	d.URLAttr("action", d.r.url(action))
-	d.Raw(`><input type="hidden" name="` + csrfField + `"`)
+// nav is the navigation: a <details> menu on a phone (no script), a row on a wide screen.
+func (s *Service) nav(d *doc) h.Node {
+	return ui.Nav(d.t("dash.nav"), d.t("dash.menu"), d.navItems())
+}
+
+// formToken is the CSRF token every dashboard form carries: the session's, or before sign-in the
+// public forms' double-submit token.
+func (d *doc) formToken() string {
 	if d.r.viewer != nil {
-		d.Attr("value", d.r.viewer.csrf)
-	} else {
-		d.Attr("value", d.r.preToken)
+		return d.r.viewer.csrf
 	}
-	d.Raw(">")
+	return d.r.preToken
+}
+
+// formPost is a POST form to a dashboard path (with the language and environment in its
+// action) carrying the CSRF token, then kids (attributes, fields, buttons).
+func (d *doc) formPost(action string, kids ...h.Node) h.Node {
+	return ui.PostForm(d.r.url(action), d.formToken(), d.banglaNoValidate(), h.Group(kids))
+}
+
+// banglaNoValidate is the novalidate attribute a form carries on a Bangla page: the
+// browser's own validation tooltips speak the browser's language (English on most phones), so
+// on a Bangla page the server checks the form and answers in Bangla (every form's handler does).
+func (d *doc) banglaNoValidate() h.Node { return h.Bool("novalidate", d.l == page.BN) }
+
+// formStart opens a POST form to a dashboard path with its CSRF token; the caller writes
+// the fields and closes it. (Pages built from nodes use d.formPost instead.)
+func (d *doc) formStart(action, id string) {
+	// A start tag without its end tag: the caller's markup holds the rest of the form.
+	d.node(h.Void("form", h.Method("post"), h.ID(id), h.Action(d.r.url(action)), d.banglaNoValidate()), ui.Hidden(ui.CSRFField, d.formToken()))
+}
+
+// fieldErrors are a form's problems in page order, for ui.ErrorSummary; prefix is its
+// controls' id prefix ("f-").
+func (f *form) fieldErrors(prefix string) []ui.FieldError {
+	if !f.failed() {
+		return nil
+	}
+	errs := make([]ui.FieldError, 0, len(f.order))
+	for _, name := range f.order {
+		errs = append(errs, ui.FieldError{ID: prefix + name, Message: f.errs[name]})
+	}
+	return errs
 }
 
 // errorSummary lists a form's problems at its top, each linking to its field.
-func (d *doc) errorSummary(f *form) {
-	if !f.failed() {
-		return
+func (d *doc) errorSummary(f *form) { d.node(d.errorSummaryNode(f, "f-")) }
+
+func (d *doc) errorSummaryNode(f *form, prefix string) h.Node {
+	return ui.ErrorSummary(d.t("dash.fix"), f.fieldErrors(prefix))
+}
+
+// field is a labelled input (ui.Field) with the form's value and error: the control's id is
+// "f-" + name.
+func (d *doc) field(f *form, name, typ, labelKey, autocomplete, hintKey string, required bool) ui.Field {
+	fl := ui.Field{Name: name, Type: typ, Label: d.t(labelKey), Value: f.value(name), Error: f.err(name),
+		Required: required, Autocomplete: autocomplete}
+	if hintKey != "" {
+		fl.Hint = d.t(hintKey)
 	}
-	d.Raw(`<div class="error" role="alert" id="error-summary"><p>`)
-	d.text("dash.fix")
-	d.Raw("</p><ul>")
-	for _, name := range f.order {
-		d.Raw(`<li><a`)
-		d.URLAttr("href", "#f-"+name)
-		d.Raw(">")
-		d.Text(f.errs[name])
-		d.Raw("</a></li>")
-	}
-	d.Raw("</ul></div>\n")
+	return fl
 }
 
 // input writes a labelled input with its hint and its error.
 func (d *doc) input(f *form, name, typ, labelKey, autocomplete, hintKey string, required bool) {
-	id := "f-" + name
-	d.Raw(`<div class="row"><label class="field-label"`)
-	d.Attr("for", id)
-	d.Raw(">")
-	d.text(labelKey)
-	d.Raw(`</label><input class="field"`)
-	d.Attr("id", id)
-	d.Attr("name", name)
-	d.Attr("type", typ)
-	if autocomplete != "" {
-		d.Attr("autocomplete", autocomplete)
-	}
-	if required {
-		d.Raw(" required")
-	}
-	if typ != "password" {
-		if v := f.value(name); v != "" {
-			d.Attr("value", v)
-		}
-	}
-	var described []string
-	if hintKey != "" {
-		described = append(described, id+"-hint")
-	}
-	if e := f.err(name); e != "" {
-		d.Raw(` aria-invalid="true"`)
-		described = append(described, id+"-error")
-	}
-	if len(described) > 0 {
-		d.Attr("aria-describedby", strings.Join(described, " "))
-	}
-	d.Raw(">")
-	d.fieldAfter(f, id, name, hintKey)
-	d.Raw("</div>\n")
+	d.node(d.field(f, name, typ, labelKey, autocomplete, hintKey, required), newline)
 }
 
 // fieldAfter writes a field's hint (hintKey, "" for none) and its error, with the ids its
 // aria-describedby names: <id>-hint and <id>-error.
 func (d *doc) fieldAfter(f *form, id, name, hintKey string) {
 	if hintKey != "" {
-		d.Raw(`<p class="hint"`)
-		d.Attr("id", id+"-hint")
-		d.Raw(">")
-		d.text(hintKey)
-		d.Raw("</p>")
+		d.node(h.P(h.Class("hint"), h.ID(id+"-hint"), h.Text(d.t(hintKey))))
 	}
 	if e := f.err(name); e != "" {
-		d.Raw(`<p class="field-error"`)
-		d.Attr("id", id+"-error")
-		d.Raw(">")
-		d.Text(e)
-		d.Raw("</p>")
+		d.node(h.P(h.Class("field-error"), h.ID(id+"-error"), h.Text(e)))
 	}
 }
 
 // tableStart opens a table in a scrollable region named by the element labelID (its caption,
-// which the caller writes next, or a heading before it).
+// which the caller writes next, or a heading before it); the caller closes both. (Pages built
+// from nodes use ui.Table, which reads as cards on a phone.)
 func (d *doc) tableStart(labelID, tableID string) {
-	d.Raw(`<div class="table-wrap" tabindex="0" role="region"`)
-	d.Attr("aria-labelledby", labelID)
-	d.Raw("><table")
-	d.Attr("id", tableID)
-	d.Raw(">")
+	d.node(h.Void("div", h.Class("table-wrap"), h.Attr("tabindex", "0"), h.Role("region"), h.Aria("labelledby", labelID)),
+		h.Void("table", h.ID(tableID)))
 }
 
 // thead writes a table's header row, one column header per key (prefix+key in the
 // catalogue), and opens its body.
 func (d *doc) thead(prefix string, keys ...string) {
-	d.Raw("<thead><tr>")
-	for _, k := range keys {
-		d.Raw(`<th scope="col">`)
-		d.text(prefix + k)
-		d.Raw("</th>")
-	}
-	d.Raw("</tr></thead><tbody>\n")
+	d.node(h.Thead(h.Tr(h.Map(keys, func(k string) h.Node {
+		return h.Th(h.Attr("scope", "col"), h.Text(d.t(prefix+k)))
+	}))), h.Void("tbody"), newline)
 }
 
-func (d *doc) submit(key, id string) {
-	d.Raw(`<button class="button primary" type="submit"`)
-	d.Attr("id", id)
-	d.Raw(">")
-	d.text(key)
-	d.Raw("</button>")
-}
+func (d *doc) submit(key, id string) { d.node(ui.Submit(id, d.t(key))) }
 
 // smallButton is a form with one button (and hidden fields, name/value pairs).
 func (d *doc) smallButton(action, id, key string, danger bool, hidden ...string) {
-	d.formStart(action, "")
-	for i := 0; i+1 < len(hidden); i += 2 {
-		d.Raw(`<input type="hidden"`)
-		d.Attr("name", hidden[i])
-		d.Attr("value", hidden[i+1])
-		d.Raw(">")
-	}
-	d.Raw(`<button type="submit" class="linkbutton`)
-	if danger {
-		d.Raw(" danger")
-	}
-	d.Raw(`"`)
-	d.Attr("id", id)
-	d.Raw(">")
-	d.text(key)
-	d.Raw("</button></form>")
+	d.node(d.actionButton(action, id, key, danger, hidden...))
 }
 
-func (d *doc) notice(key string, args ...string) {
-	d.Raw(`<p class="notice" role="status" id="notice">`)
-	d.text(key, args...)
-	d.Raw("</p>\n")
+// actionButton is a one-button POST form (ui.ActionButton) to a dashboard path.
+func (d *doc) actionButton(action, id, key string, danger bool, hidden ...string) h.Node {
+	return ui.ActionButton(d.r.url(action), d.formToken(), id, d.t(key), danger, hidden...)
 }
 
-func (d *doc) link(path, id, key string) {
-	d.Raw("<a")
-	d.Attr("id", id)
-	d.URLAttr("href", d.r.url(path))
-	d.Raw(">")
-	d.text(key)
-	d.Raw("</a>")
+func (d *doc) notice(key string, args ...string) { d.node(ui.Flash(d.t(key, args...)), newline) }
+
+func (d *doc) link(path, id, key string) { d.node(d.linkNode(path, id, key)) }
+
+// linkNode is a link to a dashboard path (language and environment kept) with a message.
+func (d *doc) linkNode(path, id, key string, args ...string) h.Node {
+	return h.A(h.ID(id), h.Href(d.r.url(path)), h.Text(d.t(key, args...)))
 }
 
-// date writes a time in Dhaka time, as the page kit writes dates.
-func (d *doc) date(t time.Time) {
-	d.Raw("<time")
-	d.Attr("datetime", t.UTC().Format(time.RFC3339))
-	d.Raw(">")
-	d.Text(d.l.DateTime(t))
-	d.Raw("</time>")
-}
+// date writes a time in Dhaka time, as the page kit writes dates (ui.Date).
+func (d *doc) date(t time.Time) { d.node(ui.Date(d.l, t)) }
 
 // secretBox shows a secret once: selectable text and a copy button (JavaScript).
-func (d *doc) secretBox(id, secret string) {
-	d.Raw(`<p class="notice" role="status">`)
-	d.text("dash.secret_once")
-	d.Raw(`</p><code class="secret"`)
-	d.Attr("id", id)
-	d.Raw(">")
-	d.Text(secret)
-	d.Raw(`</code><p class="js-only"><button type="button" class="linkbutton"`)
-	d.Attr("data-copy", id)
-	d.Attr("data-done", d.t("dash.copied"))
-	d.Attr("id", id+"-copy")
-	d.Raw(">")
-	d.text("dash.copy")
-	d.Raw("</button></p>\n")
+func (d *doc) secretBox(id, secret string) { d.node(d.secretBoxNode(id, secret)) }
+
+func (d *doc) secretBoxNode(id, secret string) h.Node {
+	return h.Group{
+		h.P(h.Class("notice"), h.Role("status"), h.Text(d.t("dash.secret_once"))),
+		h.Code(h.Class("secret"), h.ID(id), h.Text(secret)),
+		h.P(h.Class("js-only"), h.Button(h.Type("button"), h.Class("linkbutton"), h.Data("copy", id),
+			h.Data("done", d.t("dash.copied")), h.ID(id+"-copy"), h.Text(d.t("dash.copy")))),
+		newline,
+	}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

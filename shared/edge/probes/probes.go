@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -173,10 +174,33 @@ func sorted(s []string) []string {
 	return s
 }
 
-// Fallback answers a request no deployed route took: 404 NOT_DEPLOYED for a published
+// dashboardSlash is the dashboard's overview with a trailing slash. An HTTP API route cannot
+// end in "/", so GET /dashboard cannot also be declared as /dashboard/, and a request for it
+// that the gateway does not fold onto GET /dashboard reaches this fallback (the local gateway
+// never folds). It is sent to /dashboard with its query (308: permanent, and the method kept),
+// where the dashboard answers (decision 76).
+const dashboardSlash = "/dashboard/"
+
+func dashboardRedirect(r *web.Request) *web.Response {
+	loc := strings.TrimSuffix(dashboardSlash, "/")
+	if len(r.Query) > 0 {
+		q := url.Values{}
+		for k, v := range r.Query {
+			q.Set(k, v)
+		}
+		loc += "?" + q.Encode()
+	}
+	return &web.Response{Status: http.StatusPermanentRedirect, Raw: []byte{},
+		Headers: map[string]string{"Location": loc, "Cache-Control": "no-store"}}
+}
+
+// Fallback answers a request no deployed route took (GET /dashboard/ excepted, above): 404 NOT_DEPLOYED for a published
 // operation of a later release, 405 for a published path with another method, 404 NOT_FOUND
 // for anything else.
 func Fallback(_ context.Context, r *web.Request) (*web.Response, error) {
+	if r.Method == http.MethodGet && r.Path == dashboardSlash {
+		return dashboardRedirect(r), nil
+	}
 	op, allowed, err := openapi.Lookup(r.Method, r.Path)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.Internal, err, "internal error")
