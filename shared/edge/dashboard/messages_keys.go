@@ -41,6 +41,7 @@ var messagesKeysEN = map[string]string{
 	"dash.passkeys.count.one":     "{n} passkey",
 	"dash.passkeys.count.other":   "{n} passkeys",
 	"dash.passkeys.state.pending": "Pending",
+	"dash.passkeys.caption":       "Your passkeys",
 
 	"dash.rule.key_name.max_length":        "Use at most 64 characters.",
 	"dash.rule.control":                    "Remove line breaks and other control characters.",
@@ -83,6 +84,7 @@ var messagesKeysBN = map[string]string{
 	"dash.passkeys.count.one":     "{n}টি পাসকি",
 	"dash.passkeys.count.other":   "{n}টি পাসকি",
 	"dash.passkeys.state.pending": "অপেক্ষমাণ",
+	"dash.passkeys.caption":       "আপনার পাসকি",
 
 	"dash.rule.key_name.max_length":        "সর্বোচ্চ ৬৪ অক্ষর ব্যবহার করুন।",
 	"dash.rule.control":                    "লাইন ব্রেক ও অন্যান্য নিয়ন্ত্রণ-অক্ষর মুছে দিন।",

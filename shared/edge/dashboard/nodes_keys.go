@@ -31,10 +31,10 @@ func (d *doc) csrfToken() string {
 	return d.r.preToken
 }
 
-// postForm is a POST form to a dashboard path with its CSRF token first (as formStart writes
+// formNode is a POST form to a dashboard path with its CSRF token first (as formStart writes
 // it). A Bangla page's form is novalidate: the browser's own messages are English, and the
 // server answers every refusal in the page's language.
-func (d *doc) postForm(action, id string, kids ...h.Node) h.Node {
+func (d *doc) formNode(action, id string, kids ...h.Node) h.Node {
 	return h.Form(h.Method("post"), h.ID(id), h.Action(d.r.url(action)), h.Bool("novalidate", d.l == page.BN),
 		h.Input(h.Type("hidden"), h.Name(csrfField), h.Value(d.csrfToken())),
 		h.Group(kids))
@@ -61,11 +61,11 @@ func (d *doc) oneButton(action, id, key string, danger bool, hidden ...string) h
 	for i := 0; i+1 < len(hidden); i += 2 {
 		fields = append(fields, ui.Hidden(hidden[i], hidden[i+1]))
 	}
-	return d.postForm(action, "", fields, d.button(id, key, danger))
+	return d.formNode(action, "", fields, d.button(id, key, danger))
 }
 
-// field is a labelled input with its hint (hintKey, "" for none) and its error, as input.
-func (d *doc) field(f *form, name, typ, labelKey, autocomplete, hintKey string, required bool, extra ...h.Node) h.Node {
+// fieldNode is a labelled input with its hint (hintKey, "" for none) and its error, as input.
+func (d *doc) fieldNode(f *form, name, typ, labelKey, autocomplete, hintKey string, required bool, extra ...h.Node) h.Node {
 	fl := ui.Field{Name: name, Type: typ, Label: d.t(labelKey), Value: f.value(name), Error: f.err(name),
 		Required: required, Autocomplete: autocomplete, Extra: extra}
 	if hintKey != "" {

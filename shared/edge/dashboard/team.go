@@ -104,7 +104,7 @@ func (d *doc) memberActions(m Member) h.Node {
 		roles[i] = string(ro)
 	}
 	return h.Group{
-		d.postForm("/dashboard/team/members/"+m.UserID+"/role", "",
+		d.formNode("/dashboard/team/members/"+m.UserID+"/role", "",
 			d.choice("role", "role-"+m.UserID, "dash.team.role", roles, "dash.role.", string(m.Role)),
 			d.button("change-role-"+m.UserID, "dash.team.change_role", false)),
 		d.oneButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true),
@@ -129,8 +129,7 @@ func (d *doc) invites(invites []Invite) h.Node {
 			d.oneButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true),
 		}}
 	}
-	return h.Group{head, d.tally("invites-count", "dash.team.invites_count", len(invites)),
-		ui.Table("invites", d.t("dash.team.invites"), cols, rows)}
+	return h.Group{head, ui.Table("invites", plural(d.l, "dash.team.invites_count", len(invites)), cols, rows)}
 }
 
 // inviteForm invites someone by email, with a role.
@@ -142,8 +141,8 @@ func (d *doc) inviteForm(f *form) h.Node {
 	return h.Group{
 		h.H2(h.ID("invite-title"), d.say("dash.team.invite")),
 		d.problems(f),
-		d.postForm("/dashboard/team/invites", "invite-form", onceInput(),
-			d.field(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true),
+		d.formNode("/dashboard/team/invites", "invite-form", onceInput(),
+			d.fieldNode(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true),
 			h.Div(h.Class("row"),
 				h.Label(h.Class("field-label"), h.For("f-role"), d.say("dash.team.role")),
 				h.Select(h.Class("field"), h.ID("f-role"), h.Name("role"), h.Map(invitable, func(ro auth.Role) h.Node {
@@ -167,7 +166,7 @@ func (d *doc) transferForm(members []Member, self string) h.Node {
 	}
 	return h.Group{
 		h.H2(d.say("dash.team.transfer")),
-		d.postForm("/dashboard/team/transfer", "transfer-form",
+		d.formNode("/dashboard/team/transfer", "transfer-form",
 			h.Div(h.Class("row"),
 				h.Label(h.Class("field-label"), h.For("f-transfer"), d.say("dash.team.transfer_to")),
 				h.Select(h.Class("field"), h.ID("f-transfer"), h.Name("user"), h.Map(others, func(m Member) h.Node {
@@ -307,7 +306,7 @@ func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Respons
 			d.put(h.P(h.ID("invite-message"), d.say("dash.invite.message", "inviter", in.InviterEmail, "workspace", in.WorkspaceName,
 				"role", t(d.l, "dash.role."+string(in.Role)))))
 			if r.viewer != nil {
-				d.put(d.postForm(self, "accept-form",
+				d.put(d.formNode(self, "accept-form",
 					h.P(d.say("dash.invite.as", "email", r.viewer.user.Email)),
 					d.mainButton("accept-invite", "dash.invite.accept")))
 				return
@@ -426,35 +425,42 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 			h.P(h.Class("hint"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), d.say("dash.passkeys.needs_js")),
 			h.El("noscript", h.P(h.Class("hint"), d.say("dash.passkeys.needs_js"))),
 			d.passkeyForm("/dashboard/passkeys/register", "passkey-register-form", "register", options, ceremony,
-				d.field(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true),
+				d.fieldNode(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true),
 				"dash.passkeys.add_submit", "passkey-add"))
 	}), nil
 }
 
-// passkeyList is the user's passkeys, each with its rename and remove forms.
+// passkeyList is the user's passkeys, cards on a phone: the name and whether it signs in
+// first, then when it was added, then its rename and remove forms.
 func (d *doc) passkeyList(list []Passkey) h.Node {
 	if len(list) == 0 {
 		return ui.Empty("passkeys", d.t("dash.passkeys.none"), nil)
 	}
+	cols := []ui.Column{{Head: d.t("dash.passkeys.name")}, {Head: d.t("dash.keys.col.state")},
+		{Head: d.t("dash.keys.col.created")}, {Head: d.t("dash.keys.col.actions")}}
+	rows := make([]ui.Row, len(list))
+	for i, p := range list {
+		state := ui.TonePill(ui.Good, "active", d.t("dash.keys.state.active"))
+		if p.Pending {
+			state = h.Group{ui.TonePill(ui.Waiting, "pending", d.t("dash.passkeys.state.pending")), h.Br(),
+				d.goTo("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")}
+		}
+		rows[i] = ui.Row{ID: "passkey-" + p.ID, Cells: []h.Node{
+			h.Strong(h.Text(p.Name)),
+			state,
+			ui.Date(d.l, p.CreatedAt),
+			h.Div(h.Class("actions"),
+				d.formNode("/dashboard/passkeys/"+p.ID+"/rename", "",
+					h.Label(h.For("rename-"+p.ID), d.say("dash.passkeys.name")),
+					h.Input(h.Class("inline-field"), h.Name("name"), h.Attr("maxlength", "64"), h.Required(true),
+						h.ID("rename-"+p.ID), h.Value(p.Name)),
+					d.button("rename-submit-"+p.ID, "dash.passkeys.rename", false)),
+				d.oneButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)),
+		}}
+	}
 	return h.Group{
 		d.tally("passkeys-count", "dash.passkeys.count", len(list)),
-		h.Ul(h.ID("passkeys"), h.Map(list, func(p Passkey) h.Node {
-			state := ui.TonePill(ui.Good, "active", d.t("dash.keys.state.active"))
-			if p.Pending {
-				state = h.Group{ui.TonePill(ui.Waiting, "pending", d.t("dash.passkeys.state.pending")), h.Text(" "),
-					d.goTo("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")}
-			}
-			return h.Li(h.ID("passkey-"+p.ID),
-				h.P(h.Strong(ui.Long(p.Name, false)), h.Text(" "), state),
-				h.P(h.Class("hint"), ui.Date(d.l, p.CreatedAt)),
-				h.Div(h.Class("actions"),
-					d.postForm("/dashboard/passkeys/"+p.ID+"/rename", "",
-						h.Label(h.For("rename-"+p.ID), d.say("dash.passkeys.name")),
-						h.Input(h.Class("inline-field"), h.Name("name"), h.Attr("maxlength", "64"), h.Required(true),
-							h.ID("rename-"+p.ID), h.Value(p.Name)),
-						d.button("rename-submit-"+p.ID, "dash.passkeys.rename", false)),
-					d.oneButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)))
-		})),
+		ui.Table("passkeys", d.t("dash.passkeys.caption"), cols, rows),
 	}
 }
 
@@ -518,8 +524,8 @@ func (d *doc) confirmForm(f *form) h.Node {
 	return h.Group{
 		h.P(d.say("dash.passkeys.confirm")),
 		d.problems(f),
-		d.postForm("/dashboard/confirm-password", "passkey-confirm-form",
-			d.field(f, "password", "password", "dash.field.password", "current-password", "", true),
+		d.formNode("/dashboard/confirm-password", "passkey-confirm-form",
+			d.fieldNode(f, "password", "password", "dash.field.password", "current-password", "", true),
 			d.mainButton("passkey-confirm", "dash.passkeys.confirm_submit")),
 	}
 }

@@ -124,7 +124,7 @@ func (d *doc) accountActions() h.Node {
 	return h.Group{
 		h.H2(d.say("dash.home.sessions")),
 		h.P(h.Class("hint"), d.say("dash.home.sessions_hint")),
-		d.postForm("/dashboard/sign-out-everywhere", "sign-out-everywhere-form",
+		d.formNode("/dashboard/sign-out-everywhere", "sign-out-everywhere-form",
 			h.Div(h.Class("row"), h.Label(h.Class("check"),
 				h.Input(h.Type("checkbox"), h.Value("yes"), h.Name(removePasskeysField), h.ID("sign-out-remove-passkeys")),
 				h.Text(" "+d.t("dash.remove_passkeys")))),
@@ -207,8 +207,10 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 	}), nil
 }
 
-// keysTable is the workspace's keys, cards on a phone: what a key is called and whether it
-// works first, its prefix (an id) last, then (admins) its revoke and roll forms.
+// keysTable is the workspace's keys, cards on a phone: what a key is called (and its
+// environment) and whether it works first, its prefix (an id) and permissions last, then
+// (admins) its revoke and roll forms. Six columns, so that the table fits its card on a
+// desktop with the roll form's select whole.
 func (d *doc) keysTable(keys []Key, manage bool) h.Node {
 	if len(keys) == 0 {
 		return ui.Empty("keys-none", d.t("dash.keys.none"), nil)
@@ -219,8 +221,8 @@ func (d *doc) keysTable(keys []Key, manage bool) h.Node {
 			active++
 		}
 	}
-	cols := []ui.Column{}
-	for _, c := range []string{"name", "state", "environment", "created", "last_used", "scopes", "prefix"} {
+	var cols []ui.Column
+	for _, c := range []string{"name", "state", "created", "last_used", "prefix"} {
 		cols = append(cols, ui.Column{Head: d.t("dash.keys.col." + c)})
 	}
 	if manage {
@@ -247,13 +249,12 @@ func (d *doc) keyRow(k Key, manage bool) ui.Row {
 		used = h.Time(h.Attr("datetime", k.LastUsed.UTC().Format(time.DateOnly)), h.Text(d.day(*k.LastUsed)))
 	}
 	cells := []h.Node{
-		h.Strong(ui.Long(k.Name, false)),
+		h.Group{h.Strong(h.Text(k.Name)), h.Br(), h.Span(h.Class("tag"), d.say("dash.env."+string(k.Environment)))},
 		d.keyState(k),
-		d.say("dash.env." + string(k.Environment)),
-		h.Group{ui.Date(d.l, k.CreatedAt), h.Br(), ui.Long(k.CreatedBy, false)},
+		h.Group{ui.Date(d.l, k.CreatedAt), h.Br(), h.Span(h.Class("hint long"), h.Text(k.CreatedBy))},
 		used,
-		ui.Long(strings.Join(sc, ", "), false),
-		ui.Long(k.Prefix, true),
+		h.Group{ui.Long(k.Prefix, true), h.Br(), h.Span(h.Class("hint long"),
+			h.Text(d.t("dash.keys.col.scopes")+": "+strings.Join(sc, ", ")))},
 	}
 	if manage {
 		cells = append(cells, d.keyActions(k))
@@ -297,7 +298,7 @@ func (d *doc) keyActions(k Key) h.Node {
 	}
 	return h.Div(h.Class("actions"),
 		d.oneButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true),
-		d.postForm("/dashboard/keys/"+k.ID+"/roll", "", onceInput(),
+		d.formNode("/dashboard/keys/"+k.ID+"/roll", "", onceInput(),
 			d.choice("grace", "grace-"+k.ID, "dash.keys.grace", values, "dash.grace.", ""),
 			d.button("roll-"+k.ID, "dash.keys.roll", false)),
 	)
@@ -313,8 +314,8 @@ func (d *doc) createKeyForm(f *form) h.Node {
 	return h.Group{
 		h.H2(h.ID("create-title"), d.say("dash.keys.create")),
 		d.problems(f),
-		d.postForm("/dashboard/keys", "create-key-form", onceInput(),
-			d.field(f, "name", "text", "dash.field.key_name", "off", "", true),
+		d.formNode("/dashboard/keys", "create-key-form", onceInput(),
+			d.fieldNode(f, "name", "text", "dash.field.key_name", "off", "", true),
 			h.Fieldset(h.ID("f-environment"),
 				h.Legend(d.say("dash.field.environment")),
 				h.Map([]string{"sandbox", "live"}, func(e string) h.Node {
@@ -511,7 +512,7 @@ func (d *doc) secretForm(e auth.Environment, roll bool) h.Node {
 	if roll {
 		submit = "dash.secrets.roll"
 	}
-	return d.postForm("/dashboard/webhook-secrets", "", onceInput(), ui.Hidden("environment", string(e)),
+	return d.formNode("/dashboard/webhook-secrets", "", onceInput(), ui.Hidden("environment", string(e)),
 		h.Div(h.Class("actions"),
 			h.If(roll, d.choice("grace", "secret-grace-"+string(e), "dash.secrets.grace", values, "dash.grace.", "24h")),
 			d.button("secret-issue-"+string(e), submit, false)))
@@ -531,9 +532,9 @@ func (d *doc) endpointForm(e auth.Environment, current string, manage bool, f *f
 	return h.Group{
 		h.H3(d.say("dash.secrets.endpoint")),
 		h.P(h.ID("endpoint-"+string(e)), h.Class("long"), shown),
-		h.If(manage, d.postForm("/dashboard/webhook-secrets/endpoint", "endpoint-form-"+string(e),
+		h.If(manage, d.formNode("/dashboard/webhook-secrets/endpoint", "endpoint-form-"+string(e),
 			ui.Hidden("environment", string(e)),
-			d.field(f, name, "url", "dash.secrets.endpoint_url", "url", "dash.secrets.endpoint_hint", false),
+			d.fieldNode(f, name, "url", "dash.secrets.endpoint_url", "url", "dash.secrets.endpoint_hint", false),
 			h.Div(h.Class("actions"), d.mainButton("endpoint-save-"+string(e), "dash.secrets.endpoint_save")))),
 	}
 }
