@@ -19,12 +19,13 @@ import (
 	"github.com/takapay/payments/shared/local/browsertest"
 )
 
-// TestBrowserKeysPagesFitAPhone opens the keys, webhook-secrets, team, activity and passkeys
-// pages, filled with the golden files' long names, emails and ids (goldenKeys), at 360×740,
-// 390×844 and 1366×900 in both languages: none scrolls sideways (the document is no wider
-// than the window) and axe-core finds no WCAG 2.1 AA violation. Screenshots:
-// .artifacts/dashboard-keys/<page>-<lang>-<width>.png. The service runs in the test over
-// plain HTTP (the journey, browser_test.go, runs the real stack).
+// TestBrowserKeysPagesFitAPhone opens the keys, webhook-secrets, team, activity, passkeys and
+// invitation pages, filled with the golden files' long names, emails and ids (goldenKeys),
+// and the states their forms lead to (a new key's secret, a webhook secret, a refused key
+// and invitation), at 360×740, 390×844 and 1366×900 in both languages: none scrolls
+// sideways (the document is no wider than the window) and axe-core finds no WCAG 2.1 AA
+// violation. Screenshots: .artifacts/dashboard-keys/<page>-<lang>-<width>.png. The service
+// runs in the test over plain HTTP (the journey, browser_test.go, runs the real stack).
 func TestBrowserKeysPagesFitAPhone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -33,12 +34,14 @@ func TestBrowserKeysPagesFitAPhone(t *testing.T) {
 	g := goldenKeys{m}
 	s := &Service{Accounts: m, Team: g, Keys: g, Activity: g, Forms: &memForms{}, Passkeys: goldenPasskeys{}}
 	owner := m.signIn("owner", auth.RoleOwner)
-	pages := map[string]web.HandlerFunc{
-		"/dashboard/keys": s.KeysPage, "/dashboard/webhook-secrets": s.SecretsPage, "/dashboard/team": s.TeamPage,
-		"/dashboard/activity": s.ActivityPage, "/dashboard/passkeys": s.PasskeysPage,
+	axe := browsertest.AxeSource(t)
+	routes := map[string]web.HandlerFunc{
+		"GET /dashboard/keys": s.KeysPage, "GET /dashboard/webhook-secrets": s.SecretsPage, "GET /dashboard/team": s.TeamPage,
+		"GET /dashboard/activity": s.ActivityPage, "GET /dashboard/passkeys": s.PasskeysPage, "GET /dashboard/invite": s.InvitePage,
+		"POST /dashboard/keys": s.CreateKey, "POST /dashboard/webhook-secrets": s.IssueSecret, "POST /dashboard/team/invites": s.InviteMember,
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
-		h, ok := pages[hr.URL.Path]
+		h, ok := routes[hr.Method+" "+hr.URL.Path]
 		if !ok {
 			http.NotFound(w, hr)
 			return
@@ -48,25 +51,49 @@ func TestBrowserKeysPagesFitAPhone(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	p := browsertest.NewPage(t, "en", "dashboard-keys/")
-	sizes := []struct {
-		name string
-		w, h int64
-	}{{"360", 360, 740}, {"390", 390, 844}, {"1366", 1366, 900}}
-	for _, path := range []string{"/dashboard/keys", "/dashboard/webhook-secrets", "/dashboard/team", "/dashboard/activity", "/dashboard/passkeys"} {
-		for _, l := range []string{"bn", "en"} {
-			for _, sz := range sizes {
-				name := strings.TrimPrefix(path, "/dashboard/") + "-" + l + "-" + sz.name
-				p.Do(chromedp.EmulateViewport(sz.w, sz.h), chromedp.Navigate(srv.URL+path+"?lang="+l), chromedp.WaitVisible(chromedp.ID("main")))
-				wide, err := browsertest.Run(p.Ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, window.innerWidth]`))
-				if err != nil || len(wide) != 2 || wide[0] > wide[1] {
-					t.Errorf("%s scrolls sideways: scrollWidth, innerWidth = %v (%v)", name, wide, err)
-				}
-				if v, _ := browsertest.Axe(t, p.Ctx, browsertest.AxeSource(t)); len(v) > 0 {
-					t.Errorf("%s: %d axe violations: %v", name, len(v), v)
-				}
-				browsertest.Screenshot(t, p.Ctx, "dashboard-keys/"+name+".png")
+	fits := func(name string) {
+		t.Helper()
+		for _, sz := range []struct {
+			name string
+			w, h int64
+		}{{"360", 360, 740}, {"390", 390, 844}, {"1366", 1366, 900}} {
+			p.Do(chromedp.EmulateViewport(sz.w, sz.h))
+			wide, err := browsertest.Run(p.Ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, window.innerWidth]`))
+			if err != nil || len(wide) != 2 || wide[0] > wide[1] {
+				t.Errorf("%s at %s scrolls sideways: scrollWidth, innerWidth = %v (%v)", name, sz.name, wide, err)
 			}
+			if v, _ := browsertest.Axe(t, p.Ctx, axe); len(v) > 0 {
+				t.Errorf("%s at %s: %d axe violations: %v", name, sz.name, len(v), v)
+			}
+			browsertest.Screenshot(t, p.Ctx, "dashboard-keys/"+name+"-"+sz.name+".png")
 		}
+	}
+	// submit sends a form as it is (without the browser's own checks: a Bangla form has none).
+	submit := func(formID string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](`(f => { f.noValidate = true; f.requestSubmit(); })(document.getElementById("` + formID + `"))`)
+	}
+	for _, l := range []string{"bn", "en"} {
+		for _, path := range []string{"/dashboard/keys", "/dashboard/webhook-secrets", "/dashboard/team", "/dashboard/activity",
+			"/dashboard/passkeys", "/dashboard/invite?token=inv"} {
+			p.Do(chromedp.Navigate(browsertest.WithLang(srv.URL+path, l)), chromedp.WaitVisible(chromedp.ID("main")))
+			fits(strings.TrimSuffix(strings.TrimPrefix(path, "/dashboard/"), "?token=inv") + "-" + l)
+		}
+		// The states a form leads to: a new key's secret, the create form refused, a new
+		// webhook secret, the invitation refused.
+		p.Do(chromedp.Navigate(srv.URL+"/dashboard/keys?lang="+l), chromedp.WaitVisible(chromedp.ID("f-name")),
+			chromedp.SendKeys(chromedp.ID("f-name"), "Phone shop counter"), chromedp.Click(chromedp.ID("create-key-submit")),
+			chromedp.WaitVisible(chromedp.ID("issued-secret")))
+		fits("keys-secret-shown-" + l)
+		p.Do(chromedp.Navigate(srv.URL+"/dashboard/keys?lang="+l), chromedp.WaitVisible(chromedp.ID("f-name")),
+			chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("[name=scopes]").forEach(c => { c.checked = false })`),
+			submit("create-key-form"), chromedp.WaitVisible(chromedp.ID("error-summary")))
+		fits("keys-invalid-" + l)
+		p.Do(chromedp.Navigate(srv.URL+"/dashboard/webhook-secrets?lang="+l), chromedp.WaitVisible(chromedp.ID("secret-issue-live")),
+			chromedp.Click(chromedp.ID("secret-issue-live")), chromedp.WaitVisible(chromedp.ID("issued-secret")))
+		fits("webhook-secret-issued-" + l)
+		p.Do(chromedp.Navigate(srv.URL+"/dashboard/team?lang="+l), chromedp.WaitVisible(chromedp.ID("f-email")),
+			chromedp.SendKeys(chromedp.ID("f-email"), "not an email"), submit("invite-form"), chromedp.WaitVisible(chromedp.ID("error-summary")))
+		fits("team-invalid-" + l)
 	}
 }
 
@@ -77,8 +104,13 @@ func serveOnce(t *testing.T, w http.ResponseWriter, hr *http.Request, h web.Hand
 		q[k] = v[0]
 	}
 	b, _ := io.ReadAll(hr.Body)
+	headers := map[string]string{}
+	for k, v := range hr.Header {
+		headers[strings.ToLower(k)] = v[0]
+	}
+	delete(headers, "cookie")
 	r := &web.Request{Method: hr.Method, Path: hr.URL.Path, Query: q, Body: b, BaseURL: "http://" + hr.Host,
-		Headers: map[string]string{"accept-language": "en"}, Cookies: []string{SessionCookie + "=" + session}, SourceIP: "203.0.113.9"}
+		Headers: headers, Cookies: []string{SessionCookie + "=" + session}, SourceIP: "203.0.113.9"}
 	resp, err := h(context.Background(), r)
 	if err != nil {
 		t.Errorf("%s: %v", hr.URL, err)
@@ -87,6 +119,9 @@ func serveOnce(t *testing.T, w http.ResponseWriter, hr *http.Request, h web.Hand
 	}
 	for k, v := range resp.Headers {
 		w.Header().Set(k, v)
+	}
+	for _, c := range resp.Cookies {
+		w.Header().Add("Set-Cookie", c)
 	}
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(resp.Raw)
