@@ -91,9 +91,9 @@ func (d *doc) goTo(path, id, key string) h.Node {
 	return h.A(h.ID(id), h.Href(d.r.url(path)), d.say(key))
 }
 
-// choice is a labelled select of a table row or card (class inline-field): an option per
+// inlineChoice is a labelled select of a table row or card (class inline-field): an option per
 // value, worded by optionKey+value, the one selected marked.
-func (d *doc) choice(name, id, labelKey string, values []string, optionKey, selected string) h.Node {
+func (d *doc) inlineChoice(name, id, labelKey string, values []string, optionKey, selected string) h.Node {
 	return h.Group{
 		h.Label(h.For(id), d.say(labelKey)),
 		h.Select(h.Class("inline-field"), h.Name(name), h.ID(id), h.Map(values, func(v string) h.Node {

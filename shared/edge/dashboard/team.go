@@ -105,7 +105,7 @@ func (d *doc) memberActions(m Member) h.Node {
 	}
 	return h.Group{
 		d.formNode("/dashboard/team/members/"+m.UserID+"/role", "",
-			d.choice("role", "role-"+m.UserID, "dash.team.role", roles, "dash.role.", string(m.Role)),
+			d.inlineChoice("role", "role-"+m.UserID, "dash.team.role", roles, "dash.role.", string(m.Role)),
 			d.button("change-role-"+m.UserID, "dash.team.change_role", false)),
 		d.oneButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true),
 	}

@@ -299,7 +299,7 @@ func (d *doc) keyActions(k Key) h.Node {
 	return h.Div(h.Class("actions"),
 		d.oneButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true),
 		d.formNode("/dashboard/keys/"+k.ID+"/roll", "", onceInput(),
-			d.choice("grace", "grace-"+k.ID, "dash.keys.grace", values, "dash.grace.", ""),
+			d.inlineChoice("grace", "grace-"+k.ID, "dash.keys.grace", values, "dash.grace.", ""),
 			d.button("roll-"+k.ID, "dash.keys.roll", false)),
 	)
 }
@@ -514,7 +514,7 @@ func (d *doc) secretForm(e auth.Environment, roll bool) h.Node {
 	}
 	return d.formNode("/dashboard/webhook-secrets", "", onceInput(), ui.Hidden("environment", string(e)),
 		h.Div(h.Class("actions"),
-			h.If(roll, d.choice("grace", "secret-grace-"+string(e), "dash.secrets.grace", values, "dash.grace.", "24h")),
+			h.If(roll, d.inlineChoice("grace", "secret-grace-"+string(e), "dash.secrets.grace", values, "dash.grace.", "24h")),
 			d.button("secret-issue-"+string(e), submit, false)))
 }
 
