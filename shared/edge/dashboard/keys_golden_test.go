@@ -127,6 +127,15 @@ func TestGoldenKeysPages(t *testing.T) {
 		pages["team-invitation-"+lang] = goldenMain(t, get(s.TeamPage, "/dashboard/team", lang))
 		pages["activity-"+lang] = goldenMain(t, get(s.ActivityPage, "/dashboard/activity", lang))
 		pages["passkeys-"+lang] = goldenMain(t, get(s.PasskeysPage, "/dashboard/passkeys", lang))
+		pages["invite-"+lang] = goldenMain(t, body(do(t, s.InvitePage, call{method: "GET", path: "/dashboard/invite",
+			query: map[string]string{"lang": lang, "token": "inv"}, cookies: cookies})))
+		// The create and invite forms refused (422): the summary, each field's message.
+		refused := do(t, s.CreateKey, call{method: "POST", path: "/dashboard/keys", query: map[string]string{"lang": lang}, cookies: cookies,
+			form: url.Values{"csrf": {sessionCSRF(owner)}, "once": {randomToken()}, "name": {""}, "environment": {"sandbox"}}})
+		pages["keys-refused-"+lang] = goldenMain(t, body(refused))
+		refused = do(t, s.InviteMember, call{method: "POST", path: "/dashboard/team/invites", query: map[string]string{"lang": lang}, cookies: cookies,
+			form: url.Values{"csrf": {sessionCSRF(owner)}, "once": {randomToken()}, "email": {"not an email"}, "role": {"owner"}}})
+		pages["team-refused-"+lang] = goldenMain(t, body(refused))
 	}
 	keysGolden.CheckAll(t, pages)
 }

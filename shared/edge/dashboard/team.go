@@ -145,9 +145,11 @@ func (d *doc) inviteForm(f *form) h.Node {
 			d.fieldNode(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true),
 			h.Div(h.Class("row"),
 				h.Label(h.Class("field-label"), h.For("f-role"), d.say("dash.team.role")),
-				h.Select(h.Class("field"), h.ID("f-role"), h.Name("role"), h.Map(invitable, func(ro auth.Role) h.Node {
-					return h.Option(h.Value(string(ro)), h.Selected(string(ro) == want), d.say("dash.role."+string(ro)))
-				})),
+				h.Select(h.Class("field"), h.ID("f-role"), h.Name("role"),
+					h.If(f.err("role") != "", h.Group{h.Attr("aria-invalid", "true"), h.Aria("describedby", "f-role-error")}),
+					h.Map(invitable, func(ro auth.Role) h.Node {
+						return h.Option(h.Value(string(ro)), h.Selected(string(ro) == want), d.say("dash.role."+string(ro)))
+					})),
 				h.If(f.err("role") != "", h.P(h.Class("field-error"), h.ID("f-role-error"), h.Text(f.err("role"))))),
 			d.mainButton("invite-submit", "dash.team.invite_submit")),
 	}
