@@ -22,7 +22,8 @@ import (
 // random on every rendering, read CSRF and ONCE.
 var keysGolden = pagetest.Golden{Dir: filepath.Join("testdata", "golden", "keys")}
 
-// goldenKeys holds fixed lists, in a fixed order, for the golden pages.
+// goldenKeys holds fixed lists, in a fixed order, for the golden pages and the Chromium fit
+// test: long names (one of 63 characters without a space), emails and ids, every state.
 type goldenKeys struct {
 	*mem
 }
@@ -36,7 +37,7 @@ func (g goldenKeys) ListKeys(ctx context.Context, ws string) ([]Key, error) {
 		{ID: "key_01J9Z8Q4W6X0ACTIVE0000000001", Name: "Shop server (Dhaka branch, main checkout)", Prefix: "sk_sandbox_ab12",
 			Environment: auth.Sandbox, Scopes: []auth.Scope{auth.PaymentsWrite, auth.PaymentsRead}, CreatedBy: "owner.with.a.long.address@shop.example.com.bd",
 			CreatedAt: goldenAt, LastUsed: &used, State: "active"},
-		{ID: "key_2", Name: "old server", Prefix: "sk_sandbox_cd34", Environment: auth.Sandbox, Scopes: []auth.Scope{auth.PaymentsRead},
+		{ID: "key_2", Name: "production_checkout_server_dhaka_main_branch_mirpur_ten_counter", Prefix: "sk_sandbox_cd34", Environment: auth.Sandbox, Scopes: []auth.Scope{auth.PaymentsRead},
 			CreatedBy: "owner@shop.com.bd", CreatedAt: goldenAt.Add(-48 * time.Hour), State: "active", ExpiresAt: &until},
 		{ID: "key_3", Name: "leaked", Prefix: "sk_live_ef56", Environment: auth.Live, Scopes: []auth.Scope{auth.DocumentsRead},
 			CreatedBy: "owner@shop.com.bd", CreatedAt: goldenAt.Add(-72 * time.Hour), State: "revoked"},

@@ -249,7 +249,7 @@ func (d *doc) keyRow(k Key, manage bool) ui.Row {
 		used = h.Time(h.Attr("datetime", k.LastUsed.UTC().Format(time.DateOnly)), h.Text(d.day(*k.LastUsed)))
 	}
 	cells := []h.Node{
-		h.Group{h.Strong(h.Text(k.Name)), h.Br(), h.Span(h.Class("tag"), d.say("dash.env."+string(k.Environment)))},
+		h.Group{h.Strong(ui.Long(k.Name, false)), h.Br(), h.Span(h.Class("tag"), d.say("dash.env."+string(k.Environment)))},
 		d.keyState(k),
 		h.Group{ui.Date(d.l, k.CreatedAt), h.Br(), h.Span(h.Class("hint long"), h.Text(k.CreatedBy))},
 		used,
