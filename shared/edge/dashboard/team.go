@@ -448,7 +448,7 @@ func (d *doc) passkeyList(list []Passkey) h.Node {
 				d.goTo("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")}
 		}
 		rows[i] = ui.Row{ID: "passkey-" + p.ID, Cells: []h.Node{
-			h.Strong(h.Text(p.Name)),
+			h.Strong(ui.Long(p.Name, false)),
 			state,
 			ui.Date(d.l, p.CreatedAt),
 			h.Div(h.Class("actions"),
