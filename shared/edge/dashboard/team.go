@@ -7,8 +7,12 @@ import (
 	"slices"
 
 	"github.com/takapay/payments/shared/account"
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -45,154 +49,132 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 		case "invited", "role-changed", "removed", "transferred", "invite-revoked":
 			d.notice("dash.notice." + notice)
 		}
-		d.tableStart("members-caption", "members-table")
-		d.Raw(`<caption class="hint" id="members-caption">`)
-		d.text("dash.team.members")
-		d.Raw(`</caption><thead><tr><th scope="col">`)
-		d.text("dash.field.email")
-		d.Raw(`</th><th scope="col">`)
-		d.text("dash.team.role")
-		d.Raw(`</th><th scope="col">`)
-		d.text("dash.team.since")
-		d.Raw("</th>")
+		d.put(d.membersTable(members, manage, v.user.UserID))
 		if manage {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.keys.col.actions")
-			d.Raw("</th>")
-		}
-		d.Raw("</tr></thead><tbody>")
-		for _, m := range members {
-			d.memberRow(m, manage, v.user.UserID)
-		}
-		d.Raw("</tbody></table></div>\n")
-		if manage {
-			d.invites(invites, f)
+			d.put(d.invites(invites), d.inviteForm(f))
 		}
 		if v.can(auth.TransferOwnership) {
-			d.transferForm(members, v.user.UserID)
+			d.put(d.transferForm(members, v.user.UserID))
 		}
-		d.Raw("<h2>")
-		d.text("dash.team.leave")
-		d.Raw("</h2>\n<p class=\"hint\">")
-		d.text("dash.team.leave_hint")
-		d.Raw("</p>\n")
-		d.smallButton("/dashboard/team/leave", "leave", "dash.team.leave_submit", true)
+		d.put(h.H2(d.say("dash.team.leave")), h.P(h.Class("hint"), d.say("dash.team.leave_hint")),
+			d.oneButton("/dashboard/team/leave", "leave", "dash.team.leave_submit", true))
 	}), nil
 }
 
-// memberRow is one member of the members table (with the role and remove forms when manage,
-// but not for self, the viewer, nor for an owner).
-func (d *doc) memberRow(m Member, manage bool, self string) {
-	d.Raw("<tr")
-	d.Attr("id", "member-"+m.UserID)
-	d.Raw("><td>")
-	d.Text(m.Email)
-	d.Raw("</td><td>")
-	d.text("dash.role." + string(m.Role))
-	d.Raw("</td><td>")
-	d.date(m.Since)
-	d.Raw("</td>")
+// membersTable is the workspace's members, cards on a phone: who (the email) and their role
+// first, then since when, then (admins) the role and remove forms.
+func (d *doc) membersTable(members []Member, manage bool, self string) h.Node {
+	cols := []ui.Column{{Head: d.t("dash.field.email")}, {Head: d.t("dash.team.role")}, {Head: d.t("dash.team.since")}}
 	if manage {
-		d.Raw(`<td><div class="actions">`)
-		if m.UserID != self && m.Role != auth.RoleOwner {
-			d.memberActions(m)
-		}
-		d.Raw("</div></td>")
+		cols = append(cols, ui.Column{Head: d.t("dash.keys.col.actions")})
 	}
-	d.Raw("</tr>")
+	rows := make([]ui.Row, len(members))
+	for i, m := range members {
+		rows[i] = d.memberRow(m, manage, self)
+	}
+	return h.Group{
+		d.tally("members-count", "dash.team.count", len(members)),
+		ui.Table("members-table", d.t("dash.team.members"), cols, rows),
+	}
+}
+
+// memberRow is one member of the members table (with the role and remove forms when manage,
+// but not for self, the viewer, nor for an owner): the role as a pill (the owner's in the
+// good tone), "you" beside the viewer's own email.
+func (d *doc) memberRow(m Member, manage bool, self string) ui.Row {
+	tone := ui.Info
+	if m.Role == auth.RoleOwner {
+		tone = ui.Good
+	}
+	cells := []h.Node{
+		h.Group{ui.Long(m.Email, false), h.If(m.UserID == self, h.Group{h.Text(" "), h.Span(h.Class("tag"), d.say("dash.team.you"))})},
+		ui.TonePill(tone, string(m.Role), d.t("dash.role."+string(m.Role))),
+		ui.Date(d.l, m.Since),
+	}
+	if manage {
+		cells = append(cells, h.Div(h.Class("actions"), h.If(m.UserID != self && m.Role != auth.RoleOwner, d.memberActions(m))))
+	}
+	return ui.Row{ID: "member-" + m.UserID, Cells: cells}
 }
 
 // memberActions are a member's role and remove forms.
-func (d *doc) memberActions(m Member) {
-	d.formStart("/dashboard/team/members/"+m.UserID+"/role", "")
+func (d *doc) memberActions(m Member) h.Node {
 	roles := make([]string, len(invitable))
 	for i, ro := range invitable {
 		roles[i] = string(ro)
 	}
-	d.inlineChoice("role", "role-"+m.UserID, "dash.team.role", roles, "dash.role.", string(m.Role), "change-role-"+m.UserID, "dash.team.change_role")
-	d.Raw("</form>")
-	d.smallButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true)
+	return h.Group{
+		d.formNode("/dashboard/team/members/"+m.UserID+"/role", "",
+			d.inlineChoice("role", "role-"+m.UserID, "dash.team.role", roles, "dash.role.", string(m.Role)),
+			d.button("change-role-"+m.UserID, "dash.team.change_role", false)),
+		d.oneButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true),
+	}
 }
 
-// invites lists the pending invitations (each with its revoke form), then the invite form.
-func (d *doc) invites(invites []Invite, f *form) {
-	d.Raw(`<h2>`)
-	d.text("dash.team.invites")
-	d.Raw("</h2>\n<ul id=\"invites\">")
+// invites lists the pending invitations, cards on a phone, each with its revoke form.
+func (d *doc) invites(invites []Invite) h.Node {
+	head := h.H2(h.ID("invites-title"), d.say("dash.team.invites"))
 	if len(invites) == 0 {
-		d.Raw("<li>")
-		d.text("dash.team.no_invites")
-		d.Raw("</li>")
+		return h.Group{head, ui.Empty("invites", d.t("dash.team.no_invites"), nil)}
 	}
-	for _, in := range invites {
-		d.Raw("<li>")
-		d.Text(in.Email)
-		d.Raw(" · ")
-		d.text("dash.role." + string(in.Role))
-		d.Raw(" · ")
-		d.text("dash.keys.until")
-		d.Raw(" ")
-		d.date(in.ExpiresAt)
-		d.Raw(" ")
-		d.smallButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true)
-		d.Raw("</li>")
+	cols := []ui.Column{{Head: d.t("dash.field.email")}, {Head: d.t("dash.team.role")}, {Head: d.t("dash.keys.col.state")},
+		{Head: d.t("dash.team.expires")}, {Head: d.t("dash.keys.col.actions")}}
+	rows := make([]ui.Row, len(invites))
+	for i, in := range invites {
+		rows[i] = ui.Row{ID: "invite-" + in.ID, Cells: []h.Node{
+			ui.Long(in.Email, false),
+			d.say("dash.role." + string(in.Role)),
+			ui.TonePill(ui.Waiting, "invited", d.t("dash.team.invited")),
+			ui.Date(d.l, in.ExpiresAt),
+			d.oneButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true),
+		}}
 	}
-	d.Raw("</ul>\n<h2 id=\"invite-title\">")
-	d.text("dash.team.invite")
-	d.Raw("</h2>\n")
-	d.errorSummary(f)
-	d.formStart("/dashboard/team/invites", "invite-form")
-	d.onceToken()
-	d.input(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true)
-	d.Raw(`<div class="row"><label class="field-label" for="f-role">`)
-	d.text("dash.team.role")
-	d.Raw(`</label><select class="field" id="f-role" name="role">`)
+	return h.Group{head, ui.Table("invites", plural(d.l, "dash.team.invites_count", len(invites)), cols, rows)}
+}
+
+// inviteForm invites someone by email, with a role.
+func (d *doc) inviteForm(f *form) h.Node {
 	want := f.value("role")
 	if want == "" {
 		want = string(auth.RoleDeveloper)
 	}
-	for _, ro := range invitable {
-		d.Raw("<option")
-		d.Attr("value", string(ro))
-		if string(ro) == want {
-			d.Raw(" selected")
-		}
-		d.Raw(">")
-		d.text("dash.role." + string(ro))
-		d.Raw("</option>")
+	return h.Group{
+		h.H2(h.ID("invite-title"), d.say("dash.team.invite")),
+		d.problems(f),
+		d.formNode("/dashboard/team/invites", "invite-form", onceInput(),
+			d.fieldNode(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true),
+			h.Div(h.Class("row"),
+				h.Label(h.Class("field-label"), h.For("f-role"), d.say("dash.team.role")),
+				h.Select(h.Class("field"), h.ID("f-role"), h.Name("role"),
+					h.If(f.err("role") != "", h.Group{h.Attr("aria-invalid", "true"), h.Aria("describedby", "f-role-error")}),
+					h.Map(invitable, func(ro auth.Role) h.Node {
+						return h.Option(h.Value(string(ro)), h.Selected(string(ro) == want), d.say("dash.role."+string(ro)))
+					})),
+				h.If(f.err("role") != "", h.P(h.Class("field-error"), h.ID("f-role-error"), h.Text(f.err("role"))))),
+			d.mainButton("invite-submit", "dash.team.invite_submit")),
 	}
-	d.Raw("</select></div>\n")
-	d.submit("dash.team.invite_submit", "invite-submit")
-	d.Raw("</form>\n")
 }
 
 // transferForm offers the ownership to another member (none when the viewer, self, is alone).
-func (d *doc) transferForm(members []Member, self string) {
+func (d *doc) transferForm(members []Member, self string) h.Node {
 	var others []Member
 	for _, m := range members {
 		if m.UserID != self {
 			others = append(others, m)
 		}
 	}
-	if len(others) > 0 {
-		d.Raw("<h2>")
-		d.text("dash.team.transfer")
-		d.Raw("</h2>\n")
-		d.formStart("/dashboard/team/transfer", "transfer-form")
-		d.Raw(`<div class="row"><label class="field-label" for="f-transfer">`)
-		d.text("dash.team.transfer_to")
-		d.Raw(`</label><select class="field" id="f-transfer" name="user">`)
-		for _, m := range others {
-			d.Raw("<option")
-			d.Attr("value", m.UserID)
-			d.Raw(">")
-			d.Text(m.Email)
-			d.Raw("</option>")
-		}
-		d.Raw("</select></div>")
-		d.Raw(`<button type="submit" class="linkbutton danger" id="transfer-submit">`)
-		d.text("dash.team.transfer_submit")
-		d.Raw("</button></form>\n")
+	if len(others) == 0 {
+		return nil
+	}
+	return h.Group{
+		h.H2(d.say("dash.team.transfer")),
+		d.formNode("/dashboard/team/transfer", "transfer-form",
+			h.Div(h.Class("row"),
+				h.Label(h.Class("field-label"), h.For("f-transfer"), d.say("dash.team.transfer_to")),
+				h.Select(h.Class("field"), h.ID("f-transfer"), h.Name("user"), h.Map(others, func(m Member) h.Node {
+					return h.Option(h.Value(m.UserID), h.Text(m.Email))
+				}))),
+			d.button("transfer-submit", "dash.team.transfer_submit", true)),
 	}
 }
 
@@ -323,24 +305,18 @@ func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Respons
 		}
 		self := "/dashboard/invite?token=" + url.QueryEscape(r.token())
 		return s.page(r, 200, t(r.l(), "dash.invite.title", "workspace", in.WorkspaceName), func(d *doc) {
-			d.Raw(`<p id="invite-message">`)
-			d.text("dash.invite.message", "inviter", in.InviterEmail, "workspace", in.WorkspaceName,
-				"role", t(d.l, "dash.role."+string(in.Role)))
-			d.Raw("</p>\n")
+			d.put(h.P(h.ID("invite-message"), d.say("dash.invite.message", "inviter", in.InviterEmail, "workspace", in.WorkspaceName,
+				"role", t(d.l, "dash.role."+string(in.Role)))))
 			if r.viewer != nil {
-				d.formStart(self, "accept-form")
-				d.Raw("<p>")
-				d.text("dash.invite.as", "email", r.viewer.user.Email)
-				d.Raw("</p>")
-				d.submit("dash.invite.accept", "accept-invite")
-				d.Raw("</form>\n")
+				d.put(d.formNode(self, "accept-form",
+					h.P(d.say("dash.invite.as", "email", r.viewer.user.Email)),
+					d.mainButton("accept-invite", "dash.invite.accept")))
 				return
 			}
-			d.Raw(`<p class="links">`)
-			d.link("/dashboard/sign-up?next="+urlQueryEscape(self), "invite-sign-up", "dash.invite.sign_up")
-			d.Raw(" · ")
-			d.link("/dashboard/sign-in?next="+urlQueryEscape(self), "invite-sign-in", "dash.invite.sign_in")
-			d.Raw("</p>\n")
+			d.put(h.P(h.Class("links"),
+				d.goTo("/dashboard/sign-up?next="+urlQueryEscape(self), "invite-sign-up", "dash.invite.sign_up"),
+				h.Text(" · "),
+				d.goTo("/dashboard/sign-in?next="+urlQueryEscape(self), "invite-sign-in", "dash.invite.sign_in")))
 		}), nil
 	})(ctx, wr)
 }
@@ -371,44 +347,42 @@ func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Respo
 		}
 		events, next := list.Items, list.NextCursor
 		return s.page(r, 200, t(r.l(), "dash.activity.title"), func(d *doc) {
-			d.Raw(`<p class="hint">`)
-			d.text("dash.activity.retention")
-			d.Raw(`</p><div class="table-wrap" tabindex="0" role="region" aria-labelledby="activity-caption"><table id="activity-table"><caption class="hint" id="activity-caption">`)
-			d.text("dash.activity.caption")
-			d.Raw("</caption>")
-			d.thead("dash.activity.col.", "when", "who", "what", "target", "client")
-			if len(events) == 0 {
-				d.Raw(`<tr><td colspan="5">`)
-				d.text("dash.activity.none")
-				d.Raw("</td></tr>")
-			}
-			for _, e := range events {
-				d.Raw("<tr><td>")
-				d.date(e.At)
-				d.Raw("</td><td>")
-				d.Text(e.ActorEmail)
-				d.Raw("</td><td>")
-				if action := string(e.Action); has("dash.action." + action) {
-					d.text("dash.action." + action)
-				} else {
-					d.Text(action)
-				}
-				d.Raw("</td><td>")
-				d.Text(e.Target)
-				d.Raw("</td><td>")
-				d.Text(e.IP)
-				d.Raw("<br><span class=\"hint\">")
-				d.Text(e.UserAgent)
-				d.Raw("</span></td></tr>")
-			}
-			d.Raw("</tbody></table></div>\n")
+			d.put(h.P(h.Class("hint"), d.say("dash.activity.retention")), d.activityTable(events))
 			if next != "" {
-				d.Raw(`<p class="links">`)
-				d.link("/dashboard/activity?cursor="+urlQueryEscape(next), "activity-next", "dash.activity.older")
-				d.Raw("</p>\n")
+				d.put(h.P(h.Class("links"), d.goTo("/dashboard/activity?cursor="+urlQueryEscape(next), "activity-next", "dash.activity.older")))
 			}
 		}), nil
 	})(ctx, wr)
+}
+
+// activityTable is a page of the log, newest first, cards on a phone: when, who and what
+// first, then what it was done to and from where.
+func (d *doc) activityTable(events []activity.Entry) h.Node {
+	if len(events) == 0 {
+		return ui.Empty("activity-table", d.t("dash.activity.none"), nil)
+	}
+	var cols []ui.Column
+	for _, c := range []string{"when", "who", "what", "target", "client"} {
+		cols = append(cols, ui.Column{Head: d.t("dash.activity.col." + c)})
+	}
+	rows := make([]ui.Row, len(events))
+	for i, e := range events {
+		what := h.Text(string(e.Action))
+		if key := "dash.action." + string(e.Action); has(key) {
+			what = d.say(key)
+		}
+		rows[i] = ui.Row{Cells: []h.Node{
+			ui.Date(d.l, e.At),
+			ui.Long(e.ActorEmail, false),
+			what,
+			ui.Long(e.Target, false),
+			h.Group{ui.Long(e.IP, false), h.Br(), h.Span(h.Class("hint long"), h.Text(e.UserAgent))},
+		}}
+	}
+	return h.Group{
+		d.tally("activity-count", "dash.activity.count", len(events)),
+		ui.Table("activity-table", d.t("dash.activity.caption"), cols, rows),
+	}
 }
 
 // --- passkeys --------------------------------------------------------------------------------
@@ -441,94 +415,69 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 		case "added", "renamed", "removed-passkey":
 			d.notice("dash.notice." + notice)
 		}
-		d.Raw("<p>")
-		d.text("dash.passkeys.about")
-		d.Raw("</p>\n<ul id=\"passkeys\">")
-		if len(list) == 0 {
-			d.Raw("<li>")
-			d.text("dash.passkeys.none")
-			d.Raw("</li>")
-		}
-		for _, p := range list {
-			d.Raw("<li")
-			d.Attr("id", "passkey-"+p.ID)
-			d.Raw("><strong>")
-			d.Text(p.Name)
-			d.Raw("</strong> · ")
-			d.date(p.CreatedAt)
-			if p.Pending {
-				d.Raw(" · ")
-				d.link("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")
-			}
-			d.Raw(`<div class="actions">`)
-			d.formStart("/dashboard/passkeys/"+p.ID+"/rename", "")
-			d.Raw("<label")
-			d.Attr("for", "rename-"+p.ID)
-			d.Raw(">")
-			d.text("dash.passkeys.name")
-			d.Raw(`</label><input class="inline-field" name="name" maxlength="64" required`)
-			d.Attr("id", "rename-"+p.ID)
-			d.Attr("value", p.Name)
-			d.Raw(`><button type="submit" class="linkbutton"`)
-			d.Attr("id", "rename-submit-"+p.ID)
-			d.Raw(">")
-			d.text("dash.passkeys.rename")
-			d.Raw("</button></form>")
-			d.smallButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)
-			d.Raw("</div></li>")
-		}
-		d.Raw("</ul>\n")
+		d.put(h.P(d.say("dash.passkeys.about")), d.passkeyList(list))
 		if confirm {
-			d.Raw("<h2>")
-			d.text("dash.passkeys.add")
-			d.Raw("</h2>\n")
-			d.confirmForm(f)
+			d.put(h.H2(d.say("dash.passkeys.add")), d.confirmForm(f))
 			return
 		}
 		if ceremony == "" {
 			return
 		}
-		d.Raw("<h2>")
-		d.text("dash.passkeys.add")
-		d.Raw("</h2>\n")
-		d.errorSummary(f)
-		d.Raw(`<p class="hint" data-passkey-unsupported hidden>`)
-		d.text("dash.passkeys.needs_js")
-		d.Raw("</p>\n<noscript><p class=\"hint\">")
-		d.text("dash.passkeys.needs_js")
-		d.Raw("</p></noscript>\n")
-		d.passkeyForm("/dashboard/passkeys/register", "passkey-register-form", "register", options, ceremony, func() {
-			d.input(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true)
-		}, "dash.passkeys.add_submit", "passkey-add")
+		d.put(h.H2(d.say("dash.passkeys.add")), d.problems(f),
+			h.P(h.Class("hint"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), d.say("dash.passkeys.needs_js")),
+			h.El("noscript", h.P(h.Class("hint"), d.say("dash.passkeys.needs_js"))),
+			d.passkeyForm("/dashboard/passkeys/register", "passkey-register-form", "register", options, ceremony,
+				d.fieldNode(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true),
+				"dash.passkeys.add_submit", "passkey-add"))
 	}), nil
 }
 
-// passkeyForm writes a ceremony form as package passkey's script expects it (its form
-// contract): hidden until the script finds WebAuthn, the options in data-passkey-options,
-// the ceremony id and the answer in hidden fields, an error line, the submit button.
-func (d *doc) passkeyForm(action, id, kind, options, ceremony string, fields func(), submitKey, submitID string) {
-	d.Raw(`<form method="post" hidden`)
-	d.Attr("id", id)
-	d.URLAttr("action", d.r.url(action))
-	d.Attr("data-passkey", kind)
-	d.Attr("data-passkey-options", options)
-	d.Raw(`><input type="hidden" name="` + csrfField + `"`)
-	if d.r.viewer != nil {
-		d.Attr("value", d.r.viewer.csrf)
-	} else {
-		d.Attr("value", d.r.preToken)
+// passkeyList is the user's passkeys, cards on a phone: the name and whether it signs in
+// first, then when it was added, then its rename and remove forms.
+func (d *doc) passkeyList(list []Passkey) h.Node {
+	if len(list) == 0 {
+		return ui.Empty("passkeys", d.t("dash.passkeys.none"), nil)
 	}
-	d.Raw(`><input type="hidden" name="ceremony"`)
-	d.Attr("value", ceremony)
-	d.Raw(`><input type="hidden" name="response" value="">`)
-	if fields != nil {
-		fields()
+	cols := []ui.Column{{Head: d.t("dash.passkeys.name")}, {Head: d.t("dash.keys.col.state")},
+		{Head: d.t("dash.keys.col.created")}, {Head: d.t("dash.keys.col.actions")}}
+	rows := make([]ui.Row, len(list))
+	for i, p := range list {
+		state := ui.TonePill(ui.Good, "active", d.t("dash.keys.state.active"))
+		if p.Pending {
+			state = h.Group{ui.TonePill(ui.Waiting, "pending", d.t("dash.passkeys.state.pending")), h.Br(),
+				d.goTo("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")}
+		}
+		rows[i] = ui.Row{ID: "passkey-" + p.ID, Cells: []h.Node{
+			h.Strong(ui.Long(p.Name, false)),
+			state,
+			ui.Date(d.l, p.CreatedAt),
+			h.Div(h.Class("actions"),
+				d.formNode("/dashboard/passkeys/"+p.ID+"/rename", "",
+					h.Label(h.For("rename-"+p.ID), d.say("dash.passkeys.name")),
+					h.Input(h.Class("inline-field"), h.Name("name"), h.Attr("maxlength", "64"), h.Required(true),
+						h.ID("rename-"+p.ID), h.Value(p.Name)),
+					d.button("rename-submit-"+p.ID, "dash.passkeys.rename", false)),
+				d.oneButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)),
+		}}
 	}
-	d.Raw(`<p class="error" data-passkey-error role="alert" hidden>`)
-	d.text("dash.passkeys.failed")
-	d.Raw("</p>")
-	d.submit(submitKey, submitID)
-	d.Raw("</form>\n")
+	return h.Group{
+		d.tally("passkeys-count", "dash.passkeys.count", len(list)),
+		ui.Table("passkeys", d.t("dash.passkeys.caption"), cols, rows),
+	}
+}
+
+// passkeyForm is a ceremony form as package passkey's script expects it (its form contract):
+// hidden until the script finds WebAuthn, the options in data-passkey-options, the ceremony id
+// and the answer in hidden fields, an error line, the submit button.
+func (d *doc) passkeyForm(action, id, kind, options, ceremony string, fields h.Node, submitKey, submitID string) h.Node {
+	return h.Form(h.Method("post"), h.Bool("hidden", true), h.ID(id), h.Action(d.r.url(action)),
+		h.Attr("data-passkey", kind), h.Attr("data-passkey-options", options), h.Bool("novalidate", d.l == page.BN),
+		h.Input(h.Type("hidden"), h.Name(csrfField), h.Value(d.csrfToken())),
+		ui.Hidden("ceremony", ceremony),
+		ui.Hidden("response", ""),
+		fields,
+		h.P(h.Class("error"), h.Attr("data-passkey-error", ""), h.Role("alert"), h.Bool("hidden", true), d.say("dash.passkeys.failed")),
+		d.mainButton(submitID, submitKey))
 }
 
 // FinishPasskeyRegistration is POST /dashboard/passkeys/register: the authenticator's
@@ -573,15 +522,14 @@ func (s *Service) ActivatePasskeys(ctx context.Context, wr *web.Request) (*web.R
 
 // confirmForm is the "confirm it's you" step: the password again, posted to
 // /dashboard/confirm-password (DashboardFunction), which goes back to the passkeys page.
-func (d *doc) confirmForm(f *form) {
-	d.Raw("<p>")
-	d.text("dash.passkeys.confirm")
-	d.Raw("</p>\n")
-	d.errorSummary(f)
-	d.formStart("/dashboard/confirm-password", "passkey-confirm-form")
-	d.input(f, "password", "password", "dash.field.password", "current-password", "", true)
-	d.submit("dash.passkeys.confirm_submit", "passkey-confirm")
-	d.Raw("</form>\n")
+func (d *doc) confirmForm(f *form) h.Node {
+	return h.Group{
+		h.P(d.say("dash.passkeys.confirm")),
+		d.problems(f),
+		d.formNode("/dashboard/confirm-password", "passkey-confirm-form",
+			d.fieldNode(f, "password", "password", "dash.field.password", "current-password", "", true),
+			d.mainButton("passkey-confirm", "dash.passkeys.confirm_submit")),
+	}
 }
 
 // ConfirmPassword is POST /dashboard/confirm-password: the "confirm it's you" step before
@@ -604,7 +552,7 @@ func (s *Service) ConfirmPassword(ctx context.Context, wr *web.Request) (*web.Re
 		default:
 			return s.redirect(r, "/dashboard/passkeys"), nil
 		}
-		return s.page(r, 422, t(r.l(), "dash.passkeys.confirm_submit"), func(d *doc) { d.confirmForm(f) }), nil
+		return s.page(r, 422, t(r.l(), "dash.passkeys.confirm_submit"), func(d *doc) { d.put(d.confirmForm(f)) }), nil
 	})(ctx, wr)
 }
 
@@ -659,17 +607,11 @@ func (s *Service) PasskeySignIn(ctx context.Context, wr *web.Request) (*web.Resp
 			return nil, err
 		}
 		return s.page(r, 200, t(r.l(), "dash.passkey.sign_in"), func(d *doc) {
-			d.Raw(`<p>`)
-			d.text("dash.passkeys.wait")
-			d.Raw("</p>\n")
-			d.Raw(`<p class="error" data-passkey-unsupported hidden>`)
-			d.text("dash.passkeys.needs_js")
-			d.Raw("</p>\n")
-			d.passkeyForm("/dashboard/passkeys/sign-in/finish", "passkey-sign-in-form", "login", options, ceremony, nil,
-				"dash.passkey.sign_in", "passkey-sign-in-submit")
-			d.Raw(`<p class="links">`)
-			d.link("/dashboard/sign-in", "back-sign-in", "dash.sign_in.password")
-			d.Raw("</p>\n")
+			d.put(h.P(d.say("dash.passkeys.wait")),
+				h.P(h.Class("error"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), d.say("dash.passkeys.needs_js")),
+				d.passkeyForm("/dashboard/passkeys/sign-in/finish", "passkey-sign-in-form", "login", options, ceremony, nil,
+					"dash.passkey.sign_in", "passkey-sign-in-submit"),
+				h.P(h.Class("links"), d.goTo("/dashboard/sign-in", "back-sign-in", "dash.sign_in.password")))
 		}), nil
 	})(ctx, wr)
 }

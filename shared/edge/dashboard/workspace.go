@@ -8,6 +8,8 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -37,10 +39,7 @@ func (s *Service) Home(ctx context.Context, wr *web.Request) (*web.Response, err
 		v := r.viewer
 		if v.ws.WorkspaceID == "" {
 			return s.page(r, 200, t(r.l(), "dash.home.none.title"), func(d *doc) {
-				d.Raw("<p>")
-				d.text("dash.home.none")
-				d.Raw("</p>\n")
-				s.accountActions(d)
+				d.put(h.P(d.say("dash.home.none")), d.accountActions())
 			}), nil
 		}
 		var o *overview
@@ -51,91 +50,86 @@ func (s *Service) Home(ctx context.Context, wr *web.Request) (*web.Response, err
 			}
 		}
 		return s.page(r, 200, t(r.l(), "dash.home.title"), func(d *doc) {
-			switch r.Query["notice"] {
-			case "joined":
+			if r.Query["notice"] == "joined" {
 				d.notice("dash.notice.joined", "workspace", v.ws.WorkspaceName)
 			}
 			d.envSwitch()
-			d.Raw(`<dl><dt>`)
-			d.text("dash.home.workspace")
-			d.Raw(`</dt><dd id="home-workspace">`)
-			d.Text(v.ws.WorkspaceName)
-			d.Raw(`</dd><dt>`)
-			d.text("dash.home.environment")
-			d.Raw(`</dt><dd id="home-environment">`)
-			if r.env() == auth.Live {
-				d.text("dash.overview.live")
-			} else {
-				d.text("dash.home.sandbox")
-			}
-			d.Raw(`</dd><dt>`)
-			d.text("dash.home.you")
-			d.Raw(`</dt><dd id="home-user">`)
-			d.Text(v.user.Email)
-			d.Raw(" · ")
-			d.text("dash.role." + string(v.ws.Role))
-			d.Raw("</dd></dl>\n")
+			d.put(d.homeFacts())
 			if o != nil {
 				d.overviewPayments(o)
 			}
-			d.Raw("<h2>")
-			d.text("dash.home.can")
-			d.Raw("</h2>\n<ul id=\"home-links\">")
-			li := func(path, id, key string) {
-				d.Raw("<li>")
-				d.link(path, id, key)
-				d.Raw("</li>")
-			}
-			if v.can(auth.ManageKeys) {
-				li("/dashboard/keys", "home-keys", "dash.home.manage_keys")
-			} else if v.can(auth.ViewKeys) {
-				li("/dashboard/keys", "home-keys", "dash.home.view_keys")
-			}
-			if v.can(auth.ManageTeam) {
-				li("/dashboard/team", "home-team", "dash.home.manage_team")
-			} else {
-				li("/dashboard/team", "home-team", "dash.home.view_team")
-			}
-			if v.can(auth.ViewActivity) {
-				li("/dashboard/activity", "home-activity", "dash.home.activity")
-			}
-			li("/dashboard/passkeys", "home-passkeys", "dash.home.passkeys")
-			d.Raw("</ul>\n")
-			if len(v.all) > 1 {
-				d.Raw("<h2>")
-				d.text("dash.home.workspaces")
-				d.Raw("</h2>\n<ul>")
-				for _, m := range v.all {
-					d.Raw("<li>")
-					if m.WorkspaceID == v.ws.WorkspaceID {
-						d.Raw("<strong>")
-						d.Text(m.WorkspaceName)
-						d.Raw("</strong>")
-					} else {
-						d.smallButton("/dashboard/workspace", "switch-"+m.WorkspaceID, "dash.home.switch", false, "workspace", m.WorkspaceID)
-						d.Raw(" ")
-						d.Text(m.WorkspaceName)
-					}
-					d.Raw("</li>")
-				}
-				d.Raw("</ul>\n")
-			}
-			s.accountActions(d)
+			d.put(d.homeLinks(), d.workspaces(), d.accountActions())
 		}), nil
 	})(ctx, wr)
 }
 
-func (s *Service) accountActions(d *doc) {
-	d.Raw("<h2>")
-	d.text("dash.home.sessions")
-	d.Raw("</h2>\n<p class=\"hint\">")
-	d.text("dash.home.sessions_hint")
-	d.Raw("</p>\n")
-	d.formStart("/dashboard/sign-out-everywhere", "sign-out-everywhere-form")
-	d.removePasskeysBox("sign-out-remove-passkeys", false)
-	d.Raw(`<button type="submit" class="linkbutton danger" id="sign-out-everywhere">`)
-	d.text("dash.sign_out_everywhere")
-	d.Raw("</button></form>")
+// homeFacts are the workspace, the environment and who is signed in, with what role.
+func (d *doc) homeFacts() h.Node {
+	v := d.r.viewer
+	env := "dash.home.sandbox"
+	if d.r.env() == auth.Live {
+		env = "dash.overview.live"
+	}
+	return ui.Facts("home-facts",
+		ui.Fact{Term: d.t("dash.home.workspace"), ID: "home-workspace", Value: h.Text(v.ws.WorkspaceName)},
+		ui.Fact{Term: d.t("dash.home.environment"), ID: "home-environment", Value: d.say(env)},
+		ui.Fact{Term: d.t("dash.home.you"), ID: "home-user", Value: h.Group{
+			ui.Long(v.user.Email, false), h.Text(" · " + d.t("dash.role."+string(v.ws.Role)))}},
+	)
+}
+
+// homeLinks are the pages the role may use.
+func (d *doc) homeLinks() h.Node {
+	v := d.r.viewer
+	li := func(path, id, key string) h.Node { return h.Li(d.goTo(path, id, key)) }
+	keys := "dash.home.view_keys"
+	if v.can(auth.ManageKeys) {
+		keys = "dash.home.manage_keys"
+	}
+	team := "dash.home.view_team"
+	if v.can(auth.ManageTeam) {
+		team = "dash.home.manage_team"
+	}
+	return h.Group{
+		h.H2(d.say("dash.home.can")),
+		h.Ul(h.ID("home-links"),
+			h.If(v.can(auth.ViewKeys), li("/dashboard/keys", "home-keys", keys)),
+			li("/dashboard/team", "home-team", team),
+			h.If(v.can(auth.ViewActivity), li("/dashboard/activity", "home-activity", "dash.home.activity")),
+			li("/dashboard/passkeys", "home-passkeys", "dash.home.passkeys"),
+		),
+	}
+}
+
+// workspaces lists the user's workspaces, each but this one with its switch (none for one).
+func (d *doc) workspaces() h.Node {
+	v := d.r.viewer
+	if len(v.all) < 2 {
+		return nil
+	}
+	return h.Group{
+		h.H2(d.say("dash.home.workspaces")),
+		h.Ul(h.Map(v.all, func(m Membership) h.Node {
+			if m.WorkspaceID == v.ws.WorkspaceID {
+				return h.Li(h.Strong(h.Text(m.WorkspaceName)))
+			}
+			return h.Li(d.oneButton("/dashboard/workspace", "switch-"+m.WorkspaceID, "dash.home.switch", false, "workspace", m.WorkspaceID),
+				h.Text(" "+m.WorkspaceName))
+		})),
+	}
+}
+
+// accountActions is the sign-out-everywhere form (with its remove-every-passkey box).
+func (d *doc) accountActions() h.Node {
+	return h.Group{
+		h.H2(d.say("dash.home.sessions")),
+		h.P(h.Class("hint"), d.say("dash.home.sessions_hint")),
+		d.formNode("/dashboard/sign-out-everywhere", "sign-out-everywhere-form",
+			h.Div(h.Class("row"), h.Label(h.Class("check"),
+				h.Input(h.Type("checkbox"), h.Value("yes"), h.Name(removePasskeysField), h.ID("sign-out-remove-passkeys")),
+				h.Text(" "+d.t("dash.remove_passkeys")))),
+			d.button("sign-out-everywhere", "dash.sign_out_everywhere", true)),
+	}
 }
 
 // SwitchWorkspace is POST /dashboard/workspace: another workspace of the user's.
@@ -201,188 +195,148 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 		}
 		d.shownNotice(st)
 		if issued != nil {
-			d.Raw(`<h2 id="issued-title">`)
-			d.text("dash.keys.issued", "name", issued.Name)
-			d.Raw("</h2>\n")
+			d.put(h.H2(h.ID("issued-title"), d.say("dash.keys.issued", "name", issued.Name)))
 			d.secretBox("issued-secret", issued.Secret)
 		}
-		d.tableStart("keys-caption", "keys-table")
-		d.Raw(`<caption class="hint" id="keys-caption">`)
-		d.text("dash.keys.caption")
-		d.Raw("</caption><thead><tr>")
-		for _, h := range []string{"name", "environment", "scopes", "prefix", "created", "last_used", "state"} {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.keys.col." + h)
-			d.Raw("</th>")
-		}
-		if manage {
-			d.Raw(`<th scope="col">`)
-			d.text("dash.keys.col.actions")
-			d.Raw("</th>")
-		}
-		d.Raw("</tr></thead><tbody>")
-		if len(keys) == 0 {
-			d.Raw(`<tr><td colspan="8">`)
-			d.text("dash.keys.none")
-			d.Raw("</td></tr>")
-		}
-		for _, k := range keys {
-			d.keyRow(k, manage)
-		}
-		d.Raw("</tbody></table></div>\n")
+		d.put(d.keysTable(keys, manage))
 		if !manage {
-			d.Raw(`<p class="hint" id="keys-readonly">`)
-			d.text("dash.keys.readonly")
-			d.Raw("</p>\n")
+			d.put(h.P(h.Class("hint"), h.ID("keys-readonly"), d.say("dash.keys.readonly")))
 			return
 		}
-		d.createKeyForm(f)
+		d.put(d.createKeyForm(f))
 	}), nil
 }
 
-// keyRow is one key of the keys table (with its revoke and roll forms when manage).
-func (d *doc) keyRow(k Key, manage bool) {
-	d.Raw("<tr")
-	d.Attr("id", "key-"+k.ID)
-	d.Raw("><td>")
-	d.Text(k.Name)
-	d.Raw("</td><td>")
-	d.text("dash.env." + string(k.Environment))
-	d.Raw("</td><td>")
-	var sc []string
-	for _, x := range k.Scopes {
-		sc = append(sc, string(x))
+// keysTable is the workspace's keys, cards on a phone: what a key is called (and its
+// environment) and whether it works first, its prefix (an id) and permissions last, then
+// (admins) its revoke and roll forms. Six columns, so that the table fits its card on a
+// desktop with the roll form's select whole.
+func (d *doc) keysTable(keys []Key, manage bool) h.Node {
+	if len(keys) == 0 {
+		return ui.Empty("keys-none", d.t("dash.keys.none"), nil)
 	}
-	d.Text(strings.Join(sc, ", "))
-	d.Raw("</td><td><code>")
-	d.Text(k.Prefix)
-	d.Raw("</code></td><td>")
-	d.Text(k.CreatedBy)
-	d.Raw("<br>")
-	d.date(k.CreatedAt)
-	d.Raw("</td><td>")
-	if k.LastUsed != nil {
-		d.Text(d.l.Digits(k.LastUsed.UTC().Format("2006-01-02")))
-	} else {
-		d.text("dash.keys.never")
+	active := 0
+	for _, k := range keys {
+		if k.State == "active" {
+			active++
+		}
 	}
-	d.Raw(`</td><td class="state">`)
-	d.text("dash.keys.state." + k.State)
-	if k.ExpiresAt != nil && k.State == "active" {
-		d.Raw("<br>")
-		d.text("dash.keys.until")
-		d.Raw(" ")
-		d.date(*k.ExpiresAt)
+	var cols []ui.Column
+	for _, c := range []string{"name", "state", "created", "last_used", "prefix"} {
+		cols = append(cols, ui.Column{Head: d.t("dash.keys.col." + c)})
 	}
-	d.Raw("</td>")
 	if manage {
-		d.keyActions(k)
+		cols = append(cols, ui.Column{Head: d.t("dash.keys.col.actions")})
 	}
-	d.Raw("</tr>")
+	rows := make([]ui.Row, len(keys))
+	for i, k := range keys {
+		rows[i] = d.keyRow(k, manage)
+	}
+	return h.Group{
+		d.tally("keys-count", "dash.keys.count", len(keys), h.Text(" · "+plural(d.l, "dash.keys.active", active))),
+		ui.Table("keys-table", d.t("dash.keys.caption"), cols, rows),
+	}
+}
+
+// keyRow is one key of the keys table (with its revoke and roll forms when manage).
+func (d *doc) keyRow(k Key, manage bool) ui.Row {
+	sc := make([]string, len(k.Scopes))
+	for i, x := range k.Scopes {
+		sc[i] = string(x)
+	}
+	used := d.say("dash.keys.never")
+	if k.LastUsed != nil {
+		used = h.Time(h.Attr("datetime", k.LastUsed.UTC().Format(time.DateOnly)), h.Text(d.day(*k.LastUsed)))
+	}
+	cells := []h.Node{
+		h.Group{h.Strong(ui.Long(k.Name, false)), h.Br(), h.Span(h.Class("tag"), d.say("dash.env."+string(k.Environment)))},
+		d.keyState(k),
+		h.Group{ui.Date(d.l, k.CreatedAt), h.Br(), h.Span(h.Class("hint long"), h.Text(k.CreatedBy))},
+		used,
+		h.Group{ui.Long(k.Prefix, true), h.Br(), h.Span(h.Class("hint long"),
+			h.Text(d.t("dash.keys.col.scopes")+": "+strings.Join(sc, ", ")))},
+	}
+	if manage {
+		cells = append(cells, d.keyActions(k))
+	}
+	return ui.Row{ID: "key-" + k.ID, Cells: cells}
+}
+
+// keyState is a key's state pill: active, expiring (a rolled key, until its grace ends),
+// revoked or expired.
+func (d *doc) keyState(k Key) h.Node {
+	switch {
+	case k.State == "active" && k.ExpiresAt != nil:
+		return h.Group{ui.TonePill(ui.Waiting, "expiring", d.t("dash.keys.state.expiring")), h.Br(),
+			d.say("dash.keys.until"), h.Text(" "), ui.Date(d.l, *k.ExpiresAt)}
+	case k.State == "active":
+		return ui.TonePill(ui.Good, k.State, d.t("dash.keys.state.active"))
+	case k.State == "revoked":
+		return ui.TonePill(ui.Bad, k.State, d.t("dash.keys.state.revoked"))
+	}
+	return ui.TonePill(ui.Off, k.State, d.t("dash.keys.state."+k.State))
+}
+
+// day is a calendar day as the page's language writes it ("28 November 2026"), the date of
+// ui.Date without its clock: a key's last use is known to the day.
+func (d *doc) day(t time.Time) string {
+	full := d.l.DateTime(t)
+	if i := strings.LastIndex(full, ", "); i > 0 {
+		return full[:i]
+	}
+	return full
 }
 
 // keyActions are an active key's revoke and roll forms.
-func (d *doc) keyActions(k Key) {
-	d.Raw(`<td><div class="actions">`)
-	if k.State == "active" {
-		d.smallButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true)
-		d.formStart("/dashboard/keys/"+k.ID+"/roll", "")
-		d.onceToken()
-		values := make([]string, len(graces))
-		for i, g := range graces {
-			values[i] = g.value
-		}
-		d.inlineChoice("grace", "grace-"+k.ID, "dash.keys.grace", values, "dash.grace.", "", "roll-"+k.ID, "dash.keys.roll")
-		d.Raw("</form>")
+func (d *doc) keyActions(k Key) h.Node {
+	if k.State != "active" {
+		return nil
 	}
-	d.Raw("</div></td>")
-}
-
-// inlineChoice is a table row's labelled select (class inline-field) and its submit button: an
-// option per value, worded by optionKey+value, selected the one marked.
-func (d *doc) inlineChoice(name, id, labelKey string, values []string, optionKey, selected, buttonID, submitKey string) {
-	d.Raw(`<label`)
-	d.Attr("for", id)
-	d.Raw(">")
-	d.text(labelKey)
-	d.Raw(`</label><select class="inline-field"`)
-	d.Attr("name", name)
-	d.Attr("id", id)
-	d.Raw(">")
-	for _, v := range values {
-		d.Raw("<option")
-		d.Attr("value", v)
-		if v == selected {
-			d.Raw(" selected")
-		}
-		d.Raw(">")
-		d.text(optionKey + v)
-		d.Raw("</option>")
+	values := make([]string, len(graces))
+	for i, g := range graces {
+		values[i] = g.value
 	}
-	d.Raw(`</select><button type="submit" class="linkbutton"`)
-	d.Attr("id", buttonID)
-	d.Raw(">")
-	d.text(submitKey)
-	d.Raw("</button>")
+	return h.Div(h.Class("actions"),
+		d.oneButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true),
+		d.formNode("/dashboard/keys/"+k.ID+"/roll", "", onceInput(),
+			d.inlineChoice("grace", "grace-"+k.ID, "dash.keys.grace", values, "dash.grace.", ""),
+			d.button("roll-"+k.ID, "dash.keys.roll", false)),
+	)
 }
 
 // createKeyForm is the keys page's create form: name, environment, scopes.
-func (d *doc) createKeyForm(f *form) {
-	d.Raw(`<h2 id="create-title">`)
-	d.text("dash.keys.create")
-	d.Raw("</h2>\n")
-	d.errorSummary(f)
-	d.formStart("/dashboard/keys", "create-key-form")
-	d.onceToken()
-	d.input(f, "name", "text", "dash.field.key_name", "off", "", true)
-	d.Raw(`<fieldset><legend>`)
-	d.text("dash.field.environment")
-	d.Raw("</legend>")
+func (d *doc) createKeyForm(f *form) h.Node {
 	env := f.value("environment")
 	if env == "" {
 		env = "sandbox"
 	}
-	for _, e := range []string{"sandbox", "live"} {
-		d.Raw(`<label class="check"><input type="radio" name="environment"`)
-		d.Attr("value", e)
-		d.Attr("id", "env-"+e)
-		if e == env {
-			d.Raw(" checked")
-		}
-		d.Raw("> ")
-		d.text("dash.env." + e)
-		d.Raw("</label>")
+	scopesErr := f.err("scopes")
+	return h.Group{
+		h.H2(h.ID("create-title"), d.say("dash.keys.create")),
+		d.problems(f),
+		d.formNode("/dashboard/keys", "create-key-form", onceInput(),
+			d.fieldNode(f, "name", "text", "dash.field.key_name", "off", "", true),
+			h.Fieldset(h.ID("f-environment"),
+				h.Legend(d.say("dash.field.environment")),
+				h.Map([]string{"sandbox", "live"}, func(e string) h.Node {
+					return h.Label(h.Class("check"),
+						h.Input(h.Type("radio"), h.Name("environment"), h.Value(e), h.ID("env-"+e), h.Checked(e == env)),
+						h.Text(" "+d.t("dash.env."+e)))
+				}),
+				h.P(h.Class("hint"), d.say("dash.keys.live_note"))),
+			h.Fieldset(h.If(scopesErr != "", h.Aria("describedby", "f-scopes-error")), h.ID("f-scopes"),
+				h.Legend(d.say("dash.field.scopes")),
+				h.Map(keyScopes, func(sc auth.Scope) h.Node {
+					on := f == nil || strings.Contains(","+f.value("scopes")+",", ","+string(sc)+",")
+					return h.Label(h.Class("check"),
+						h.Input(h.Type("checkbox"), h.Name("scopes"), h.Value(string(sc)),
+							h.ID("scope-"+strings.ReplaceAll(string(sc), ":", "-")), h.Checked(on)),
+						h.Text(" "+string(sc)+" — "+d.t("dash.scope."+strings.ReplaceAll(string(sc), ":", "_"))))
+				}),
+				h.If(scopesErr != "", h.P(h.Class("field-error"), h.ID("f-scopes-error"), h.Text(scopesErr)))),
+			d.mainButton("create-key-submit", "dash.keys.create_submit"),
+		),
 	}
-	d.Raw(`<p class="hint">`)
-	d.text("dash.keys.live_note")
-	d.Raw("</p></fieldset>\n<fieldset")
-	if f.err("scopes") != "" {
-		d.Raw(` aria-describedby="f-scopes-error"`)
-	}
-	d.Raw(` id="f-scopes"><legend>`)
-	d.text("dash.field.scopes")
-	d.Raw("</legend>")
-	for _, sc := range keyScopes {
-		d.Raw(`<label class="check"><input type="checkbox" name="scopes"`)
-		d.Attr("value", string(sc))
-		d.Attr("id", "scope-"+strings.ReplaceAll(string(sc), ":", "-"))
-		if f == nil || strings.Contains(","+f.value("scopes")+",", ","+string(sc)+",") {
-			d.Raw(" checked")
-		}
-		d.Raw("> ")
-		d.Text(string(sc))
-		d.Raw(" — ")
-		d.text("dash.scope." + strings.ReplaceAll(string(sc), ":", "_"))
-		d.Raw("</label>")
-	}
-	if e := f.err("scopes"); e != "" {
-		d.Raw(`<p class="field-error" id="f-scopes-error">`)
-		d.Text(e)
-		d.Raw("</p>")
-	}
-	d.Raw("</fieldset>\n")
-	d.submit("dash.keys.create_submit", "create-key-submit")
-	d.Raw("</form>\n")
 }
 
 // CreateKey is POST /dashboard/keys (admins and owners), a one-use form (once.go): 303 to
@@ -422,8 +376,9 @@ func (s *Service) CreateKey(ctx context.Context, wr *web.Request) (*web.Response
 		return s.once(ctx, r, "/dashboard/keys", func() (effect, error) {
 			issued, err := s.Keys.CreateKey(ctx, r.viewer.actor(r), nk)
 			if fe, ok := refused(err); ok {
-				// credential words its rules ("must be at most 64 characters"): "name must be ...".
-				f.fail(fe.field, fe.field+" "+fe.rule)
+				// credential words its rules in English ("must be at most 64 characters"): the
+				// page says them in its language (refusalMessage).
+				f.fail(fe.field, refusalMessage(r.l(), fe))
 				page, err := s.keysPage(ctx, r, 422, f, nil, "", shownNone)
 				return effect{page: page}, err
 			}
@@ -508,119 +463,80 @@ func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.
 	return s.page(r, status, t(r.l(), "dash.secrets.title"), func(d *doc) {
 		d.shownNotice(st)
 		if secret != "" {
-			d.Raw(`<h2 id="issued-title">`)
-			d.text("dash.secrets.issued", "environment", t(d.l, "dash.env."+string(env)))
-			d.Raw("</h2>\n")
+			d.put(h.H2(h.ID("issued-title"), d.say("dash.secrets.issued", "environment", t(d.l, "dash.env."+string(env)))))
 			d.secretBox("issued-secret", secret)
 		}
 		if r.Query["notice"] == "endpoint" {
 			d.notice("dash.secrets.endpoint_saved")
 		}
-		d.errorSummary(f)
-		d.Raw("<p>")
-		d.text("dash.secrets.about")
-		d.Raw("</p>\n")
+		d.put(d.problems(f), h.P(d.say("dash.secrets.about")))
 		for _, e := range []auth.Environment{auth.Sandbox, auth.Live} {
-			d.Raw("<h2>")
-			d.text("dash.env." + string(e))
-			d.Raw("</h2>\n<ul")
-			d.Attr("id", "secrets-"+string(e))
-			d.Raw(">")
-			if len(lists[e]) == 0 {
-				d.Raw("<li>")
-				d.text("dash.secrets.none")
-				d.Raw("</li>")
-			}
-			for _, w := range lists[e] {
-				d.Raw("<li><code>")
-				d.Text(w.ID)
-				d.Raw("</code> · ")
-				d.date(w.CreatedAt)
-				if w.Current {
-					d.Raw(" · ")
-					d.text("dash.secrets.current")
-				}
-				if w.ExpiresAt != nil {
-					d.Raw(" · ")
-					d.text("dash.keys.until")
-					d.Raw(" ")
-					d.date(*w.ExpiresAt)
-				}
-				d.Raw("</li>")
-			}
-			d.Raw("</ul>\n")
+			d.put(h.H2(d.say("dash.env."+string(e))), d.secretsTable(e, lists[e]))
 			if manage {
-				d.formStart("/dashboard/webhook-secrets", "")
-				d.onceToken()
-				d.Raw(`<input type="hidden" name="environment"`)
-				d.Attr("value", string(e))
-				d.Raw(`><div class="actions">`)
-				if len(lists[e]) > 0 {
-					d.Raw(`<label`)
-					d.Attr("for", "secret-grace-"+string(e))
-					d.Raw(">")
-					d.text("dash.secrets.grace")
-					d.Raw(`</label><select class="inline-field" name="grace"`)
-					d.Attr("id", "secret-grace-"+string(e))
-					d.Raw(">")
-					for _, g := range graces {
-						d.Raw("<option")
-						d.Attr("value", g.value)
-						if g.value == "24h" {
-							d.Raw(" selected")
-						}
-						d.Raw(">")
-						d.text("dash.grace." + g.value)
-						d.Raw("</option>")
-					}
-					d.Raw("</select>")
-				}
-				d.Raw(`<button type="submit" class="linkbutton"`)
-				d.Attr("id", "secret-issue-"+string(e))
-				d.Raw(">")
-				if len(lists[e]) > 0 {
-					d.text("dash.secrets.roll")
-				} else {
-					d.text("dash.secrets.issue")
-				}
-				d.Raw("</button></div></form>\n")
+				d.put(d.secretForm(e, len(lists[e]) > 0))
 			}
-			s.endpointForm(d, e, hooks[e], manage, f)
+			d.put(d.endpointForm(e, hooks[e], manage, f))
 		}
 	}), nil
 }
 
+// secretsTable is an environment's signing secrets, cards on a phone: whether each signs and
+// until when first, its id last.
+func (d *doc) secretsTable(e auth.Environment, list []WebhookSecret) h.Node {
+	id := "secrets-" + string(e)
+	if len(list) == 0 {
+		return ui.Empty(id, d.t("dash.secrets.none"), nil)
+	}
+	cols := []ui.Column{{Head: d.t("dash.keys.col.state")}, {Head: d.t("dash.keys.col.created")}, {Head: d.t("dash.secrets.col.id")}}
+	rows := make([]ui.Row, len(list))
+	for i, w := range list {
+		state := ui.TonePill(ui.Good, "current", d.t("dash.secrets.current"))
+		if !w.Current {
+			state = ui.TonePill(ui.Waiting, "signing", d.t("dash.secrets.signing"))
+		}
+		if w.ExpiresAt != nil {
+			state = h.Group{state, h.Br(), d.say("dash.keys.until"), h.Text(" "), ui.Date(d.l, *w.ExpiresAt)}
+		}
+		rows[i] = ui.Row{Cells: []h.Node{state, ui.Date(d.l, w.CreatedAt), ui.Long(w.ID, true)}}
+	}
+	return ui.Table(id, d.t("dash.secrets.caption", "environment", d.t("dash.env."+string(e))), cols, rows)
+}
+
+// secretForm issues an environment's first secret, or rolls it with the old one's grace.
+func (d *doc) secretForm(e auth.Environment, roll bool) h.Node {
+	values := make([]string, len(graces))
+	for i, g := range graces {
+		values[i] = g.value
+	}
+	submit := "dash.secrets.issue"
+	if roll {
+		submit = "dash.secrets.roll"
+	}
+	return d.formNode("/dashboard/webhook-secrets", "", onceInput(), ui.Hidden("environment", string(e)),
+		h.Div(h.Class("actions"),
+			h.If(roll, d.inlineChoice("grace", "secret-grace-"+string(e), "dash.secrets.grace", values, "dash.grace.", "24h")),
+			d.button("secret-issue-"+string(e), submit, false)))
+}
+
 // endpointForm shows an environment's document webhook: where the payments that payers start
 // on the invoice and payment-link pages report, and (admins) the form that sets it.
-func (s *Service) endpointForm(d *doc, e auth.Environment, current string, manage bool, f *form) {
-	d.Raw("<h3>")
-	d.text("dash.secrets.endpoint")
-	d.Raw("</h3>\n<p")
-	d.Attr("id", "endpoint-"+string(e))
-	d.Raw(">")
-	if current == "" {
-		d.text("dash.secrets.endpoint_none")
-	} else {
-		d.Raw("<code>")
-		d.Text(current)
-		d.Raw("</code>")
-	}
-	d.Raw("</p>\n")
-	if !manage {
-		return
+func (d *doc) endpointForm(e auth.Environment, current string, manage bool, f *form) h.Node {
+	shown := d.say("dash.secrets.endpoint_none")
+	if current != "" {
+		shown = h.Code(h.Text(current))
 	}
 	name := "url-" + string(e)
-	d.formStart("/dashboard/webhook-secrets/endpoint", "endpoint-form-"+string(e))
-	d.Raw(`<input type="hidden" name="environment"`)
-	d.Attr("value", string(e))
-	d.Raw(">")
 	if f == nil || f.value(name) == "" {
 		f = &form{values: map[string]string{name: current}, errs: f.errsOrNil()}
 	}
-	d.input(f, name, "url", "dash.secrets.endpoint_url", "url", "dash.secrets.endpoint_hint", false)
-	d.Raw(`<div class="actions">`)
-	d.submit("dash.secrets.endpoint_save", "endpoint-save-"+string(e))
-	d.Raw("</div></form>\n")
+	return h.Group{
+		h.H3(d.say("dash.secrets.endpoint")),
+		h.P(h.ID("endpoint-"+string(e)), h.Class("long"), shown),
+		h.If(manage, d.formNode("/dashboard/webhook-secrets/endpoint", "endpoint-form-"+string(e),
+			ui.Hidden("environment", string(e)),
+			d.fieldNode(f, name, "url", "dash.secrets.endpoint_url", "url", "dash.secrets.endpoint_hint", false),
+			h.Div(h.Class("actions"), d.mainButton("endpoint-save-"+string(e), "dash.secrets.endpoint_save")))),
+	}
 }
 
 // SetEndpoint is POST /dashboard/webhook-secrets/endpoint: set or clear an environment's
@@ -639,7 +555,7 @@ func (s *Service) SetEndpoint(ctx context.Context, wr *web.Request) (*web.Respon
 		err := s.Keys.SetDocumentWebhook(ctx, r.viewer.actor(r), env, u)
 		if fe, ok := refused(err); ok {
 			f := &form{values: map[string]string{name: u}}
-			f.fail(name, t(r.l(), "dash.secrets.endpoint_invalid", "rule", fe.rule))
+			f.fail(name, refusalMessage(r.l(), fe))
 			return s.secretsPage(ctx, r, 422, "", "", f, shownNone)
 		}
 		if err != nil {
