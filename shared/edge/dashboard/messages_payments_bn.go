@@ -4,7 +4,7 @@ package dashboard
 var paymentsBN = map[string]string{
 	"dash.pay.title":                "পেমেন্ট",
 	"dash.pay.err.status":           "তালিকা থেকে একটি অবস্থা বেছে নিন।",
-	"dash.pay.err.date":             "তারিখ লিখুন বছর-মাস-দিন আকারে।",
+	"dash.pay.err.date":             "এটি কোনো দিন নয়: ক্যালেন্ডার থেকে একটি দিন বেছে নিন।",
 	"dash.pay.err.range":            "শেষের তারিখ শুরুর তারিখের আগে হতে পারে না।",
 	"dash.pay.err.source":           "তালিকা থেকে একটি উৎস বেছে নিন।",
 	"dash.pay.err.q":                "সর্বোচ্চ ১২৮টি অক্ষর লিখুন।",
@@ -14,7 +14,7 @@ var paymentsBN = map[string]string{
 	"dash.pay.f.source":             "উৎস",
 	"dash.pay.f.from":               "শুরু (ঢাকার তারিখ)",
 	"dash.pay.f.to":                 "শেষ (ঢাকার তারিখ, সহ)",
-	"dash.pay.f.date_hint":          "বছর-মাস-দিন",
+	"dash.pay.f.date_hint":          "ক্যালেন্ডার থেকে একটি দিন বেছে নিন।",
 	"dash.pay.any":                  "যেকোনো",
 	"dash.pay.filter":               "পেমেন্ট দেখান",
 	"dash.pay.empty":                "কোনো পেমেন্ট মেলেনি।",
@@ -59,4 +59,8 @@ var paymentsBN = map[string]string{
 	"dash.pay.attempts.no_answer":   "উত্তর আসেনি",
 	"dash.pay.attempts.ms":          "{ms} মিলিসেকেন্ড",
 	"dash.pay.resend":               "ওয়েবহুক আবার পাঠান",
+	"dash.pay.filters":              "খোঁজ ও ফিল্টার",
+	"dash.pay.col.id":               "পেমেন্ট আইডি",
+	"dash.pay.route.card":           "কার্ড",
+	"dash.pay.delivery.summary_one": "{kind}: {attempts}টি চেষ্টার পর {status}।",
 }
