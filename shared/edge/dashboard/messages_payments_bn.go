@@ -56,6 +56,7 @@ var paymentsBN = map[string]string{
 	"dash.pay.attempts.code":        "এইচটিটিপি স্ট্যাটাস",
 	"dash.pay.attempts.duration":    "সময় লেগেছে",
 	"dash.pay.attempts.error":       "ত্রুটি",
+	"dash.pay.attempts.no_error":    "নেই",
 	"dash.pay.attempts.no_answer":   "উত্তর আসেনি",
 	"dash.pay.attempts.ms":          "{ms} মিলিসেকেন্ড",
 	"dash.pay.resend":               "ওয়েবহুক আবার পাঠান",

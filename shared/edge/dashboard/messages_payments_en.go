@@ -56,6 +56,7 @@ var paymentsEN = map[string]string{
 	"dash.pay.attempts.code":        "HTTP status",
 	"dash.pay.attempts.duration":    "Duration",
 	"dash.pay.attempts.error":       "Error",
+	"dash.pay.attempts.no_error":    "None",
 	"dash.pay.attempts.no_answer":   "No answer",
 	"dash.pay.attempts.ms":          "{ms} ms",
 	"dash.pay.resend":               "Resend the webhook",

@@ -363,7 +363,7 @@ func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 				code = d.number(a.HTTPStatus)
 			}
 			rows = append(rows, ui.Row{Cells: []h.Node{ui.Date(d.l, a.At), code,
-				d.msg("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS)), h.If(a.Error != "", ui.Long(a.Error, false))}})
+				d.msg("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS)), errorOrNone(d, a.Error)}})
 		}
 		attempts = ui.Table("attempts-table", d.t("dash.pay.attempts.caption"),
 			d.cols("dash.pay.attempts.", "at", "code#", "duration#", "error"), rows)
@@ -379,6 +379,14 @@ func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 		attempts,
 		h.If(mayResend, d.actionButton("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)),
 	)
+}
+
+// errorOrNone is an attempt's error, or "None" (a card on a phone shows every cell's label).
+func errorOrNone(d *doc, e string) h.Node {
+	if e == "" {
+		return d.msg("dash.pay.attempts.no_error")
+	}
+	return ui.Long(e, false)
 }
 
 // Cancel is POST /dashboard/payments/{paymentID}/cancel: the intents' cancel (sandbox only,
