@@ -230,15 +230,15 @@ func (s *Service) CustomersPage(ctx context.Context, wr *web.Request) (*web.Resp
 func (s *Service) customersPage(r *req, status int, f *form, list *document.ListResult, q map[string]string) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.customers.title"), func(d *doc) {
 		if r.viewer.can(auth.WriteDocuments) {
-			d.put(links(d.linkTo("/dashboard/customers/new", "new-customer", "dash.customers.new")))
+			d.emit(links(d.linkTo("/dashboard/customers/new", "new-customer", "dash.customers.new")))
 		}
-		d.put(d.problems(f), d.custSearch(f), d.customersTable(list.Items, q))
+		d.emit(d.errorList(f), d.custSearch(f), d.customersTable(list.Items, q))
 		if list.NextCursor != nil {
 			next := "/dashboard/customers?cursor=" + urlQueryEscape(*list.NextCursor)
 			if q["q"] != "" {
 				next += "&q=" + urlQueryEscape(q["q"])
 			}
-			d.put(links(d.linkTo(next, "customers-next", "dash.customers.next")))
+			d.emit(links(d.linkTo(next, "customers-next", "dash.customers.next")))
 		}
 	})
 }
@@ -269,14 +269,14 @@ func (d *doc) customersTable(items []*document.Record, q map[string]string) h.No
 		}})
 	}
 	return ui.Table("customers-table", caption,
-		d.cols("dash.customers.col.", "reference", "name", "email", "phone", "created"), rows)
+		d.headings("dash.customers.col.", "reference", "name", "email", "phone", "created"), rows)
 }
 
 // custSearch is the list's search form (GET). It stays open (one field, not a set of
 // filters to fold away).
 func (d *doc) custSearch(f *form) h.Node {
 	return d.getForm("/dashboard/customers", "customers-search",
-		d.field(f, ui.Field{Name: "q", Type: "search", Autocomplete: "off"}, "dash.customers.search", "dash.customers.search_hint"),
+		d.fieldOf(f, ui.Field{Name: "q", Type: "search", Autocomplete: "off"}, "dash.customers.search", "dash.customers.search_hint"),
 		h.Button(h.Class("linkbutton"), h.Type("submit"), h.ID("customers-search-submit"), d.msg("dash.customers.search_submit")))
 }
 
@@ -310,18 +310,18 @@ func (s *Service) customerPage(r *req, res *document.ListResult) *web.Response {
 	return s.page(r, 200, t(r.l(), "dash.customers.one_title", "reference", c.Reference), func(d *doc) {
 		switch r.Query["notice"] {
 		case "created":
-			d.put(ui.Flash(d.t("dash.customers.notice.created")))
+			d.emit(ui.Flash(d.t("dash.customers.notice.created")))
 		case "saved":
-			d.put(ui.Flash(d.t("dash.customers.notice.saved")))
+			d.emit(ui.Flash(d.t("dash.customers.notice.saved")))
 		}
 		if r.viewer.can(auth.WriteDocuments) {
-			d.put(links(d.linkTo("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")))
+			d.emit(links(d.linkTo("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")))
 		}
-		d.put(d.customerFacts(c, v), d.customerOther(other), d.customerInvoices(invoices))
+		d.emit(d.customerFacts(c, v), d.customerOther(other), d.customerInvoices(invoices))
 		if res.NextCursor != nil {
-			d.put(links(d.linkTo("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")))
+			d.emit(links(d.linkTo("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")))
 		}
-		d.put(links(d.linkTo("/dashboard/customers", "back-customers", "dash.customers.back")))
+		d.emit(links(d.linkTo("/dashboard/customers", "back-customers", "dash.customers.back")))
 	})
 }
 
@@ -389,7 +389,7 @@ func (d *doc) customerInvoices(invoices []*document.Record) h.Node {
 		}})
 	}
 	return h.Group{head, ui.Table("customer-invoices", d.t("dash.customers.inv.caption"),
-		d.cols("dash.customers.inv.", "reference", "total#", "status", "created", "paid#"), rows)}
+		d.headings("dash.customers.inv.", "reference", "total#", "status", "created", "paid#"), rows)}
 }
 
 // custGet runs the API's get of the page's {documentID} (404 when it is not a customer of
@@ -536,10 +536,10 @@ func (s *Service) custFormPage(r *req, status int, cf *custForm) *web.Response {
 	}
 	return s.page(r, status, title, func(d *doc) {
 		if cf.conflict != nil {
-			d.put(custConflict(d, cf))
+			d.emit(custConflict(d, cf))
 		}
 		if cf.problem != "" {
-			d.put(h.P(h.Class("error"), h.Role("alert"), h.ID("form-problem"), h.Text(cf.problem)))
+			d.emit(h.P(h.Class("error"), h.Role("alert"), h.ID("form-problem"), h.Text(cf.problem)))
 		}
 		fields := make(h.Group, 0, len(custFields))
 		for _, f := range custFields {
@@ -551,7 +551,7 @@ func (s *Service) custFormPage(r *req, status int, cf *custForm) *web.Response {
 			if f.hint {
 				hint = "dash.customers.hint." + f.name
 			}
-			field := d.field(cf.form, fl, "dash.customers.field."+f.name, hint)
+			field := d.fieldOf(cf.form, fl, "dash.customers.field."+f.name, hint)
 			if f.multiline {
 				// The HTML parser drops a newline right after <textarea>: this one, not the value's.
 				field.Value = "\n" + field.Value
@@ -562,8 +562,8 @@ func (s *Service) custFormPage(r *req, status int, cf *custForm) *web.Response {
 		if cf.id != "" {
 			back += "/" + cf.id
 		}
-		d.put(d.problems(cf.form),
-			d.postForm(action, h.ID("customer-form"),
+		d.emit(d.errorList(cf.form),
+			d.postTo(action, h.ID("customer-form"),
 				ui.Hidden("idem", cf.idem),
 				h.If(cf.id != "", ui.Hidden("version", strconv.FormatInt(cf.version, 10))),
 				fields,

@@ -21,7 +21,7 @@ import (
 // owner: the new form and its refusal, a create, the list and a search, a customer with its
 // invoices, the edit form, a version conflict and its retry. Every page and state is checked
 // with axe-core (WCAG 2.1 AA, 0 violations) and for sideways scroll at 360 and 390 px
-// (fitsPhones), and photographed in both languages, phone and
+// (noSidewaysScroll), and photographed in both languages, phone and
 // desktop: .artifacts/dashboard/customers-<page>-<lang>-<phone|desktop>.png.
 func TestBrowserCustomers(t *testing.T) {
 	if testing.Short() {
@@ -40,7 +40,7 @@ func TestBrowserCustomers(t *testing.T) {
 			run(fill()...)
 			run(chromedp.WaitVisible(chromedp.ID("main")))
 			check(name + "-" + l)
-			fitsPhones(t, p, name+"-"+l)
+			noSidewaysScroll(t, p, name+"-"+l)
 		}
 	}
 	api := func(method, path, body string) string {

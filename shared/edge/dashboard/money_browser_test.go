@@ -15,10 +15,10 @@ import (
 // scroll sideways (issue 32): the small Android phones most shop owners carry.
 var phones = [][2]int64{{360, 740}, {390, 844}}
 
-// fitsPhones fails the test when the page shown scrolls sideways on a phone: at each of
+// noSidewaysScroll fails the test when the page shown scrolls sideways on a phone: at each of
 // phones the document is no wider than the window. The window is browsertest's phone again
 // afterwards.
-func fitsPhones(t *testing.T, p *browsertest.Page, name string) {
+func noSidewaysScroll(t *testing.T, p *browsertest.Page, name string) {
 	t.Helper()
 	for _, wh := range phones {
 		p.Do(chromedp.EmulateViewport(wh[0], wh[1]))
@@ -40,12 +40,12 @@ func fitsPhones(t *testing.T, p *browsertest.Page, name string) {
 }
 
 // bothFit is Page.Both (the page in Bangla and English, axe-core and screenshots) with
-// fitsPhones in each language.
+// noSidewaysScroll in each language.
 func bothFit(t *testing.T, p *browsertest.Page, name, url string) {
 	t.Helper()
 	for _, l := range []string{"bn", "en"} {
 		p.Do(chromedp.Navigate(browsertest.WithLang(url, l)), chromedp.WaitVisible(chromedp.ID("main")))
 		p.Check(name + "-" + l)
-		fitsPhones(t, p, name+"-"+l)
+		noSidewaysScroll(t, p, name+"-"+l)
 	}
 }

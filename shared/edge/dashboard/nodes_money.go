@@ -9,12 +9,12 @@ import (
 )
 
 // The node helpers of the payments, webhooks and customers pages (payments.go, webhooks.go,
-// customers.go): their markup is h/ui node trees, written into the page with put. Each helper
+// customers.go): their markup is h/ui node trees, written into the page with emit. Each helper
 // is a doc method because it needs the page's language, its links' query (req.url) or the
 // viewer's CSRF token.
 
-// put writes node trees into the page.
-func (d *doc) put(nodes ...h.Node) {
+// emit writes node trees into the page.
+func (d *doc) emit(nodes ...h.Node) {
 	for _, n := range nodes {
 		if n != nil {
 			n.Render(&d.Builder)
@@ -36,8 +36,8 @@ func (d *doc) linkTo(path, id, key string) h.Node {
 // links is a paragraph of links (class links).
 func links(kids ...h.Node) h.Node { return h.P(h.Class("links"), h.Group(kids)) }
 
-// csrf is the token of the page's POST forms.
-func (d *doc) csrf() string {
+// formToken is the token of the page's POST forms.
+func (d *doc) formToken() string {
 	if d.r.viewer != nil {
 		return d.r.viewer.csrf
 	}
@@ -48,14 +48,14 @@ func (d *doc) csrf() string {
 // so a Bangla page leaves every check to the server, which answers in Bangla.
 func (d *doc) noValidate() h.Node { return h.Bool("novalidate", d.l == page.BN) }
 
-// postForm is a POST form to a dashboard path with the CSRF token (ui.PostForm).
-func (d *doc) postForm(path string, kids ...h.Node) h.Node {
-	return ui.PostForm(d.r.url(path), d.csrf(), d.noValidate(), h.Group(kids))
+// postTo is a POST form to a dashboard path with the CSRF token (ui.PostForm).
+func (d *doc) postTo(path string, kids ...h.Node) h.Node {
+	return ui.PostForm(d.r.url(path), d.formToken(), d.noValidate(), h.Group(kids))
 }
 
-// actionButton is a one-button POST form (ui.ActionButton) named by a message.
-func (d *doc) actionButton(path, id, key string, danger bool, hidden ...string) h.Node {
-	return ui.ActionButton(d.r.url(path), d.csrf(), id, d.t(key), danger, hidden...)
+// buttonTo is a one-button POST form (ui.ActionButton) named by a message.
+func (d *doc) buttonTo(path, id, key string, danger bool, hidden ...string) h.Node {
+	return ui.ActionButton(d.r.url(path), d.formToken(), id, d.t(key), danger, hidden...)
 }
 
 // getForm is a GET form (a search or filters: nothing changes, so no CSRF token) to path;
@@ -68,9 +68,9 @@ func (d *doc) getForm(path, id string, kids ...h.Node) h.Node {
 		h.Group(kids))
 }
 
-// field is a form field (ui.Field) holding the form's value and error for its name; label
+// fieldOf is a form field (ui.Field) holding the form's value and error for its name; label
 // and hint are message keys (hint "" for none).
-func (d *doc) field(f *form, fl ui.Field, labelKey, hintKey string) ui.Field {
+func (d *doc) fieldOf(f *form, fl ui.Field, labelKey, hintKey string) ui.Field {
 	fl.Label = d.t(labelKey)
 	if hintKey != "" {
 		fl.Hint = d.t(hintKey)
@@ -81,7 +81,7 @@ func (d *doc) field(f *form, fl ui.Field, labelKey, hintKey string) ui.Field {
 
 // choice is a labelled select of options (value, message key) holding the form's value.
 func (d *doc) choice(f *form, name, labelKey string, options [][2]string) h.Node {
-	return d.field(f, ui.Field{Name: name, Control: func(id, describedBy string) h.Node {
+	return d.fieldOf(f, ui.Field{Name: name, Control: func(id, describedBy string) h.Node {
 		return h.Select(h.Class("field"), h.ID(id), h.Name(name),
 			h.If(f.err(name) != "", h.Attr("aria-invalid", "true")), h.Aria("describedby", describedBy),
 			h.Map(options, func(o [2]string) h.Node {
@@ -97,8 +97,8 @@ func fold(id, summary string, open bool, kids ...h.Node) h.Node {
 		h.Summary(h.Text(summary)), h.Group(kids))
 }
 
-// problems lists the form's problems at its top (ui.ErrorSummary), in field order.
-func (d *doc) problems(f *form) h.Node {
+// errorList lists the form's problems at its top (ui.ErrorSummary), in field order.
+func (d *doc) errorList(f *form) h.Node {
 	if !f.failed() {
 		return nil
 	}
@@ -114,9 +114,9 @@ func (d *doc) payPill(st payment.Status) h.Node {
 	return ui.Pill(string(st), d.t("dash.pay.status."+string(st)))
 }
 
-// cols are a table's columns, headed by messages (prefix+key); a key ending in "#" is a
+// headings are a table's columns, headed by messages (prefix+key); a key ending in "#" is a
 // number column (right-aligned on a wide screen).
-func (d *doc) cols(prefix string, keys ...string) []ui.Column {
+func (d *doc) headings(prefix string, keys ...string) []ui.Column {
 	out := make([]ui.Column, len(keys))
 	for i, k := range keys {
 		class := ""

@@ -178,14 +178,14 @@ var paymentFilters = []string{"q", "status", "source", "from", "to"}
 
 func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListResult) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.pay.title"), func(d *doc) {
-		d.put(d.problems(f), d.paymentsFilters(f))
+		d.emit(d.errorList(f), d.paymentsFilters(f))
 		if list == nil {
 			return
 		}
 		if len(list.Items) == 0 {
-			d.put(ui.Empty("payments-empty", d.t("dash.pay.empty"), nil))
+			d.emit(ui.Empty("payments-empty", d.t("dash.pay.empty"), nil))
 		} else {
-			d.put(d.paymentsTable(list.Items))
+			d.emit(d.paymentsTable(list.Items))
 		}
 		if list.NextCursor != nil {
 			next := "/dashboard/payments?cursor=" + urlQueryEscape(*list.NextCursor)
@@ -194,7 +194,7 @@ func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListRe
 					next += "&" + k + "=" + urlQueryEscape(v)
 				}
 			}
-			d.put(links(h.A(h.ID("payments-next"), h.Attr("rel", "next"), d.href(next), d.msg("dash.pay.next"))))
+			d.emit(links(h.A(h.ID("payments-next"), h.Attr("rel", "next"), d.href(next), d.msg("dash.pay.next"))))
 		}
 	})
 }
@@ -211,11 +211,11 @@ func (d *doc) paymentsFilters(f *form) h.Node {
 		statuses = append(statuses, [2]string{string(st), "dash.pay.status." + string(st)})
 	}
 	date := func(name, labelKey string) h.Node {
-		return d.field(f, ui.Field{Name: name, Type: "date", Autocomplete: "off"}, labelKey, "dash.pay.f.date_hint")
+		return d.fieldOf(f, ui.Field{Name: name, Type: "date", Autocomplete: "off"}, labelKey, "dash.pay.f.date_hint")
 	}
 	return fold("payments-filters-fold", d.t("dash.pay.filters"), active,
 		d.getForm("/dashboard/payments", "payments-filters", h.Class("filters"),
-			d.field(f, ui.Field{Name: "q", Type: "search", Autocomplete: "off"}, "dash.pay.f.q", "dash.pay.f.q_hint"),
+			d.fieldOf(f, ui.Field{Name: "q", Type: "search", Autocomplete: "off"}, "dash.pay.f.q", "dash.pay.f.q_hint"),
 			d.choice(f, "status", "dash.pay.f.status", statuses),
 			d.choice(f, "source", "dash.pay.f.source", [][2]string{{"", "dash.pay.any"},
 				{"standalone", "dash.pay.source.standalone"}, {"invoice", "dash.pay.source.invoices"}, {"payment_link", "dash.pay.source.payment-links"}}),
@@ -241,7 +241,7 @@ func (d *doc) paymentsTable(items []*intent.Intent) h.Node {
 		}})
 	}
 	return ui.Table("payments-table", d.t("dash.pay.caption"),
-		d.cols("dash.pay.col.", "reference", "amount#", "status", "created", "source", "id"), rows)
+		d.headings("dash.pay.col.", "reference", "amount#", "status", "created", "source", "id"), rows)
 }
 
 // Detail is GET /dashboard/payments/{paymentID}: the intent as intent.Service reads it (another
@@ -275,15 +275,15 @@ func (s *Payments) detailPage(r *req, it *intent.Intent) *web.Response {
 	return s.page(r, 200, title, func(d *doc) {
 		switch r.Query["notice"] {
 		case "resent":
-			d.put(ui.Flash(d.t("dash.pay.notice.resent")))
+			d.emit(ui.Flash(d.t("dash.pay.notice.resent")))
 		case "cancelled":
-			d.put(ui.Flash(d.t("dash.pay.notice.cancelled")))
+			d.emit(ui.Flash(d.t("dash.pay.notice.cancelled")))
 		}
-		d.put(d.paymentFacts(it), d.paymentTimeline(it))
+		d.emit(d.paymentFacts(it), d.paymentTimeline(it))
 		if v.can(auth.WriteDocuments) && r.env() == auth.Sandbox && it.Status == payment.Pending {
-			d.put(d.actionButton("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true))
+			d.emit(d.buttonTo("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true))
 		}
-		d.put(d.paymentDelivery(it, v.can(auth.WriteDocuments)))
+		d.emit(d.paymentDelivery(it, v.can(auth.WriteDocuments)))
 	})
 }
 
@@ -366,7 +366,7 @@ func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 				d.msg("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS)), errorOrNone(d, a.Error)}})
 		}
 		attempts = ui.Table("attempts-table", d.t("dash.pay.attempts.caption"),
-			d.cols("dash.pay.attempts.", "at", "code#", "duration#", "error"), rows)
+			d.headings("dash.pay.attempts.", "at", "code#", "duration#", "error"), rows)
 	} else if dl.Detail != "" {
 		attempts = h.P(h.ID("delivery-detail"), ui.Long(dl.Detail, false))
 	}
@@ -377,7 +377,7 @@ func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 		h.If(dl.Status == payment.DeliveryPending,
 			h.P(h.ID("delivery-next"), d.msg("dash.pay.delivery.next"), h.Text(" "), ui.Date(d.l, dl.NextAttemptAt))),
 		attempts,
-		h.If(mayResend, d.actionButton("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)),
+		h.If(mayResend, d.buttonTo("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)),
 	)
 }
 

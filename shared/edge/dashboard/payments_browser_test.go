@@ -22,7 +22,7 @@ import (
 // TestBrowserPaymentsPages: the payments pages in Chromium, signed in as the seeded owner —
 // the list, a refused filter, a paid payment with its delivery attempts, a pending one — each
 // checked with axe-core (WCAG 2.1 AA, 0 violations), for sideways scroll at 360 and 390 px
-// (fitsPhones) and photographed in both languages:
+// (noSidewaysScroll) and photographed in both languages:
 // .artifacts/dashboard/payments-*.png. Then the pending payment is cancelled with its button.
 func TestBrowserPaymentsPages(t *testing.T) {
 	if testing.Short() {

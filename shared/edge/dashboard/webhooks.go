@@ -132,7 +132,7 @@ func (s *Service) webhooksPage(ctx context.Context, r *req, status int, f *form,
 		return nil, err
 	}
 	return s.page(r, status, t(r.l(), "dash.webhooks.title"), func(d *doc) {
-		d.put(h.P(h.Class("hint"), d.msg("dash.webhooks.env", "environment", d.t("dash.env."+string(env)))),
+		d.emit(h.P(h.Class("hint"), d.msg("dash.webhooks.env", "environment", d.t("dash.env."+string(env)))),
 			// Signing secrets: metadata only, for the roles that may see them.
 			d.webhookSecrets(secrets, viewKeys, r.viewer.can(auth.ManageKeys)),
 			d.testSection(f, res, problem),
@@ -194,8 +194,8 @@ func (d *doc) testSection(f *form, res *TestEvent, problem string) h.Node {
 func (d *doc) testForm(f *form) h.Node {
 	return h.Group{
 		h.P(h.Class("hint"), d.msg("dash.webhooks.test_about")),
-		d.postForm("/dashboard/webhooks/test", h.ID("send-test-form"),
-			d.field(f, ui.Field{Name: "url", ID: "test-url", Type: "url", Inputmode: "url", Autocomplete: "url", Required: true},
+		d.postTo("/dashboard/webhooks/test", h.ID("send-test-form"),
+			d.fieldOf(f, ui.Field{Name: "url", ID: "test-url", Type: "url", Inputmode: "url", Autocomplete: "url", Required: true},
 				"dash.webhooks.url", "dash.webhooks.url_hint"),
 			ui.Submit("send-test", d.t("dash.webhooks.send"))),
 	}
@@ -218,7 +218,7 @@ func (d *doc) recentDeliveries(deliveries []WebhookDelivery) h.Node {
 	}
 	return h.Section(h.Aria("labelledby", "deliveries-title"), head,
 		ui.Table("recent-deliveries", caption,
-			d.cols("dash.webhooks.col.", "event", "status", "time", "attempts#", "http#", "payment"), rows))
+			d.headings("dash.webhooks.col.", "event", "status", "time", "attempts#", "http#", "payment"), rows))
 }
 
 // deliveryRow is one delivery (row id "delivery-" and the payment's id), linking to its
