@@ -20,10 +20,11 @@ import (
 )
 
 // The payments, webhooks and customers pages' golden files hold each page's <main> in both
-// languages (testdata/golden/money-*.html; go test -run TestGoldenMoney -update rewrites
-// them). The page's shell around main (head, top bar, navigation, footer) is render.go's and
+// languages (testdata/golden/money/*.html, a folder of their own, since each page family's
+// golden test checks that every file of its folder is one of its cases; go test -run
+// TestGoldenMoney -update rewrites them). The page's shell around main (head, top bar, navigation, footer) is render.go's and
 // is not part of these files.
-var moneyGolden = pagetest.Golden{Dir: filepath.Join("testdata", "golden")}
+var moneyGolden = pagetest.Golden{Dir: filepath.Join("testdata", "golden", "money")}
 
 // moneyAt is the pages' fixed "now": 28 November 2026, 10:30 in Dhaka.
 var moneyAt = time.Date(2026, 11, 28, 4, 30, 0, 0, time.UTC)
@@ -145,7 +146,7 @@ func moneyPages(t *testing.T) map[string]string {
 	ps := &Payments{Service: s}
 	pages := map[string]string{}
 	for _, l := range []page.Lang{page.EN, page.BN} {
-		add := func(name string, res *web.Response) { pages["money-"+name+"-"+string(l)] = mainOfPage(t, res) }
+		add := func(name string, res *web.Response) { pages[name+"-"+string(l)] = mainOfPage(t, res) }
 		add("payments-list", ps.paymentsPage(moneyReq(l, auth.RoleOwner, "/dashboard/payments", nil), 200, &form{values: map[string]string{}}, moneyList()))
 		f := &form{values: map[string]string{"status": "FAILED"}}
 		add("payments-empty", ps.paymentsPage(moneyReq(l, auth.RoleOwner, "/dashboard/payments", map[string]string{"status": "FAILED"}), 200, f, &intent.ListResult{}))
@@ -188,17 +189,7 @@ func moneyPages(t *testing.T) map[string]string {
 }
 
 func TestGoldenMoney(t *testing.T) {
-	pages := moneyPages(t)
-	// CheckAll also removes stale files, so it checks this family's files only.
-	for name, got := range pages {
-		moneyGolden.Check(t, name, got)
-	}
-	files, _ := filepath.Glob(filepath.Join(moneyGolden.Dir, "money-*.html"))
-	for _, f := range files {
-		if _, ok := pages[strings.TrimSuffix(filepath.Base(f), ".html")]; !ok {
-			t.Errorf("%s is no golden case", f)
-		}
-	}
+	moneyGolden.CheckAll(t, moneyPages(t))
 }
 
 var (
@@ -221,11 +212,11 @@ func tableOf(t *testing.T, page, id string) string {
 func TestMoneyListsLeadWithReferenceAmountStatusDate(t *testing.T) {
 	pages := moneyPages(t)
 	for _, c := range []struct{ page, table, want string }{
-		{"money-payments-list-en", "payments-table", "Reference|Amount|Status|Created|Source|Payment id"},
-		{"money-payments-list-bn", "payments-table", "রেফারেন্স|পরিমাণ|অবস্থা|তৈরি|উৎস|পেমেন্ট আইডি"},
-		{"money-customer-en", "customer-invoices", "Invoice|Total|Status|Created|Paid"},
-		{"money-customers-list-en", "customers-table", "Reference|Name|Email|Phone|Created"},
-		{"money-deliveries-en", "recent-deliveries", "Event|Status|Time|Attempts|Last HTTP code|Payment"},
+		{"payments-list-en", "payments-table", "Reference|Amount|Status|Created|Source|Payment id"},
+		{"payments-list-bn", "payments-table", "রেফারেন্স|পরিমাণ|অবস্থা|তৈরি|উৎস|পেমেন্ট আইডি"},
+		{"customer-en", "customer-invoices", "Invoice|Total|Status|Created|Paid"},
+		{"customers-list-en", "customers-table", "Reference|Name|Email|Phone|Created"},
+		{"deliveries-en", "recent-deliveries", "Event|Status|Time|Attempts|Last HTTP code|Payment"},
 	} {
 		table := tableOf(t, pages[c.page], c.table)
 		var got []string
@@ -242,7 +233,7 @@ func TestMoneyListsLeadWithReferenceAmountStatusDate(t *testing.T) {
 	}
 	// The payments' first row: reference, amount as the language writes it, status, date,
 	// source, id last.
-	table := tableOf(t, pages["money-payments-list-en"], "payments-table")
+	table := tableOf(t, pages["payments-list-en"], "payments-table")
 	row := table[strings.Index(table, `<tr id="payment-a0000000-0000-4000-8000-000000000001">`):]
 	row = row[:strings.Index(row, "</tr>")]
 	order := []string{longRef, `<span class="money">`, `data-status="COMPLETED"`, `<time datetime="2026-11-28T04:29:00Z">28 November 2026, 10:29</time>`,
@@ -263,7 +254,7 @@ func TestMoneyStatusPills(t *testing.T) {
 	pages := moneyPages(t)
 	for _, l := range []string{"en", "bn"} {
 		tones, words := map[string]string{}, map[string]string{}
-		for _, m := range pillRE.FindAllStringSubmatch(tableOf(t, pages["money-payments-list-"+l], "payments-table"), -1) {
+		for _, m := range pillRE.FindAllStringSubmatch(tableOf(t, pages["payments-list-"+l], "payments-table"), -1) {
 			tones[m[2]], words[m[2]] = m[1], m[3]
 		}
 		want := map[string]string{"COMPLETED": "good", "PENDING": "waiting", "FAILED": "bad", "CANCELLED": "off", "EXPIRED": "off"}
@@ -282,12 +273,12 @@ func TestMoneyStatusPills(t *testing.T) {
 			t.Errorf("%s: cancelled and expired read alike", l)
 		}
 		for _, st := range []string{"FAILED", "RETRYING", "PENDING", "DELIVERED"} {
-			if !strings.Contains(pages["money-deliveries-"+l], `data-status="`+st+`"`) {
+			if !strings.Contains(pages["deliveries-"+l], `data-status="`+st+`"`) {
 				t.Errorf("%s: the deliveries have no %s pill", l, st)
 			}
 		}
 	}
-	if p := pages["money-payment-completed-en"]; !strings.Contains(p, `id="payment-status"><span class="pill pill-good" data-status="COMPLETED">Completed</span>`) {
+	if p := pages["payment-completed-en"]; !strings.Contains(p, `id="payment-status"><span class="pill pill-good" data-status="COMPLETED">Completed</span>`) {
 		t.Errorf("the payment's status is no pill")
 	}
 }
@@ -318,18 +309,18 @@ func TestMoneyPagesWords(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ page, want string }{
-		{"money-payment-completed-en", "Payer chose bKash (017•••••678)"},
-		{"money-payment-completed-bn", "পরিশোধকারী bKash বেছে নিয়েছেন"},
-		{"money-payment-completed-en", `<span class="money">৳1,500.50</span>`},
-		{"money-payment-completed-bn", `<span class="money">৳১,৫০০.৫০</span>`},
-		{"money-payment-completed-en", "payment.completed: delivered after 2 attempts."},
-		{"money-deliveries-en", "signed with 1 secret. Event:"},
-		{"money-payments-list-en", `type="date"`},
-		{"money-payments-list-en", "Choose a day from the calendar."},
-		{"money-payments-list-bn", "ক্যালেন্ডার থেকে একটি দিন বেছে নিন।"},
-		{"money-payments-empty-en", `<details class="fold" id="payments-filters-fold" open>`},
-		{"money-payments-invalid-bn", `<details class="fold" id="payments-filters-fold" open>`},
-		{"money-payments-list-en", `<details class="fold" id="payments-filters-fold"><summary>`},
+		{"payment-completed-en", "Payer chose bKash (017•••••678)"},
+		{"payment-completed-bn", "পরিশোধকারী bKash বেছে নিয়েছেন"},
+		{"payment-completed-en", `<span class="money">৳1,500.50</span>`},
+		{"payment-completed-bn", `<span class="money">৳১,৫০০.৫০</span>`},
+		{"payment-completed-en", "payment.completed: delivered after 2 attempts."},
+		{"deliveries-en", "signed with 1 secret. Event:"},
+		{"payments-list-en", `type="date"`},
+		{"payments-list-en", "Choose a day from the calendar."},
+		{"payments-list-bn", "ক্যালেন্ডার থেকে একটি দিন বেছে নিন।"},
+		{"payments-empty-en", `<details class="fold" id="payments-filters-fold" open>`},
+		{"payments-invalid-bn", `<details class="fold" id="payments-filters-fold" open>`},
+		{"payments-list-en", `<details class="fold" id="payments-filters-fold"><summary>`},
 	} {
 		if !strings.Contains(pages[c.page], c.want) {
 			t.Errorf("%s lacks %s", c.page, c.want)
