@@ -11,8 +11,10 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -219,83 +221,63 @@ func (s *Service) CustomersPage(ctx context.Context, wr *web.Request) (*web.Resp
 		if list == nil {
 			list = &document.ListResult{}
 		}
-		return s.page(r, status, t(r.l(), "dash.customers.title"), func(d *doc) {
-			if r.viewer.can(auth.WriteDocuments) {
-				d.Raw(`<p class="links">`)
-				d.link("/dashboard/customers/new", "new-customer", "dash.customers.new")
-				d.Raw("</p>\n")
-			}
-			d.errorSummary(f)
-			s.custSearch(d, f)
-			d.tableStart("customers-caption", "customers-table")
-			d.Raw(`<caption class="hint" id="customers-caption">`)
-			if q["q"] != "" {
-				d.text("dash.customers.caption_q", "q", q["q"])
-			} else {
-				d.text("dash.customers.caption")
-			}
-			d.Raw("</caption>")
-			d.thead("dash.customers.col.", "reference", "name", "email", "phone", "created")
-			if len(list.Items) == 0 {
-				d.Raw(`<tr><td colspan="5">`)
-				if q["q"] != "" || q["cursor"] != "" {
-					d.text("dash.customers.none_found")
-				} else {
-					d.text("dash.customers.none")
-				}
-				d.Raw("</td></tr>")
-			}
-			for _, c := range list.Items {
-				v, _ := custValues(c.Body)
-				d.Raw("<tr")
-				d.Attr("id", "customer-"+c.ID)
-				d.Raw(`><th scope="row"><a`)
-				d.URLAttr("href", r.url("/dashboard/customers/"+c.ID))
-				d.Raw(">")
-				d.Text(c.Reference)
-				d.Raw("</a></th><td>")
-				d.Text(v["name"])
-				d.Raw("</td><td>")
-				d.Text(v["email"])
-				d.Raw("</td><td>")
-				d.Text(v["phone"])
-				d.Raw("</td><td>")
-				d.date(c.CreatedAt)
-				d.Raw("</td></tr>")
-			}
-			d.Raw("</tbody></table></div>\n")
-			if list.NextCursor != nil {
-				next := "/dashboard/customers?cursor=" + urlQueryEscape(*list.NextCursor)
-				if q["q"] != "" {
-					next += "&q=" + urlQueryEscape(q["q"])
-				}
-				d.Raw(`<p class="links">`)
-				d.link(next, "customers-next", "dash.customers.next")
-				d.Raw("</p>\n")
-			}
-		}), nil
+		return s.customersPage(r, status, f, list, q), nil
 	})(ctx, wr)
 }
 
-// custSearch is the list's search form (GET): the environment and an explicit language are
-// hidden fields, since a GET form replaces its action's query.
-func (s *Service) custSearch(d *doc, f *form) {
-	d.Raw(`<form method="get" role="search" id="customers-search"`)
-	d.URLAttr("action", "/dashboard/customers")
-	d.Raw(">")
-	if d.r.env() == auth.Live {
-		d.Raw(`<input type="hidden" name="env" value="live">`)
+// customersPage renders the list: the new-customer link (developers and up), the search,
+// the page of customers, the link to the next page.
+func (s *Service) customersPage(r *req, status int, f *form, list *document.ListResult, q map[string]string) *web.Response {
+	return s.page(r, status, t(r.l(), "dash.customers.title"), func(d *doc) {
+		if r.viewer.can(auth.WriteDocuments) {
+			d.emit(links(d.linkTo("/dashboard/customers/new", "new-customer", "dash.customers.new")))
+		}
+		d.emit(d.errorList(f), d.custSearch(f), d.customersTable(list.Items, q))
+		if list.NextCursor != nil {
+			next := "/dashboard/customers?cursor=" + urlQueryEscape(*list.NextCursor)
+			if q["q"] != "" {
+				next += "&q=" + urlQueryEscape(q["q"])
+			}
+			d.emit(links(d.linkTo(next, "customers-next", "dash.customers.next")))
+		}
+	})
+}
+
+// customersTable is a page of customers as cards on a phone: reference (the link to the
+// customer), name, email, phone, created; an empty page says so (#customers-empty).
+func (d *doc) customersTable(items []*document.Record, q map[string]string) h.Node {
+	caption := d.t("dash.customers.caption")
+	if q["q"] != "" {
+		caption = d.t("dash.customers.caption_q", "q", q["q"])
 	}
-	if d.r.lang.Explicit {
-		d.Raw(`<input type="hidden"`)
-		d.Attr("name", page.QueryParam)
-		d.Attr("value", string(d.l))
-		d.Raw(">")
+	if len(items) == 0 {
+		none := "dash.customers.none"
+		if q["q"] != "" || q["cursor"] != "" {
+			none = "dash.customers.none_found"
+		}
+		return h.Group{h.P(h.Class("hint"), h.ID("customers-caption"), h.Text(caption)), ui.Empty("customers-empty", d.t(none), nil)}
 	}
-	d.input(f, "q", "search", "dash.customers.search", "off", "dash.customers.search_hint", false)
-	d.Raw(`<button class="linkbutton" type="submit" id="customers-search-submit">`)
-	d.text("dash.customers.search_submit")
-	d.Raw("</button></form>\n")
+	rows := make([]ui.Row, 0, len(items))
+	for _, c := range items {
+		v, _ := custValues(c.Body)
+		rows = append(rows, ui.Row{ID: "customer-" + c.ID, Cells: []h.Node{
+			h.A(d.href("/dashboard/customers/"+c.ID), h.Text(c.Reference)),
+			h.Text(v["name"]),
+			ui.Long(v["email"], false),
+			h.Text(v["phone"]),
+			ui.Date(d.l, c.CreatedAt),
+		}})
+	}
+	return ui.Table("customers-table", caption,
+		d.headings("dash.customers.col.", "reference", "name", "email", "phone", "created"), rows)
+}
+
+// custSearch is the list's search form (GET). It stays open (one field, not a set of
+// filters to fold away).
+func (d *doc) custSearch(f *form) h.Node {
+	return d.getForm("/dashboard/customers", "customers-search",
+		d.fieldOf(f, ui.Field{Name: "q", Type: "search", Autocomplete: "off"}, "dash.customers.search", "dash.customers.search_hint"),
+		h.Button(h.Class("linkbutton"), h.Type("submit"), h.ID("customers-search-submit"), d.msg("dash.customers.search_submit")))
 }
 
 // --- one customer -------------------------------------------------------------------------
@@ -315,129 +297,99 @@ func (s *Service) CustomerPage(ctx context.Context, wr *web.Request) (*web.Respo
 		if err != nil {
 			return nil, err
 		}
-		c := res.Items[0]
-		invoices, _ := res.Activity["invoices"].([]*document.Record)
-		v, other := custValues(c.Body)
-		return s.page(r, 200, t(r.l(), "dash.customers.one_title", "reference", c.Reference), func(d *doc) {
-			switch r.Query["notice"] {
-			case "created":
-				d.notice("dash.customers.notice.created")
-			case "saved":
-				d.notice("dash.customers.notice.saved")
-			}
-			if r.viewer.can(auth.WriteDocuments) {
-				d.Raw(`<p class="links">`)
-				d.link("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")
-				d.Raw("</p>\n")
-			}
-			d.customerFacts(c, v)
-			d.customerOther(other)
-			d.customerInvoices(r, invoices)
-			if res.NextCursor != nil {
-				d.Raw(`<p class="links">`)
-				d.link("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")
-				d.Raw("</p>\n")
-			}
-			d.Raw(`<p class="links">`)
-			d.link("/dashboard/customers", "back-customers", "dash.customers.back")
-			d.Raw("</p>\n")
-		}), nil
+		return s.customerPage(r, res), nil
 	})(ctx, wr)
 }
 
-// customerFacts writes a customer's fields (v, by name) and its dates, version and id.
-func (d *doc) customerFacts(c *document.Record, v map[string]string) {
-	d.Raw(`<dl id="customer-fields">`)
+// customerPage renders a customer (res.Items[0]) with a page of its invoices
+// (res.Activity["invoices"]).
+func (s *Service) customerPage(r *req, res *document.ListResult) *web.Response {
+	c := res.Items[0]
+	invoices, _ := res.Activity["invoices"].([]*document.Record)
+	v, other := custValues(c.Body)
+	return s.page(r, 200, t(r.l(), "dash.customers.one_title", "reference", c.Reference), func(d *doc) {
+		switch r.Query["notice"] {
+		case "created":
+			d.emit(ui.Flash(d.t("dash.customers.notice.created")))
+		case "saved":
+			d.emit(ui.Flash(d.t("dash.customers.notice.saved")))
+		}
+		if r.viewer.can(auth.WriteDocuments) {
+			d.emit(links(d.linkTo("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")))
+		}
+		d.emit(d.customerFacts(c, v), d.customerOther(other), d.customerInvoices(invoices))
+		if res.NextCursor != nil {
+			d.emit(links(d.linkTo("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")))
+		}
+		d.emit(links(d.linkTo("/dashboard/customers", "back-customers", "dash.customers.back")))
+	})
+}
+
+// customerFacts is a customer's fields (v, by name) and its dates, version and id.
+func (d *doc) customerFacts(c *document.Record, v map[string]string) h.Node {
+	facts := make([]ui.Fact, 0, len(custFields)+3)
 	for _, f := range custFields {
-		d.Raw("<dt>")
-		d.text("dash.customers.field." + f.name)
-		d.Raw("</dt><dd")
-		d.Attr("id", "customer-"+strings.ReplaceAll(f.name, "_", "-"))
-		d.Raw(">")
-		if v[f.name] == "" {
-			d.text("dash.customers.empty")
-		} else if f.multiline {
-			custMultiline(d, v[f.name])
-		} else {
-			d.Text(v[f.name])
+		var value h.Node
+		switch {
+		case v[f.name] == "":
+			value = d.msg("dash.customers.empty")
+		case f.multiline:
+			value = custMultiline(v[f.name])
+		default:
+			value = h.Text(v[f.name])
 		}
-		d.Raw("</dd>")
+		facts = append(facts, ui.Fact{Term: d.t("dash.customers.field." + f.name), Value: value, ID: "customer-" + strings.ReplaceAll(f.name, "_", "-")})
 	}
-	d.Raw("<dt>")
-	d.text("dash.customers.created")
-	d.Raw("</dt><dd>")
-	d.date(c.CreatedAt)
-	d.Raw("</dd><dt>")
-	d.text("dash.customers.updated")
-	d.Raw("</dt><dd>")
-	d.date(c.UpdatedAt)
-	d.Raw(" · ")
-	d.text("dash.customers.version", "version", d.l.Number(c.Version))
-	d.Raw("</dd><dt>")
-	d.text("dash.customers.id")
-	d.Raw("</dt><dd><code>")
-	d.Text(c.ID)
-	d.Raw("</code></dd></dl>\n")
+	facts = append(facts,
+		ui.Fact{Term: d.t("dash.customers.created"), Value: ui.Date(d.l, c.CreatedAt)},
+		ui.Fact{Term: d.t("dash.customers.updated"), Value: h.Group{ui.Date(d.l, c.UpdatedAt), h.Text(" · "),
+			d.msg("dash.customers.version", "version", d.l.Number(c.Version))}},
+		ui.Fact{Term: d.t("dash.customers.id"), Value: ui.Long(c.ID, true)})
+	return ui.Facts("customer-fields", facts...)
 }
 
-// customerOther writes the body's members the form does not show (name and JSON value).
-func (d *doc) customerOther(other [][2]string) {
+// customerOther is the body's members the form does not show: each member's name (as the API
+// spells it) and its JSON value.
+func (d *doc) customerOther(other [][2]string) h.Node {
 	if len(other) == 0 {
-		return
+		return nil
 	}
-	d.Raw("<h2>")
-	d.text("dash.customers.other")
-	d.Raw(`</h2><p class="hint">`)
-	d.text("dash.customers.other_hint")
-	d.Raw(`</p><dl id="customer-other">`)
-	for _, o := range other {
-		d.Raw("<dt><code>")
-		d.Text(o[0])
-		d.Raw("</code></dt><dd><code>")
-		d.Text(o[1])
-		d.Raw("</code></dd>")
+	return h.Group{
+		h.H2(d.msg("dash.customers.other")),
+		h.P(h.Class("hint"), d.msg("dash.customers.other_hint")),
+		h.Dl(h.Class("facts"), h.ID("customer-other"), h.Map(other, func(o [2]string) h.Node {
+			return h.Div(h.Class("fact"), h.Dt(h.Code(h.Text(o[0]))), h.Dd(ui.Long(o[1], true)))
+		})),
 	}
-	d.Raw("</dl>\n")
 }
 
-// customerInvoices writes a page of the customer's invoices.
-func (d *doc) customerInvoices(r *req, invoices []*document.Record) {
-	d.Raw(`<h2 id="customer-invoices-title">`)
-	d.text("dash.customers.invoices")
-	d.Raw("</h2>")
-	d.tableStart("customer-invoices-title", "customer-invoices")
-	d.thead("dash.customers.inv.", "reference", "status", "total", "paid", "created")
+// customerInvoices is a page of the customer's invoices: reference (the link), total, status,
+// created, paid. Its id names the table, or the empty state when there is none.
+func (d *doc) customerInvoices(invoices []*document.Record) h.Node {
+	head := h.H2(h.ID("customer-invoices-title"), d.msg("dash.customers.invoices"))
 	if len(invoices) == 0 {
-		d.Raw(`<tr><td colspan="5">`)
-		d.text("dash.customers.inv.none")
-		d.Raw("</td></tr>")
+		return h.Group{head, ui.Empty("customer-invoices", d.t("dash.customers.inv.none"), nil)}
 	}
+	rows := make([]ui.Row, 0, len(invoices))
 	for _, inv := range invoices {
-		d.Raw("<tr")
-		d.Attr("id", "invoice-"+inv.ID)
-		d.Raw(`><th scope="row"><a`)
-		d.URLAttr("href", r.url("/dashboard/invoices/"+inv.ID))
-		d.Raw(">")
-		d.Text(inv.Reference)
-		d.Raw("</a></th><td>")
+		status := inv.Status
 		if has("dash.customers.inv.status." + inv.Status) {
-			d.text("dash.customers.inv.status." + inv.Status)
-		} else {
-			d.Text(inv.Status)
+			status = d.t("dash.customers.inv.status." + inv.Status)
 		}
-		d.Raw("</td><td>")
+		total := d.msg("dash.customers.empty")
 		if inv.AmountMinor != nil {
-			d.Text(d.l.Amount(money.Paisa(*inv.AmountMinor)))
-		} else {
-			d.text("dash.customers.empty")
+			total = ui.Money(d.l, money.Paisa(*inv.AmountMinor))
 		}
-		d.Raw("</td><td>")
-		d.Text(d.l.Amount(money.Paisa(inv.PaidMinor)))
-		d.Raw("</td><td>")
-		d.date(inv.CreatedAt)
-		d.Raw("</td></tr>")
+		rows = append(rows, ui.Row{ID: "invoice-" + inv.ID, Cells: []h.Node{
+			h.A(d.href("/dashboard/invoices/"+inv.ID), h.Text(inv.Reference)),
+			total,
+			ui.Pill(strings.ToUpper(inv.Status), status),
+			ui.Date(d.l, inv.CreatedAt),
+			ui.Money(d.l, money.Paisa(inv.PaidMinor)),
+		}})
 	}
-	d.Raw("</tbody></table></div>\n")
+	return h.Group{head, ui.Table("customer-invoices", d.t("dash.customers.inv.caption"),
+		d.headings("dash.customers.inv.", "reference", "total#", "status", "created", "paid#"), rows)}
 }
 
 // custGet runs the API's get of the page's {documentID} (404 when it is not a customer of
@@ -446,14 +398,17 @@ func (s *Service) custGet(ctx context.Context, r *req, q map[string]string) (*do
 	return s.docGet(ctx, r, document.Customers, r.PathParams["documentID"], q)
 }
 
-// custMultiline writes text keeping its line breaks.
-func custMultiline(d *doc, s string) {
-	for i, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+// custMultiline is text keeping its line breaks.
+func custMultiline(s string) h.Node {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	out := make(h.Group, 0, 2*len(lines))
+	for i, line := range lines {
 		if i > 0 {
-			d.Raw("<br>")
+			out = append(out, h.Br())
 		}
-		d.Text(line)
+		out = append(out, h.Text(line))
 	}
+	return out
 }
 
 // --- create and edit ----------------------------------------------------------------------
@@ -581,113 +536,73 @@ func (s *Service) custFormPage(r *req, status int, cf *custForm) *web.Response {
 	}
 	return s.page(r, status, title, func(d *doc) {
 		if cf.conflict != nil {
-			custConflict(d, cf)
+			d.emit(custConflict(d, cf))
 		}
 		if cf.problem != "" {
-			d.Raw(`<p class="error" role="alert" id="form-problem">`)
-			d.Text(cf.problem)
-			d.Raw("</p>\n")
+			d.emit(h.P(h.Class("error"), h.Role("alert"), h.ID("form-problem"), h.Text(cf.problem)))
 		}
-		d.errorSummary(cf.form)
-		d.formStart(action, "customer-form")
-		d.Raw(`<input type="hidden" name="idem"`)
-		d.Attr("value", cf.idem)
-		d.Raw(">")
-		if cf.id != "" {
-			d.Raw(`<input type="hidden" name="version"`)
-			d.Attr("value", strconv.FormatInt(cf.version, 10))
-			d.Raw(">")
-		}
+		fields := make(h.Group, 0, len(custFields))
 		for _, f := range custFields {
+			fl := ui.Field{Name: f.name, Type: f.typ, Autocomplete: f.autocomplete, Required: f.required}
+			if f.multiline {
+				fl.Type, fl.Extra = "textarea", []h.Node{h.Attr("rows", "3")}
+			}
 			hint := ""
 			if f.hint {
 				hint = "dash.customers.hint." + f.name
 			}
+			field := d.fieldOf(cf.form, fl, "dash.customers.field."+f.name, hint)
 			if f.multiline {
-				custTextarea(d, cf.form, f.name, hint)
-			} else {
-				d.input(cf.form, f.name, f.typ, "dash.customers.field."+f.name, f.autocomplete, hint, f.required)
+				// The HTML parser drops a newline right after <textarea>: this one, not the value's.
+				field.Value = "\n" + field.Value
 			}
+			fields = append(fields, field)
 		}
-		d.submit("dash.customers.save", "save-customer")
-		d.Raw("</form>\n<p class=\"links\">")
+		back := "/dashboard/customers"
 		if cf.id != "" {
-			d.link("/dashboard/customers/"+cf.id, "cancel-edit", "dash.customers.cancel")
-		} else {
-			d.link("/dashboard/customers", "cancel-edit", "dash.customers.cancel")
+			back += "/" + cf.id
 		}
-		d.Raw("</p>\n")
+		d.emit(d.errorList(cf.form),
+			d.postTo(action, h.ID("customer-form"),
+				ui.Hidden("idem", cf.idem),
+				h.If(cf.id != "", ui.Hidden("version", strconv.FormatInt(cf.version, 10))),
+				fields,
+				ui.Submit("save-customer", d.t("dash.customers.save"))),
+			links(d.linkTo(back, "cancel-edit", "dash.customers.cancel")))
 	})
 }
 
 // custConflict explains a lost edit: the customer changed since the form was read; the form
 // below still holds what was typed, and the fields that differ from what is stored now are
 // listed with the stored value.
-func custConflict(d *doc, cf *custForm) {
-	d.Raw(`<div class="error" role="alert" id="conflict"><p>`)
-	d.text("dash.customers.conflict", "version", d.l.Number(cf.version))
-	d.Raw("</p>")
+func custConflict(d *doc, cf *custForm) h.Node {
 	var diff []string
 	for _, f := range custFields {
 		if cf.conflict[f.name] != cf.value(f.name) {
 			diff = append(diff, f.name)
 		}
 	}
+	side := func(key, v string) h.Node {
+		value := d.msg("dash.customers.empty")
+		if v != "" {
+			value = custMultiline(v)
+		}
+		return h.Dd(d.msg("dash.customers.conflict_col."+key), h.Text(": "), value)
+	}
+	var fields h.Node
 	if len(diff) > 0 {
 		// A list, not a table: it fits a phone's width without scrolling.
-		d.Raw(`<p>`)
-		d.text("dash.customers.conflict_caption")
-		d.Raw(`</p><dl id="conflict-fields">`)
-		for _, name := range diff {
-			d.Raw("<dt>")
-			d.text("dash.customers.field." + name)
-			d.Raw("</dt>")
-			for _, side := range []struct{ key, v string }{{"theirs", cf.conflict[name]}, {"yours", cf.value(name)}} {
-				d.Raw("<dd>")
-				d.text("dash.customers.conflict_col." + side.key)
-				d.Raw(": ")
-				if side.v == "" {
-					d.text("dash.customers.empty")
-				} else {
-					custMultiline(d, side.v)
-				}
-				d.Raw("</dd>")
-			}
+		fields = h.Group{
+			h.P(d.msg("dash.customers.conflict_caption")),
+			h.Dl(h.ID("conflict-fields"), h.Map(diff, func(name string) h.Node {
+				return h.Group{h.Dt(d.msg("dash.customers.field." + name)),
+					side("theirs", cf.conflict[name]), side("yours", cf.value(name))}
+			})),
 		}
-		d.Raw("</dl>")
 	}
-	d.Raw("<p>")
-	d.text("dash.customers.conflict_retry")
-	d.Raw(" ")
-	d.link("/dashboard/customers/"+cf.id+"/edit", "conflict-reload", "dash.customers.conflict_reload")
-	d.Raw("</p></div>\n")
-}
-
-// custTextarea writes a labelled multi-line field with its hint and its error.
-func custTextarea(d *doc, f *form, name, hintKey string) {
-	id := "f-" + name
-	d.Raw(`<div class="row"><label class="field-label"`)
-	d.Attr("for", id)
-	d.Raw(">")
-	d.text("dash.customers.field." + name)
-	d.Raw(`</label><textarea class="field" rows="3"`)
-	d.Attr("id", id)
-	d.Attr("name", name)
-	var described []string
-	if hintKey != "" {
-		described = append(described, id+"-hint")
-	}
-	if f.err(name) != "" {
-		d.Raw(` aria-invalid="true"`)
-		described = append(described, id+"-error")
-	}
-	if len(described) > 0 {
-		d.Attr("aria-describedby", strings.Join(described, " "))
-	}
-	// A newline right after the start tag is dropped by the HTML parser: this one, not the value's.
-	d.Raw(">\n")
-	d.Text(f.value(name))
-	d.Raw("</textarea>")
-	d.fieldAfter(f, id, name, hintKey)
-	d.Raw("</div>\n")
+	return h.Div(h.Class("error"), h.Role("alert"), h.ID("conflict"),
+		h.P(d.msg("dash.customers.conflict", "version", d.l.Number(cf.version))),
+		fields,
+		h.P(d.msg("dash.customers.conflict_retry"), h.Text(" "),
+			d.linkTo("/dashboard/customers/"+cf.id+"/edit", "conflict-reload", "dash.customers.conflict_reload")))
 }

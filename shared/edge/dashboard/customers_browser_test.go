@@ -20,7 +20,8 @@ import (
 // TestBrowserCustomers walks the customers pages in Chromium, signed in as make dev's seeded
 // owner: the new form and its refusal, a create, the list and a search, a customer with its
 // invoices, the edit form, a version conflict and its retry. Every page and state is checked
-// with axe-core (WCAG 2.1 AA, 0 violations) and photographed in both languages, phone and
+// with axe-core (WCAG 2.1 AA, 0 violations) and for sideways scroll at 360 and 390 px
+// (noSidewaysScroll), and photographed in both languages, phone and
 // desktop: .artifacts/dashboard/customers-<page>-<lang>-<phone|desktop>.png.
 func TestBrowserCustomers(t *testing.T) {
 	if testing.Short() {
@@ -31,7 +32,7 @@ func TestBrowserCustomers(t *testing.T) {
 	ws, key := s.api.Creds.WorkspaceID, s.api.Creds.SandboxKey
 	p := browsertest.NewPage(t, "en", "dashboard/customers-")
 	run, check, text := p.Do, p.Check, p.Text
-	both := func(name, path string) { t.Helper(); p.Both(name, base+path) }
+	both := func(name, path string) { t.Helper(); bothFit(t, p, name, base+path) }
 	stateBoth := func(name, path string, fill func() []chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		for _, l := range []string{"bn", "en"} {
@@ -39,6 +40,7 @@ func TestBrowserCustomers(t *testing.T) {
 			run(fill()...)
 			run(chromedp.WaitVisible(chromedp.ID("main")))
 			check(name + "-" + l)
+			noSidewaysScroll(t, p, name+"-"+l)
 		}
 	}
 	api := func(method, path, body string) string {

@@ -202,7 +202,8 @@ func TestCustomersOverTheGateway(t *testing.T) {
 	}
 	apiCreate(`{"reference": "OTHER"}`) // another customer's invoices are not listed
 	one = dev.get("/dashboard/customers/" + id)
-	invRows := regexp.MustCompile(`<tr id="invoice-([0-9a-f-]{36})"><th scope="row"><a href="(/dashboard/invoices/[0-9a-f-]{36})">`).FindAllStringSubmatch(one.body, -1)
+	// The invoices read as cards on a phone: each row leads with the invoice's link.
+	invRows := regexp.MustCompile(`<tr id="invoice-([0-9a-f-]{36})"><td data-label="Invoice"><a href="(/dashboard/invoices/[0-9a-f-]{36})">`).FindAllStringSubmatch(one.body, -1)
 	if len(invRows) != 2 || invRows[0][1] != inv2 || invRows[1][1] != inv1 || invRows[0][2] != "/dashboard/invoices/"+inv2 {
 		t.Errorf("the customer's invoices: %v, want %s then %s\n%.5000s", invRows, inv2, inv1, one.body)
 	}

@@ -35,6 +35,7 @@ var customersBN = map[string]string{
 	"dash.customers.inv.total":            "মোট",
 	"dash.customers.inv.paid":             "পরিশোধিত",
 	"dash.customers.inv.created":          "তৈরি",
+	"dash.customers.inv.caption":          "ইনভয়েস, নতুনগুলো আগে।",
 	"dash.customers.inv.none":             "এই গ্রাহকের কোনো ইনভয়েস নেই।",
 	"dash.customers.inv.next":             "আরও ইনভয়েস",
 	"dash.customers.inv.status.draft":     "খসড়া",

@@ -36,6 +36,7 @@ var customersEN = map[string]string{
 	"dash.customers.inv.total":            "Total",
 	"dash.customers.inv.paid":             "Paid",
 	"dash.customers.inv.created":          "Created",
+	"dash.customers.inv.caption":          "Invoices, newest first.",
 	"dash.customers.inv.none":             "No invoices for this customer.",
 	"dash.customers.inv.next":             "More invoices",
 	"dash.customers.inv.status.draft":     "Draft",

@@ -4,7 +4,7 @@ package dashboard
 var paymentsEN = map[string]string{
 	"dash.pay.title":                "Payments",
 	"dash.pay.err.status":           "Choose a status from the list.",
-	"dash.pay.err.date":             "Enter a date as YYYY-MM-DD.",
+	"dash.pay.err.date":             "This is not a day: choose one from the calendar.",
 	"dash.pay.err.range":            "The end date must not be before the start date.",
 	"dash.pay.err.source":           "Choose a source from the list.",
 	"dash.pay.err.q":                "Enter at most 128 characters.",
@@ -14,7 +14,7 @@ var paymentsEN = map[string]string{
 	"dash.pay.f.source":             "Source",
 	"dash.pay.f.from":               "From (Dhaka date)",
 	"dash.pay.f.to":                 "To (Dhaka date, included)",
-	"dash.pay.f.date_hint":          "YYYY-MM-DD",
+	"dash.pay.f.date_hint":          "Choose a day from the calendar.",
 	"dash.pay.any":                  "Any",
 	"dash.pay.filter":               "Show payments",
 	"dash.pay.empty":                "No payments match.",
@@ -56,9 +56,14 @@ var paymentsEN = map[string]string{
 	"dash.pay.attempts.code":        "HTTP status",
 	"dash.pay.attempts.duration":    "Duration",
 	"dash.pay.attempts.error":       "Error",
+	"dash.pay.attempts.no_error":    "None",
 	"dash.pay.attempts.no_answer":   "No answer",
 	"dash.pay.attempts.ms":          "{ms} ms",
 	"dash.pay.resend":               "Resend the webhook",
+	"dash.pay.filters":              "Search and filter",
+	"dash.pay.col.id":               "Payment id",
+	"dash.pay.route.card":           "card",
+	"dash.pay.delivery.summary_one": "{kind}: {status} after {attempts} attempt.",
 }
 
 // PaymentsMessages is this page group's catalogue: the functions that serve its pages

@@ -20,7 +20,7 @@ var webhooksEN = map[string]string{
 	"dash.webhooks.limited":            "Too many test events from this workspace. Try again in {seconds} seconds.",
 	"dash.webhooks.result.delivered":   "Delivered: the receiver answered HTTP {status} in {ms} ms.",
 	"dash.webhooks.result.rejected":    "Not accepted: the receiver answered HTTP {status} in {ms} ms. A webhook counts as delivered only with a 2xx answer.",
-	"dash.webhooks.result.detail":      "Sent to {host}, signed with {signatures} secret(s). Event:",
+	"dash.webhooks.result.detail":      "Sent to {host}, signed with {signatures} secrets. Event:",
 	"dash.webhooks.result.unreachable": "Not delivered: no answer after {ms} ms.",
 	"dash.webhooks.result.forbidden":   "Refused: the host resolves to a private or internal address, which webhooks never call.",
 	"dash.webhooks.recent":             "Recent deliveries",
@@ -38,6 +38,8 @@ var webhooksEN = map[string]string{
 	"dash.webhooks.status.delivered":   "Delivered",
 	"dash.webhooks.no_http":            "none",
 	"dash.action.webhook.test_sent":    "sent a test webhook",
+	"dash.webhooks.result.detail_one":  "Sent to {host}, signed with {signatures} secret. Event:",
+	"dash.webhooks.limited_one":        "Too many test events from this workspace. Try again in {seconds} second.",
 }
 
 // WebhooksMessages is this page group's catalogue: the functions that serve its pages

@@ -8,7 +8,9 @@ import (
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/payment"
@@ -171,117 +173,75 @@ func isNotFound(err error) bool {
 	return errors.As(err, &ae) && ae.Status() == 404
 }
 
+// paymentFilters are the list's filters, in the form's order.
+var paymentFilters = []string{"q", "status", "source", "from", "to"}
+
 func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListResult) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.pay.title"), func(d *doc) {
-		d.errorSummary(f)
-		// The filters: a GET form (nothing changes), so no CSRF token.
-		d.Raw(`<form method="get" class="filters" id="payments-filters" role="search"`)
-		d.URLAttr("action", "/dashboard/payments")
-		d.Raw(">")
-		if r.env() == auth.Live {
-			d.Raw(`<input type="hidden" name="env" value="live">`)
-		}
-		if lang := r.Query[page.QueryParam]; lang != "" {
-			d.Raw(`<input type="hidden"`)
-			d.Attr("name", page.QueryParam)
-			d.Attr("value", lang)
-			d.Raw(">")
-		}
-		d.input(f, "q", "search", "dash.pay.f.q", "off", "dash.pay.f.q_hint", false)
-		opts := [][2]string{{"", "dash.pay.any"}}
-		for _, st := range paymentStatuses {
-			opts = append(opts, [2]string{string(st), "dash.pay.status." + string(st)})
-		}
-		d.selectField(f, "status", "dash.pay.f.status", opts)
-		d.selectField(f, "source", "dash.pay.f.source", [][2]string{{"", "dash.pay.any"},
-			{"standalone", "dash.pay.source.standalone"}, {"invoice", "dash.pay.source.invoices"}, {"payment_link", "dash.pay.source.payment-links"}})
-		d.input(f, "from", "date", "dash.pay.f.from", "off", "dash.pay.f.date_hint", false)
-		d.input(f, "to", "date", "dash.pay.f.to", "off", "dash.pay.f.date_hint", false)
-		d.submit("dash.pay.filter", "filter-payments")
-		d.Raw("</form>\n")
+		d.emit(d.errorList(f), d.paymentsFilters(f))
 		if list == nil {
 			return
 		}
 		if len(list.Items) == 0 {
-			d.Raw(`<p id="payments-empty">`)
-			d.text("dash.pay.empty")
-			d.Raw("</p>\n")
+			d.emit(ui.Empty("payments-empty", d.t("dash.pay.empty"), nil))
 		} else {
-			d.tableStart("payments-caption", "payments-table")
-			d.Raw(`<caption id="payments-caption">`)
-			d.text("dash.pay.caption")
-			d.Raw("</caption>")
-			d.thead("dash.pay.col.", "created", "reference", "amount", "status", "source")
-			for _, it := range list.Items {
-				d.Raw("<tr><td>")
-				d.date(it.CreatedAt)
-				d.Raw(`</td><th scope="row"><a`)
-				d.URLAttr("href", r.url("/dashboard/payments/"+it.ID))
-				d.Raw(">")
-				d.Text(it.Reference)
-				d.Raw("</a></th><td>")
-				d.Text(d.l.Amount(it.AmountMinor))
-				d.Raw("</td><td>")
-				d.statusTag(it.Status)
-				d.Raw("</td><td>")
-				d.text("dash.pay.source." + string(it.Source.Kind))
-				d.Raw("</td></tr>\n")
-			}
-			d.Raw("</tbody></table></div>\n")
+			d.emit(d.paymentsTable(list.Items))
 		}
 		if list.NextCursor != nil {
 			next := "/dashboard/payments?cursor=" + urlQueryEscape(*list.NextCursor)
-			for _, k := range []string{"status", "from", "to", "source", "q"} {
+			for _, k := range paymentFilters {
 				if v := f.value(k); v != "" {
 					next += "&" + k + "=" + urlQueryEscape(v)
 				}
 			}
-			d.Raw(`<p class="links"><a id="payments-next" rel="next"`)
-			d.URLAttr("href", r.url(next))
-			d.Raw(">")
-			d.text("dash.pay.next")
-			d.Raw("</a></p>\n")
+			d.emit(links(h.A(h.ID("payments-next"), h.Attr("rel", "next"), d.href(next), d.msg("dash.pay.next"))))
 		}
 	})
 }
 
-// selectField writes a labelled select (options: value, message key).
-func (d *doc) selectField(f *form, name, labelKey string, options [][2]string) {
-	id := "f-" + name
-	d.Raw(`<div class="row"><label class="field-label"`)
-	d.Attr("for", id)
-	d.Raw(">")
-	d.text(labelKey)
-	d.Raw(`</label><select class="field"`)
-	d.Attr("id", id)
-	d.Attr("name", name)
-	if e := f.err(name); e != "" {
-		d.Raw(` aria-invalid="true"`)
-		d.Attr("aria-describedby", id+"-error")
+// paymentsFilters is the list's filters: a GET form (nothing changes, so no CSRF token) that
+// folds away on a phone until opened, and is open while a filter is set or refused.
+func (d *doc) paymentsFilters(f *form) h.Node {
+	active := f.failed()
+	for _, k := range paymentFilters {
+		active = active || f.value(k) != ""
 	}
-	d.Raw(">")
-	for _, o := range options {
-		d.Raw("<option")
-		d.Attr("value", o[0])
-		if f.value(name) == o[0] {
-			d.Raw(" selected")
-		}
-		d.Raw(">")
-		d.text(o[1])
-		d.Raw("</option>")
+	statuses := [][2]string{{"", "dash.pay.any"}}
+	for _, st := range paymentStatuses {
+		statuses = append(statuses, [2]string{string(st), "dash.pay.status." + string(st)})
 	}
-	d.Raw("</select>")
-	d.fieldAfter(f, id, name, "")
-	d.Raw("</div>\n")
+	date := func(name, labelKey string) h.Node {
+		return d.fieldOf(f, ui.Field{Name: name, Type: "date", Autocomplete: "off"}, labelKey, "dash.pay.f.date_hint")
+	}
+	return fold("payments-filters-fold", d.t("dash.pay.filters"), active,
+		d.getForm("/dashboard/payments", "payments-filters", h.Class("filters"),
+			d.fieldOf(f, ui.Field{Name: "q", Type: "search", Autocomplete: "off"}, "dash.pay.f.q", "dash.pay.f.q_hint"),
+			d.choice(f, "status", "dash.pay.f.status", statuses),
+			d.choice(f, "source", "dash.pay.f.source", [][2]string{{"", "dash.pay.any"},
+				{"standalone", "dash.pay.source.standalone"}, {"invoice", "dash.pay.source.invoices"}, {"payment_link", "dash.pay.source.payment-links"}}),
+			date("from", "dash.pay.f.from"),
+			date("to", "dash.pay.f.to"),
+			ui.Submit("filter-payments", d.t("dash.pay.filter")),
+		))
 }
 
-// statusTag writes a payment status as words (never colour alone).
-func (d *doc) statusTag(st payment.Status) {
-	d.Raw(`<span class="tag status-`)
-	d.Raw(strings.ToLower(string(st)))
-	d.Raw(`">`)
-	d.text("dash.pay.status." + string(st))
-	d.Raw("</span>")
+// paymentsTable is a page of payments as a shop owner reads them: reference (the link to the
+// payment), amount, status, date, source, and the payment's id last. Each row's id is
+// "payment-" and the payment's id.
+func (d *doc) paymentsTable(items []*intent.Intent) h.Node {
+	rows := make([]ui.Row, 0, len(items))
+	for _, it := range items {
+		rows = append(rows, ui.Row{ID: "payment-" + it.ID, Cells: []h.Node{
+			h.A(d.href("/dashboard/payments/"+it.ID), h.Text(it.Reference)),
+			ui.Money(d.l, it.AmountMinor),
+			d.payPill(it.Status),
+			ui.Date(d.l, it.CreatedAt),
+			d.msg("dash.pay.source." + string(it.Source.Kind)),
+			ui.Long(it.ID, true),
+		}})
+	}
+	return ui.Table("payments-table", d.t("dash.pay.caption"),
+		d.headings("dash.pay.col.", "reference", "amount#", "status", "created", "source", "id"), rows)
 }
 
 // Detail is GET /dashboard/payments/{paymentID}: the intent as intent.Service reads it (another
@@ -315,139 +275,118 @@ func (s *Payments) detailPage(r *req, it *intent.Intent) *web.Response {
 	return s.page(r, 200, title, func(d *doc) {
 		switch r.Query["notice"] {
 		case "resent":
-			d.notice("dash.pay.notice.resent")
+			d.emit(ui.Flash(d.t("dash.pay.notice.resent")))
 		case "cancelled":
-			d.notice("dash.pay.notice.cancelled")
+			d.emit(ui.Flash(d.t("dash.pay.notice.cancelled")))
 		}
-		d.paymentFacts(it)
-		d.paymentTimeline(it)
+		d.emit(d.paymentFacts(it), d.paymentTimeline(it))
 		if v.can(auth.WriteDocuments) && r.env() == auth.Sandbox && it.Status == payment.Pending {
-			d.smallButton("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true)
+			d.emit(d.buttonTo("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true))
 		}
-		d.paymentDelivery(it, v.can(auth.WriteDocuments))
+		d.emit(d.paymentDelivery(it, v.can(auth.WriteDocuments)))
 	})
 }
 
-// paymentFacts writes a payment's amount, status, reference, source and id.
-func (d *doc) paymentFacts(it *intent.Intent) {
-	d.Raw(`<dl class="facts"><dt>`)
-	d.text("dash.pay.col.amount")
-	d.Raw(`</dt><dd id="payment-amount">`)
-	d.Text(d.l.Amount(it.AmountMinor))
-	d.Raw(`</dd><dt>`)
-	d.text("dash.pay.col.status")
-	d.Raw(`</dt><dd id="payment-status">`)
-	d.statusTag(it.Status)
-	d.Raw(`</dd><dt>`)
-	d.text("dash.pay.col.reference")
-	d.Raw(`</dt><dd id="payment-reference">`)
-	d.Text(it.Reference)
-	d.Raw(`</dd><dt>`)
-	d.text("dash.pay.col.source")
-	d.Raw(`</dt><dd id="payment-source">`)
+// paymentFacts is a payment's amount, status, reference, date, source and id.
+func (d *doc) paymentFacts(it *intent.Intent) h.Node {
+	source := d.msg("dash.pay.source.standalone")
 	switch it.Source.Kind {
 	case payment.SourceInvoice, payment.SourcePaymentLinks:
-		d.link("/dashboard/"+string(it.Source.Kind)+"/"+it.Source.DocumentID, "payment-document", "dash.pay.source."+string(it.Source.Kind))
-	default:
-		d.text("dash.pay.source.standalone")
+		source = d.linkTo("/dashboard/"+string(it.Source.Kind)+"/"+it.Source.DocumentID, "payment-document", "dash.pay.source."+string(it.Source.Kind))
 	}
-	d.Raw(`</dd><dt>`)
-	d.text("dash.pay.id")
-	d.Raw(`</dt><dd id="payment-id"><code>`)
-	d.Text(it.ID)
-	d.Raw("</code></dd></dl>\n")
-
+	return ui.Facts("payment-facts",
+		ui.Fact{Term: d.t("dash.pay.col.amount"), Value: ui.Money(d.l, it.AmountMinor), ID: "payment-amount"},
+		ui.Fact{Term: d.t("dash.pay.col.status"), Value: d.payPill(it.Status), ID: "payment-status"},
+		ui.Fact{Term: d.t("dash.pay.col.reference"), Value: h.Text(it.Reference), ID: "payment-reference"},
+		ui.Fact{Term: d.t("dash.pay.col.created"), Value: ui.Date(d.l, it.CreatedAt), ID: "payment-created"},
+		ui.Fact{Term: d.t("dash.pay.col.source"), Value: source, ID: "payment-source"},
+		ui.Fact{Term: d.t("dash.pay.id"), Value: ui.Long(it.ID, true), ID: "payment-id"},
+	)
 }
 
-// paymentTimeline writes a payment's timeline, oldest first.
-func (d *doc) paymentTimeline(it *intent.Intent) {
-	d.Raw(`<h2>`)
-	d.text("dash.pay.timeline")
-	d.Raw(`</h2><ol class="timeline" id="payment-timeline">`)
-	step := func(id, key string, at time.Time, args ...string) {
-		d.Raw("<li")
-		d.Attr("id", id)
-		d.Raw(">")
-		d.date(at)
-		d.Raw(" — ")
-		d.text(key, args...)
-		d.Raw("</li>")
+// routeBrands are the payment routes that are brands, written as their brands write them in
+// every language (not catalogue words: a brand's name is the same on a Bangla page).
+var routeBrands = map[string]string{"bkash": "bKash", "nagad": "Nagad"}
+
+// routeName is a payment route as its brand writes it (bKash, Nagad) or, for a card, in the
+// page's language; a route neither knows is shown as it is.
+func (d *doc) routeName(route string) string {
+	if brand, ok := routeBrands[route]; ok {
+		return brand
 	}
-	step("tl-created", "dash.pay.tl.created", it.CreatedAt)
+	if has("dash.pay.route." + route) {
+		return d.t("dash.pay.route." + route)
+	}
+	return route
+}
+
+// paymentTimeline is a payment's timeline, oldest first.
+func (d *doc) paymentTimeline(it *intent.Intent) h.Node {
+	step := func(id, key string, at time.Time, args ...string) h.Node {
+		return h.Li(h.ID(id), ui.Date(d.l, at), h.Text(" — "), d.msg(key, args...))
+	}
+	steps := h.Group{step("tl-created", "dash.pay.tl.created", it.CreatedAt)}
 	if it.Lock != nil {
-		step("tl-locked", "dash.pay.tl.locked", it.Lock.At, "route", it.Lock.Route, "payer", it.Lock.PayerMasked)
+		steps = append(steps, step("tl-locked", "dash.pay.tl.locked", it.Lock.At, "route", d.routeName(it.Lock.Route), "payer", it.Lock.PayerMasked))
 	}
 	if len(it.History) > 1 {
 		end := it.History[len(it.History)-1]
-		step("tl-outcome", "dash.pay.tl.outcome", end.OccurredAt, "status", t(d.l, "dash.pay.status."+string(end.Status)))
+		steps = append(steps, step("tl-outcome", "dash.pay.tl.outcome", end.OccurredAt, "status", d.t("dash.pay.status."+string(end.Status))))
 	} else {
-		step("tl-expiry", "dash.pay.tl.expires", it.ExpiresAt)
+		steps = append(steps, step("tl-expiry", "dash.pay.tl.expires", it.ExpiresAt))
 	}
 	if it.FirstVerifiedAt != nil {
-		step("tl-verified", "dash.pay.tl.verified", *it.FirstVerifiedAt)
+		steps = append(steps, step("tl-verified", "dash.pay.tl.verified", *it.FirstVerifiedAt))
 	}
-	d.Raw("</ol>\n")
-
+	return h.Group{h.H2(d.msg("dash.pay.timeline")), h.Ol(h.Class("timeline"), h.ID("payment-timeline"), steps)}
 }
 
-// paymentDelivery writes a payment's webhook delivery with its recent attempts, newest first,
+// paymentDelivery is a payment's webhook delivery with its recent attempts, newest first,
 // and (mayResend) the Resend button.
-func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) {
-	d.Raw(`<section id="deliveries"><h2>`)
-	d.text("dash.pay.deliveries")
-	d.Raw("</h2>\n")
+func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 	dl := it.Delivery
 	if dl == nil {
-		d.Raw(`<p id="deliveries-none">`)
-		d.text("dash.pay.deliveries.none")
-		d.Raw("</p></section>\n")
-		return
+		return h.Section(h.ID("deliveries"), h.H2(d.msg("dash.pay.deliveries")),
+			h.P(h.ID("deliveries-none"), d.msg("dash.pay.deliveries.none")))
 	}
-	d.Raw(`<p id="delivery-summary">`)
-	d.text("dash.pay.delivery.summary", "kind", dl.Kind, "status", t(d.l, "dash.pay.delivery."+dl.Status),
-		"attempts", d.l.Digits(itoa(dl.Attempts)))
-	d.Raw(" <code>")
-	d.Text(dl.EventID)
-	d.Raw("</code></p>\n")
-	if dl.Status == payment.DeliveryPending {
-		d.Raw(`<p id="delivery-next">`)
-		d.text("dash.pay.delivery.next")
-		d.Raw(" ")
-		d.date(dl.NextAttemptAt)
-		d.Raw("</p>\n")
+	summary := "dash.pay.delivery.summary"
+	if dl.Attempts == 1 {
+		summary += "_one"
 	}
+	var attempts h.Node
 	if len(dl.AttemptLog) > 0 {
-		d.tableStart("attempts-caption", "attempts-table")
-		d.Raw(`<caption id="attempts-caption">`)
-		d.text("dash.pay.attempts.caption")
-		d.Raw("</caption>")
-		d.thead("dash.pay.attempts.", "at", "code", "duration", "error")
+		rows := make([]ui.Row, 0, len(dl.AttemptLog))
 		for i := len(dl.AttemptLog) - 1; i >= 0; i-- { // newest first
 			a := dl.AttemptLog[i]
-			d.Raw("<tr><td>")
-			d.date(a.At)
-			d.Raw("</td><td>")
-			if a.HTTPStatus == 0 {
-				d.text("dash.pay.attempts.no_answer")
-			} else {
-				d.Text(d.l.Digits(itoa(a.HTTPStatus)))
+			code := d.msg("dash.pay.attempts.no_answer")
+			if a.HTTPStatus != 0 {
+				code = d.number(a.HTTPStatus)
 			}
-			d.Raw("</td><td>")
-			d.text("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS))
-			d.Raw("</td><td>")
-			d.Text(a.Error)
-			d.Raw("</td></tr>\n")
+			rows = append(rows, ui.Row{Cells: []h.Node{ui.Date(d.l, a.At), code,
+				d.msg("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS)), errorOrNone(d, a.Error)}})
 		}
-		d.Raw("</tbody></table></div>\n")
+		attempts = ui.Table("attempts-table", d.t("dash.pay.attempts.caption"),
+			d.headings("dash.pay.attempts.", "at", "code#", "duration#", "error"), rows)
 	} else if dl.Detail != "" {
-		d.Raw(`<p id="delivery-detail">`)
-		d.Text(dl.Detail)
-		d.Raw("</p>\n")
+		attempts = h.P(h.ID("delivery-detail"), ui.Long(dl.Detail, false))
 	}
-	if mayResend {
-		d.smallButton("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)
+	return h.Section(h.ID("deliveries"), h.H2(d.msg("dash.pay.deliveries")),
+		h.P(h.ID("delivery-summary"),
+			d.msg(summary, "kind", dl.Kind, "status", d.t("dash.pay.delivery."+dl.Status), "attempts", d.l.Digits(itoa(dl.Attempts))),
+			h.Text(" "), ui.Long(dl.EventID, true)),
+		h.If(dl.Status == payment.DeliveryPending,
+			h.P(h.ID("delivery-next"), d.msg("dash.pay.delivery.next"), h.Text(" "), ui.Date(d.l, dl.NextAttemptAt))),
+		attempts,
+		h.If(mayResend, d.buttonTo("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)),
+	)
+}
+
+// errorOrNone is an attempt's error, or "None" (a card on a phone shows every cell's label).
+func errorOrNone(d *doc, e string) h.Node {
+	if e == "" {
+		return d.msg("dash.pay.attempts.no_error")
 	}
-	d.Raw("</section>\n")
+	return ui.Long(e, false)
 }
 
 // Cancel is POST /dashboard/payments/{paymentID}/cancel: the intents' cancel (sandbox only,

@@ -21,7 +21,8 @@ import (
 
 // TestBrowserPaymentsPages: the payments pages in Chromium, signed in as the seeded owner —
 // the list, a refused filter, a paid payment with its delivery attempts, a pending one — each
-// checked with axe-core (WCAG 2.1 AA, 0 violations) and photographed in both languages:
+// checked with axe-core (WCAG 2.1 AA, 0 violations), for sideways scroll at 360 and 390 px
+// (noSidewaysScroll) and photographed in both languages:
 // .artifacts/dashboard/payments-*.png. Then the pending payment is cancelled with its button.
 func TestBrowserPaymentsPages(t *testing.T) {
 	if testing.Short() {
@@ -44,7 +45,7 @@ func TestBrowserPaymentsPages(t *testing.T) {
 	p := browsertest.NewPage(t, "en", "dashboard/")
 	base := api.URL
 	run := p.Do
-	both := func(name, path string) { t.Helper(); p.Both(name, base+path) }
+	both := func(name, path string) { t.Helper(); bothFit(t, p, name, base+path) }
 	c := api.Creds
 	run(chromedp.Navigate(base+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), c.DashboardEmail), chromedp.SendKeys(chromedp.ID("f-password"), c.DashboardPassword),

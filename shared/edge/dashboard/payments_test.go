@@ -59,7 +59,9 @@ func startPaymentsStack(t *testing.T) *stack {
 	return &stack{api: api, ses: ses}
 }
 
-var rowRE = regexp.MustCompile(`<th scope="row"><a href="/dashboard/payments/([0-9a-f-]{36})`)
+// rowRE finds the list's rows: each row's id is "payment-" and the payment's id (the table
+// leads with the reference, amount, status and date; the id is its last column).
+var rowRE = regexp.MustCompile(`<tr id="payment-([0-9a-f-]{36})">`)
 
 func TestPaymentsPages(t *testing.T) {
 	s := startPaymentsStack(t)
@@ -185,9 +187,11 @@ func TestPaymentsPages(t *testing.T) {
 	// The paid payment's page: amount, status, reference, the timeline with the masked
 	// payer, and the delivery's attempts; in Bangla too.
 	detail := owner.get("/dashboard/payments/" + hooked[0])
-	for _, want := range []string{`id="payment-amount">৳1,500.50`, `id="payment-status"><span class="tag status-completed">Completed`,
-		`id="payment-reference">order-hook`, "bkash", "017•••••678", `id="deliveries"`, `id="attempts-table"`,
-		"<td>503</td>", "<td>204</td>", `id="resend"`} {
+	// The status is a pill (colour and words), the route as its brand writes it.
+	for _, want := range []string{`id="payment-amount"><span class="money">৳1,500.50`,
+		`id="payment-status"><span class="pill pill-good" data-status="COMPLETED">Completed`,
+		`id="payment-reference">order-hook`, "Payer chose bKash (017•••••678)", `id="deliveries"`, `id="attempts-table"`,
+		`data-label="HTTP status">503</td>`, `data-label="HTTP status">204</td>`, `id="resend"`} {
 		if !strings.Contains(detail.body, want) {
 			t.Errorf("payment page lacks %q", want)
 		}
@@ -287,7 +291,7 @@ func TestPaymentsPages(t *testing.T) {
 		t.Fatal("no cancel button on a pending sandbox payment")
 	}
 	if r := dev.post("/dashboard/payments/"+pending+"/cancel", url.Values{"csrf": {csrf(t, pd)}}); r.status != 200 ||
-		!strings.Contains(r.body, `status-cancelled`) || !strings.Contains(r.url, "notice=cancelled") {
+		!strings.Contains(r.body, `data-status="CANCELLED"`) || !strings.Contains(r.url, "notice=cancelled") {
 		t.Fatalf("cancel: %d at %s", r.status, r.url)
 	}
 

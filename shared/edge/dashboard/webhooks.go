@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -97,7 +100,11 @@ func (s *Service) SendTestWebhook(ctx context.Context, wr *web.Request) (*web.Re
 			return s.webhooksPage(ctx, r, 409, f, nil, t(r.l(), "dash.webhooks.no_secret"))
 		case errors.As(err, &limited) && limited.Code == apierr.RateLimited:
 			secs := int((limited.RetryAfter() + time.Second - 1) / time.Second)
-			resp, err := s.webhooksPage(ctx, r, 429, f, nil, t(r.l(), "dash.webhooks.limited", "seconds", r.l().Digits(strconv.Itoa(secs))))
+			key := "dash.webhooks.limited"
+			if secs == 1 {
+				key += "_one"
+			}
+			resp, err := s.webhooksPage(ctx, r, 429, f, nil, t(r.l(), key, "seconds", r.l().Digits(strconv.Itoa(secs))))
 			if resp != nil {
 				resp.Headers["Retry-After"] = strconv.Itoa(secs)
 			}
@@ -125,208 +132,157 @@ func (s *Service) webhooksPage(ctx context.Context, r *req, status int, f *form,
 		return nil, err
 	}
 	return s.page(r, status, t(r.l(), "dash.webhooks.title"), func(d *doc) {
-		d.Raw(`<p class="hint">`)
-		d.text("dash.webhooks.env", "environment", d.t("dash.env."+string(env)))
-		d.Raw("</p>\n")
-		// Signing secrets: metadata only, for the roles that may see them.
-		d.webhookSecrets(secrets, viewKeys, r.viewer.can(auth.ManageKeys))
-		s.testSection(d, r, f, res, problem)
-		d.recentDeliveries(r, deliveries) // failures first
-
+		d.emit(h.P(h.Class("hint"), d.msg("dash.webhooks.env", "environment", d.t("dash.env."+string(env)))),
+			// Signing secrets: metadata only, for the roles that may see them.
+			d.webhookSecrets(secrets, viewKeys, r.viewer.can(auth.ManageKeys)),
+			d.testSection(f, res, problem),
+			d.recentDeliveries(deliveries)) // failures first
 	}), nil
 }
 
 // webhookSecrets is the signing secrets' section: their metadata when visible (the roles that
 // may see keys), with the link to manage them (manage) or view them.
-func (d *doc) webhookSecrets(secrets []WebhookSecret, visible, manage bool) {
-	d.Raw(`<section id="webhook-secrets" aria-labelledby="webhook-secrets-title"><h2 id="webhook-secrets-title">`)
-	d.text("dash.webhooks.secrets")
-	d.Raw("</h2>\n")
+func (d *doc) webhookSecrets(secrets []WebhookSecret, visible, manage bool) h.Node {
+	head := h.H2(h.ID("webhook-secrets-title"), d.msg("dash.webhooks.secrets"))
 	if !visible {
-		d.Raw(`<p class="hint">`)
-		d.text("dash.webhooks.secrets_hidden")
-		d.Raw("</p></section>\n")
-	} else {
-		d.Raw("<ul>")
-		if len(secrets) == 0 {
-			d.Raw("<li>")
-			d.text("dash.secrets.none")
-			d.Raw("</li>")
-		}
-		for _, w := range secrets {
-			d.Raw("<li><code>")
-			d.Text(w.ID)
-			d.Raw("</code> · ")
-			d.text("dash.webhooks.created")
-			d.Raw(" ")
-			d.date(w.CreatedAt)
-			if w.Current {
-				d.Raw(" · <strong>")
-				d.text("dash.secrets.current")
-				d.Raw("</strong>")
-			}
-			if w.ExpiresAt != nil {
-				d.Raw(" · ")
-				d.text("dash.keys.until")
-				d.Raw(" ")
-				d.date(*w.ExpiresAt)
-			}
-			d.Raw("</li>")
-		}
-		d.Raw("</ul>\n<p>")
-		key := "dash.webhooks.secrets_view"
-		if manage {
-			key = "dash.webhooks.secrets_manage"
-		}
-		d.link("/dashboard/webhook-secrets", "webhook-secrets-link", key)
-		d.Raw("</p></section>\n")
+		return h.Section(h.ID("webhook-secrets"), h.Aria("labelledby", "webhook-secrets-title"), head,
+			h.P(h.Class("hint"), d.msg("dash.webhooks.secrets_hidden")))
 	}
+	key := "dash.webhooks.secrets_view"
+	if manage {
+		key = "dash.webhooks.secrets_manage"
+	}
+	items := h.Map(secrets, func(w WebhookSecret) h.Node {
+		return h.Li(ui.Long(w.ID, true), h.Text(" · "), d.msg("dash.webhooks.created"), h.Text(" "), ui.Date(d.l, w.CreatedAt),
+			h.If(w.Current, h.Group{h.Text(" · "), h.Strong(d.msg("dash.secrets.current"))}),
+			h.If(w.ExpiresAt != nil, h.Group{h.Text(" · "), d.msg("dash.keys.until"), h.Text(" "), dateOf(d, w.ExpiresAt)}))
+	})
+	if len(secrets) == 0 {
+		items = h.Group{h.Li(d.msg("dash.secrets.none"))}
+	}
+	return h.Section(h.ID("webhook-secrets"), h.Aria("labelledby", "webhook-secrets-title"), head,
+		h.Ul(items),
+		h.P(d.linkTo("/dashboard/webhook-secrets", "webhook-secrets-link", key)))
+}
+
+// dateOf is ui.Date of a time that may be absent (nil: nothing).
+func dateOf(d *doc, at *time.Time) h.Node {
+	if at == nil {
+		return nil
+	}
+	return ui.Date(d.l, *at)
 }
 
 // testSection is the test event's section: the last test's result, then the form for the
 // roles that may send one.
-func (s *Service) testSection(d *doc, r *req, f *form, res *TestEvent, problem string) {
-	d.Raw(`<section aria-labelledby="test-title"><h2 id="test-title">`)
-	d.text("dash.webhooks.test")
-	d.Raw("</h2>\n")
+func (d *doc) testSection(f *form, res *TestEvent, problem string) h.Node {
+	var result h.Node
 	if res != nil || problem != "" || f.failed() {
-		s.testResult(d, f, res, problem)
+		result = d.testResult(f, res, problem)
 	}
-	if !r.viewer.can(TestWebhookPermission) {
-		d.Raw(`<p class="hint" id="test-readonly">`)
-		d.text("dash.webhooks.test_readonly")
-		d.Raw("</p></section>\n")
+	var body h.Node
+	if !d.r.viewer.can(TestWebhookPermission) {
+		body = h.P(h.Class("hint"), h.ID("test-readonly"), d.msg("dash.webhooks.test_readonly"))
 	} else {
-		d.testForm(f)
+		body = d.testForm(f)
 	}
+	return h.Section(h.Aria("labelledby", "test-title"), h.H2(h.ID("test-title"), d.msg("dash.webhooks.test")), result, body)
 }
 
 // testForm is the test event's one-field form: its error is beside it and in #test-result
 // above (no summary).
-func (d *doc) testForm(f *form) {
-	d.Raw(`<p class="hint">`)
-	d.text("dash.webhooks.test_about")
-	d.Raw("</p>\n")
-	d.formStart("/dashboard/webhooks/test", "send-test-form")
-	d.Raw(`<div class="row"><label class="field-label" for="test-url">`)
-	d.text("dash.webhooks.url")
-	d.Raw(`</label><input class="field" id="test-url" name="url" type="url" inputmode="url" autocomplete="url" required`)
-	if v := f.value("url"); v != "" {
-		d.Attr("value", v)
+func (d *doc) testForm(f *form) h.Node {
+	return h.Group{
+		h.P(h.Class("hint"), d.msg("dash.webhooks.test_about")),
+		d.postTo("/dashboard/webhooks/test", h.ID("send-test-form"),
+			d.fieldOf(f, ui.Field{Name: "url", ID: "test-url", Type: "url", Inputmode: "url", Autocomplete: "url", Required: true},
+				"dash.webhooks.url", "dash.webhooks.url_hint"),
+			ui.Submit("send-test", d.t("dash.webhooks.send"))),
 	}
-	described := "test-url-hint"
-	if e := f.err("url"); e != "" {
-		d.Raw(` aria-invalid="true"`)
-		described += " test-url-error"
-	}
-	d.Attr("aria-describedby", described)
-	d.Raw(`><p class="hint" id="test-url-hint">`)
-	d.text("dash.webhooks.url_hint")
-	d.Raw("</p>")
-	if e := f.err("url"); e != "" {
-		d.Raw(`<p class="field-error" id="test-url-error">`)
-		d.Text(e)
-		d.Raw("</p>")
-	}
-	d.Raw("</div>\n")
-	d.submit("dash.webhooks.send", "send-test")
-	d.Raw("</form></section>\n")
 }
 
-// recentDeliveries is the table of the environment's recent deliveries.
-func (d *doc) recentDeliveries(r *req, deliveries []WebhookDelivery) {
-	d.Raw(`<section aria-labelledby="deliveries-title"><h2 id="deliveries-title">`)
-	d.text("dash.webhooks.recent")
-	d.Raw("</h2>\n")
-	d.tableStart("recent-caption", "recent-deliveries")
-	d.Raw(`<caption class="hint" id="recent-caption">`)
-	d.text("dash.webhooks.recent_caption")
-	d.Raw("</caption>")
-	d.thead("dash.webhooks.col.", "payment", "event", "status", "attempts", "http", "time")
+// recentDeliveries is the environment's recent deliveries (failures first) as a table that
+// reads as cards on a phone: the event, its status, when, the attempts, the last HTTP code,
+// and the payment's id last (the link to the payment). Its id names the table, or the empty
+// state when there is none.
+func (d *doc) recentDeliveries(deliveries []WebhookDelivery) h.Node {
+	head := h.H2(h.ID("deliveries-title"), d.msg("dash.webhooks.recent"))
+	caption := d.t("dash.webhooks.recent_caption")
 	if len(deliveries) == 0 {
-		d.Raw(`<tr><td colspan="6">`)
-		d.text("dash.webhooks.none")
-		d.Raw("</td></tr>")
+		return h.Section(h.Aria("labelledby", "deliveries-title"), head,
+			h.P(h.Class("hint"), h.Text(caption)), ui.Empty("recent-deliveries", d.t("dash.webhooks.none"), nil))
 	}
+	rows := make([]ui.Row, 0, len(deliveries))
 	for _, x := range deliveries {
-		d.deliveryRow(x, r.url("/dashboard/payments/"+x.InvoiceID))
+		rows = append(rows, d.deliveryRow(x))
 	}
-	d.Raw("</tbody></table></div></section>\n")
+	return h.Section(h.Aria("labelledby", "deliveries-title"), head,
+		ui.Table("recent-deliveries", caption,
+			d.headings("dash.webhooks.col.", "event", "status", "time", "attempts#", "http#", "payment"), rows))
 }
 
-// deliveryRow is one delivery, linking to its payment (href).
-func (d *doc) deliveryRow(x WebhookDelivery, href string) {
-	d.Raw("<tr")
-	d.Attr("id", "delivery-"+x.InvoiceID)
-	d.Attr("data-status", x.Status)
-	d.Raw(`><th scope="row"><a`)
-	d.URLAttr("href", href)
-	d.Raw("><code>")
-	d.Text(x.InvoiceID)
-	d.Raw("</code></a></th><td><code>")
-	d.Text(x.Kind)
-	d.Raw("</code></td><td>")
-	if x.Status == "failed" || x.Status == "retrying" {
-		d.Raw("<strong>")
-		d.text("dash.webhooks.status." + x.Status)
-		d.Raw("</strong>")
-	} else {
-		d.text("dash.webhooks.status." + x.Status)
-	}
-	d.Raw("</td><td>")
-	d.Text(d.l.Digits(strconv.Itoa(x.Attempts)))
-	d.Raw("</td><td>")
+// deliveryRow is one delivery (row id "delivery-" and the payment's id), linking to its
+// payment. The status pill's data-status is the status in capitals (ui.Pill's tone).
+func (d *doc) deliveryRow(x WebhookDelivery) ui.Row {
+	http := d.msg("dash.webhooks.no_http")
 	if x.LastHTTPStatus != 0 {
-		d.Text(d.l.Digits(strconv.Itoa(x.LastHTTPStatus)))
-	} else {
-		d.text("dash.webhooks.no_http")
+		http = d.number(x.LastHTTPStatus)
 	}
-	d.Raw("</td><td>")
-	d.date(x.At)
-	d.Raw("</td></tr>")
+	return ui.Row{ID: "delivery-" + x.InvoiceID, Cells: []h.Node{
+		h.Code(h.Text(x.Kind)),
+		ui.Pill(strings.ToUpper(x.Status), d.t("dash.webhooks.status."+x.Status)),
+		ui.Date(d.l, x.At),
+		d.number(x.Attempts),
+		http,
+		h.A(d.href("/dashboard/payments/"+x.InvoiceID), ui.Long(x.InvoiceID, true)),
+	}}
 }
 
-// testResult writes the test event's outcome (#test-result, a live region).
-func (s *Service) testResult(d *doc, f *form, res *TestEvent, problem string) {
-	d.Raw(`<div id="test-result" role="status"`)
+// testOutcome is the test result's class and data-outcome.
+func testOutcome(res *TestEvent) (class, outcome string) {
 	switch {
 	case res != nil && res.HTTPStatus >= 200 && res.HTTPStatus <= 299:
-		d.Raw(` class="notice" data-outcome="delivered"><p>`)
+		return "notice", "delivered"
 	case res != nil && res.HTTPStatus != 0:
-		d.Raw(` class="error" data-outcome="rejected"><p>`)
+		return "error", "rejected"
 	case res != nil && res.Forbidden:
-		d.Raw(` class="error" data-outcome="refused"><p>`)
+		return "error", "refused"
 	case res != nil:
-		d.Raw(` class="error" data-outcome="unreachable"><p>`)
-	default:
-		d.Raw(` class="error" data-outcome="refused"><p>`)
+		return "error", "unreachable"
 	}
+	return "error", "refused"
+}
+
+// testResult is the test event's outcome (#test-result, a live region).
+func (d *doc) testResult(f *form, res *TestEvent, problem string) h.Node {
+	class, outcome := testOutcome(res)
 	ms := func(dur time.Duration) string { return d.l.Digits(strconv.FormatInt(dur.Milliseconds(), 10)) }
+	var say h.Node
 	switch {
 	case res != nil && res.HTTPStatus != 0:
 		key := "dash.webhooks.result.delivered"
 		if res.HTTPStatus < 200 || res.HTTPStatus > 299 {
 			key = "dash.webhooks.result.rejected"
 		}
-		d.text(key, "status", d.l.Digits(strconv.Itoa(res.HTTPStatus)), "ms", ms(res.Duration))
-		d.Raw("</p><p class=\"hint\">")
-		d.text("dash.webhooks.result.detail", "host", res.Host, "signatures", d.l.Digits(strconv.Itoa(res.Signatures)))
-		d.Raw(" <code>")
-		d.Text(res.EventID)
-		d.Raw("</code>")
+		detail := "dash.webhooks.result.detail"
+		if res.Signatures == 1 {
+			detail += "_one"
+		}
+		say = h.Group{
+			h.P(d.msg(key, "status", d.l.Digits(strconv.Itoa(res.HTTPStatus)), "ms", ms(res.Duration))),
+			h.P(h.Class("hint"), d.msg(detail, "host", res.Host, "signatures", d.l.Digits(strconv.Itoa(res.Signatures))),
+				h.Text(" "), ui.Long(res.EventID, true)),
+		}
 	case res != nil:
 		key := "dash.webhooks.result.unreachable"
 		if res.Forbidden {
 			key = "dash.webhooks.result.forbidden"
 		}
-		d.text(key, "ms", ms(res.Duration))
-		d.Raw(` <span lang="en">`)
-		d.Text(res.Failure)
-		d.Raw("</span>")
+		say = h.P(d.msg(key, "ms", ms(res.Duration)), h.Text(" "), h.Span(h.Lang("en"), h.Class("long"), h.Text(res.Failure)))
 	case problem != "":
-		d.Text(problem)
+		say = h.P(h.Text(problem))
 	default:
-		d.Text(f.err("url"))
+		say = h.P(h.Text(f.err("url")))
 	}
-	d.Raw("</p></div>\n")
+	return h.Div(h.ID("test-result"), h.Role("status"), h.Class(class), h.Data("outcome", outcome), say)
 }

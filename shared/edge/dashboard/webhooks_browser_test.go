@@ -19,8 +19,9 @@ import (
 )
 
 // The webhooks page in Chromium, in both languages, phone and desktop, checked with axe-core
-// (WCAG 2.1 AA, 0 violations) and photographed (.artifacts/dashboard/webhooks-*.png): the
-// owner's page, a delivered test event, a refused URL; the viewer's read-only page.
+// (WCAG 2.1 AA, 0 violations) and for sideways scroll at 360 and 390 px (noSidewaysScroll), and
+// photographed (.artifacts/dashboard/webhooks-*.png): the owner's page, a delivered test
+// event, a refused URL; the viewer's read-only page.
 func TestBrowserWebhooksPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -30,7 +31,8 @@ func TestBrowserWebhooksPage(t *testing.T) {
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(hook.Close)
 	p := browsertest.NewPage(t, "en", "dashboard/")
-	run, check := p.Do, p.Check
+	run := p.Do
+	check := func(name string) { t.Helper(); p.Check(name); noSidewaysScroll(t, p, name) }
 	text := func(id string) string { t.Helper(); return p.Text("#" + id) }
 
 	run(chromedp.Navigate(base+"/dashboard/sign-in?lang=en"), chromedp.WaitVisible(chromedp.ID("f-email")),
