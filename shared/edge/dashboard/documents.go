@@ -348,7 +348,13 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 	}
 	v := &docView{r: r, k: k, rec: rec, body: body, deliveries: deliveries, payable: payable, qrSVG: qrSVG,
 		write: r.viewer.can(auth.WriteDocuments)}
-	title := t(r.l(), "dash.docs."+k.msg+".title", "reference", docName(rec))
+	return s.documentView(v, status, notice, conflict), nil
+}
+
+// documentView renders a document's page from what documentPage read.
+func (s *Service) documentView(v *docView, status int, notice string, conflict bool) *web.Response {
+	r, rec := v.r, v.rec
+	title := t(r.l(), "dash.docs."+v.k.msg+".title", "reference", docName(rec))
 	return s.page(r, status, title, func(d *doc) {
 		known := notice == "issue" || notice == "cancel" || notice == "publish" || notice == "archive" ||
 			notice == "created" || notice == "saved"
@@ -357,7 +363,7 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 				h.P(d.tx("dash.docs.conflict", "state", d.t("dash.docs.state."+rec.Status), "version", d.l.Number(rec.Version))))),
 			v.summary(d), v.actions(d), v.linkSection(d), v.bodyFacts(d), v.itemsTable(d), v.fieldsTable(d),
 			v.paymentsTable(d), v.deliveriesTable(d), v.historyTable(d))
-	}), nil
+	})
 }
 
 func parseRFC3339(v string) (time.Time, error) { return time.Parse(time.RFC3339Nano, v) }

@@ -201,7 +201,7 @@ func (v *docView) fieldsTable(d *doc) h.Node {
 		if f.Required != nil && *f.Required {
 			required = "dash.docs.yes"
 		}
-		rows = append(rows, ui.Row{Cells: []h.Node{ui.Long(f.Label, false), h.Text(f.Type), d.tx(required),
+		rows = append(rows, ui.Row{Cells: []h.Node{ui.Long(f.Label, false), h.Text(d.txOr("dash.docs.cf.type."+f.Type, f.Type)), d.tx(required),
 			ui.Long(strings.Join(f.Options, ", "), false), ui.Long(f.ID, true)}})
 	}
 	return ui.Table("document-fields", d.t("dash.docs.fields"), d.cols("dash.docs.cf.", "label", "type", "required", "options", "id"), rows)
