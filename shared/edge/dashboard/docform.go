@@ -232,24 +232,25 @@ func formOf(k docKind, rec *document.Record, b *document.Body) *docForm {
 		items: min(len(b.Items)+spareItemRows, document.MaxItems), fields: min(len(b.Fields)+spareFields, document.MaxFields)}
 }
 
-// dhakaLocal writes an RFC 3339 instant as a datetime-local value in Dhaka time (seconds only
-// when not zero); "" when it does not parse.
+// dhakaLocal writes an RFC 3339 instant as a date input's value: its day in Dhaka time
+// ("2006-01-02"); "" when it does not parse.
 func dhakaLocal(raw string) string {
 	t, err := time.Parse(time.RFC3339Nano, raw)
 	if err != nil {
 		return ""
 	}
-	t = t.In(page.Dhaka)
-	if t.Second() != 0 {
-		return t.Format("2006-01-02T15:04:05")
-	}
-	return t.Format("2006-01-02T15:04")
+	return t.In(page.Dhaka).Format(time.DateOnly)
 }
 
-// parseDhakaLocal reads a datetime-local value (or the same typed by hand, with a space for
-// the T and Bangla digits) as Dhaka time, in RFC 3339.
+// parseDhakaLocal reads a date input's value (or the same typed by hand, with Bangla
+// digits) as the end of that day in Dhaka time, 23:59:59, in RFC 3339: a due date or an
+// expiry is the last day to pay. A date and time ("2006-01-02T15:04", a space for the T) is
+// that minute, as the form took it before its inputs were dates.
 func parseDhakaLocal(s string) (string, bool) {
-	s = strings.Replace(asciiDigits(s), " ", "T", 1)
+	s = strings.Replace(strings.TrimSpace(asciiDigits(s)), " ", "T", 1)
+	if t, err := time.ParseInLocation(time.DateOnly, s, page.Dhaka); err == nil {
+		return t.Add(24*time.Hour - time.Second).Format(time.RFC3339), true
+	}
 	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
 		if t, err := time.ParseInLocation(layout, s, page.Dhaka); err == nil {
 			return t.Format(time.RFC3339), true

@@ -37,7 +37,8 @@ func TestBrowserDocumentForms(t *testing.T) {
 	other := &formsBrowser{browser: s.signUp(t, email, "Browser forms", ""), front: front}
 
 	p := browsertest.NewPage(t, "en", "dashboard/docform-")
-	run, check, value, location := p.Do, p.Check, p.Value, p.Location
+	run, value, location := p.Do, p.Value, p.Location
+	check := func(name string) { t.Helper(); p.Check(name); fitsPhones(t, p, name) }
 
 	run(chromedp.Navigate(s.api.URL+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), email), chromedp.SendKeys(chromedp.ID("f-password"), password),

@@ -103,7 +103,18 @@ func TestDocFormKeepsStoredDates(t *testing.T) {
 	if b.members["expires_at"] != "2027-01-01T00:00:30.5Z" || b.members["due_at"] != "2027-01-02T10:00:00+06:00" {
 		t.Errorf("dates: %v %v", b.members["expires_at"], b.members["due_at"])
 	}
-	for _, bad := range []string{"tomorrow", "2027-02-30T10:00", "31/12/2026"} {
+	// A day typed in the date input (or by hand, in Bangla digits) is the end of that day in
+	// Dhaka: the last day to pay.
+	for _, day := range []string{"2027-01-02", "২০২৭-০১-০২"} {
+		df.f = &form{values: map[string]string{"reference": "L", "due_at": day, "expires_at": day}}
+		if b := df.build(page.BN); b.members["due_at"] != "2027-01-02T23:59:59+06:00" || b.members["expires_at"] != "2027-01-02T23:59:59+06:00" {
+			t.Errorf("%q: %v %v %v", day, b.members["due_at"], b.members["expires_at"], df.f.errs)
+		}
+	}
+	if got := dhakaLocal("2026-12-31T18:00:00Z"); got != "2027-01-01" {
+		t.Errorf("the date input shows %q, want the Dhaka day 2027-01-01", got)
+	}
+	for _, bad := range []string{"tomorrow", "2027-02-30T10:00", "31/12/2026", "2027-02-30"} {
 		df.f = &form{values: map[string]string{"reference": "L", "due_at": bad}}
 		if b := df.build(page.BN); !b.localFail || !strings.Contains(df.f.err("due_at"), "তারিখ") {
 			t.Errorf("%q: %v", bad, df.f.errs)

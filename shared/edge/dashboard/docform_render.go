@@ -2,9 +2,10 @@ package dashboard
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/takapay/payments/shared/document"
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -20,133 +21,134 @@ func (df *docForm) title(r *req) string {
 // rule, document.Editable), with a link to its page.
 func (s *Service) notEditablePage(r *req, df *docForm, status string) *web.Response {
 	return s.page(r, 409, df.title(r), func(d *doc) {
-		d.Raw(`<div class="notice" role="alert" id="conflict"><p>`)
-		d.text("dash.docform.not_editable_"+df.k.msg, "status", d.t("dash.docform.status."+status))
-		d.Raw(`</p><p class="links">`)
-		d.link(df.k.path+"/"+df.id, "conflict-review", "dash.docform.open_"+df.k.msg)
-		d.Raw("</p></div>\n")
+		d.put(h.Div(h.Class("notice"), h.Role("alert"), h.ID("conflict"),
+			h.P(d.tx("dash.docform.not_editable_"+df.k.msg, "status", d.t("dash.docform.status."+status))),
+			h.P(h.Class("links"), d.a(df.k.path+"/"+df.id, "conflict-review", "dash.docform.open_"+df.k.msg))))
 	})
 }
 
 // docPage renders the create or edit form.
 func (s *Service) docPage(r *req, status int, df *docForm) *web.Response {
 	return s.page(r, status, df.title(r), func(d *doc) {
-		if df.notice != "" {
-			d.notice(df.notice)
-		}
+		var conflict h.Node
 		if df.conflictAt > 0 {
-			d.docConflict(df)
+			conflict = d.docConflict(df)
 			df.version = df.conflictAt // saving again applies the typed values over it
 		}
-		d.errorSummary(df.f)
-		d.docFormStart(df)
-		invoice := df.k.kind == document.Invoices
-		d.docSections(df, invoice)
-		d.moreFields(df, invoice)
-		d.docFormEnd(df)
+		back := df.k.path
+		if df.id != "" {
+			back = df.k.path + "/" + df.id
+		}
+		d.put(h.If(df.notice != "", ui.Flash(d.t(df.notice))), conflict, d.formErrors(df.f), d.docForm(df),
+			h.P(h.Class("links"), d.a(back, "cancel-edit", "dash.docform.cancel")))
 	})
 }
 
-// docConflict explains an edit's version conflict above the form.
-func (d *doc) docConflict(df *docForm) {
-	d.Raw(`<div class="notice" role="alert" id="conflict"><h2>`)
-	d.text("dash.docform.conflict_title_" + df.k.msg)
-	d.Raw("</h2><p>")
-	d.text("dash.docform.conflict", "yours", d.l.Number(df.version), "now", d.l.Number(df.conflictAt))
-	d.Raw(`</p><ul><li>`)
-	d.link(df.k.path+"/"+df.id, "conflict-review", "dash.docform.conflict_review")
-	d.Raw("</li><li>")
-	d.link(df.k.path+"/"+df.id+"/edit", "conflict-reload", "dash.docform.conflict_reload")
-	d.Raw("</li><li>")
-	d.text("dash.docform.conflict_reapply", "now", d.l.Number(df.conflictAt))
-	d.Raw("</li></ul></div>\n")
+// formErrors lists a form's problems at its top, each linking to its field.
+func (d *doc) formErrors(f *form) h.Node {
+	if !f.failed() {
+		return nil
+	}
+	errs := make([]ui.FieldError, 0, len(f.order))
+	for _, name := range f.order {
+		errs = append(errs, ui.FieldError{ID: "f-" + name, Message: f.errs[name]})
+	}
+	return ui.ErrorSummary(d.t("dash.fix"), errs)
 }
 
-// docFormStart opens the form with its hidden state: the key, the row counts, the version
-// edited and the dates as typed.
-func (d *doc) docFormStart(df *docForm) {
+// docConflict explains an edit's version conflict above the form.
+func (d *doc) docConflict(df *docForm) h.Node {
+	return h.Div(h.Class("notice"), h.Role("alert"), h.ID("conflict"),
+		h.H2(d.tx("dash.docform.conflict_title_"+df.k.msg)),
+		h.P(d.tx("dash.docform.conflict", "yours", d.l.Number(df.version), "now", d.l.Number(df.conflictAt))),
+		h.Ul(
+			h.Li(d.a(df.k.path+"/"+df.id, "conflict-review", "dash.docform.conflict_review")),
+			h.Li(d.a(df.k.path+"/"+df.id+"/edit", "conflict-reload", "dash.docform.conflict_reload")),
+			h.Li(d.tx("dash.docform.conflict_reapply", "now", d.l.Number(df.conflictAt))),
+		))
+}
+
+// docForm is the form: its hidden state (the key, the row counts, the version edited and the
+// dates as stored), the kind's sections, the other kind's fields folded away, and save.
+// A Bangla form does not let the browser validate (its tooltips speak the browser's
+// language): the server checks every field.
+func (d *doc) docForm(df *docForm) h.Node {
 	action := df.k.path
 	if df.id != "" {
 		action = df.k.path + "/" + df.id + "/edit"
 	}
-	d.formStart(action, "doc-form")
-	// The first submit button is the one Enter presses: save, not "add rows".
-	d.Raw(`<button type="submit" name="action" value="save" hidden tabindex="-1" aria-hidden="true"></button>`)
-	d.hidden("idem", df.idem)
-	d.hidden("item_rows", strconv.Itoa(df.items))
-	d.hidden("field_rows", strconv.Itoa(df.fields))
+	invoice := df.k.kind == document.Invoices
+	hidden := h.Group{ui.Hidden("idem", df.idem), ui.Hidden("item_rows", strconv.Itoa(df.items)),
+		ui.Hidden("field_rows", strconv.Itoa(df.fields))}
 	if df.id != "" {
-		d.hidden("version", strconv.FormatInt(df.version, 10))
-		d.hidden("stored_reference", df.reference)
+		hidden = append(hidden, ui.Hidden("version", strconv.FormatInt(df.version, 10)), ui.Hidden("stored_reference", df.reference))
 	}
 	for _, n := range docDateFields {
 		if raw := df.value(n + "_raw"); raw != "" {
-			d.hidden(n+"_raw", raw)
+			hidden = append(hidden, ui.Hidden(n+"_raw", raw))
 		}
 	}
+	save := d.t("dash.docform.save_" + df.k.msg)
+	if df.conflictAt > 0 {
+		save = d.t("dash.docform.save_over", "now", d.l.Number(df.conflictAt))
+	}
+	return d.postForm(action, h.ID("doc-form"), d.novalidate(),
+		// The first submit button is the one Enter presses: save, not "add rows".
+		h.Button(h.Type("submit"), h.Name("action"), h.Value("save"), h.Bool("hidden", true), h.Attr("tabindex", "-1"), h.Aria("hidden", "true")),
+		hidden,
+		d.docSections(df, invoice),
+		d.moreFields(df, invoice),
+		h.P(h.Class("actions"), h.Button(h.Class("button primary inline"), h.Type("submit"), h.Name("action"), h.Value("save"),
+			h.ID("save-document"), h.Text(save))),
+	)
 }
 
-// docSections writes the kind's own sections: details, an invoice's items and amounts or a
+// section is a fieldset with its legend (id "" for none).
+func (d *doc) section(id, legendKey string, kids ...h.Node) h.Node {
+	return h.Fieldset(h.ID(id), h.Legend(d.tx(legendKey)), h.Group(kids))
+}
+
+// docSections are the kind's own sections: details, an invoice's items and amounts or a
 // link's price, the custom fields and the notes.
-func (d *doc) docSections(df *docForm, invoice bool) {
-	d.fieldsetStart("", "dash.docform.section.details")
-	d.docInput(df, "reference", "text", true)
-	d.docTextarea(df, "description", 3)
-	d.customerField(df)
-	d.docInput(df, "name", "text", false)
-	d.docInput(df, "email", "email", false)
-	d.docInput(df, "phone", "tel", false)
-	d.Raw("</fieldset>\n")
-
+func (d *doc) docSections(df *docForm, invoice bool) h.Node {
+	details := d.section("", "dash.docform.section.details",
+		d.docField(df, "reference", "text", true), d.docField(df, "description", "textarea", false), d.customerField(df),
+		d.docField(df, "name", "text", false), d.docField(df, "email", "email", false), d.docField(df, "phone", "tel", false))
+	var own h.Node
 	if invoice {
-		d.itemsSection(df)
-		d.fieldsetStart("", "dash.docform.section.amounts")
-		for _, n := range []string{"tax", "shipping", "fee", "discount", "amount"} {
-			d.docInput(df, n, "money", false)
+		amounts := h.Group{}
+		for _, n := range []string{"tax", "shipping", "fee", "discount", "amount", "due_at"} {
+			amounts = append(amounts, d.docField(df, n, moreType(n), false))
 		}
-		d.docInput(df, "due_at", "datetime-local", false)
-		d.Raw("</fieldset>\n")
+		own = h.Group{d.itemsSection(df), d.section("", "dash.docform.section.amounts", amounts)}
 	} else {
-		d.fieldsetStart("", "dash.docform.section.price")
-		d.docInput(df, "amount", "money", false)
-		d.docInput(df, "max_quantity", "number", false)
-		d.docInput(df, "max_uses", "number", false)
-		d.docInput(df, "expires_at", "datetime-local", false)
-		d.docInput(df, "return_url", "url", false)
-		d.docInput(df, "image_url", "url", false)
-		d.Raw("</fieldset>\n")
+		price := h.Group{}
+		for _, n := range []string{"amount", "max_quantity", "max_uses", "expires_at", "return_url", "image_url"} {
+			price = append(price, d.docField(df, n, moreType(n), false))
+		}
+		own = d.section("", "dash.docform.section.price", price)
 	}
-	d.fieldsSection(df)
-	d.fieldsetStart("", "dash.docform.section.notes")
-	d.docTextarea(df, "notes", 3)
-	d.docTextarea(df, "private_notes", 3)
-	d.docInput(df, "tags", "text", false)
-	d.Raw("</fieldset>\n")
+	return h.Group{details, own, d.fieldsSection(df), d.section("", "dash.docform.section.notes",
+		d.docField(df, "notes", "textarea", false), d.docField(df, "private_notes", "textarea", false), d.docField(df, "tags", "text", false))}
 }
 
-// moreFields writes what the API accepts for the other kind, folded away (open when one has
-// a value or an error).
-func (d *doc) moreFields(df *docForm, invoice bool) {
+// moreFields is what the API accepts for the other kind, folded away (open when one has a
+// value or an error).
+func (d *doc) moreFields(df *docForm, invoice bool) h.Node {
 	var more []string
 	if invoice {
 		more = []string{"expires_at", "max_quantity", "max_uses", "return_url", "image_url"}
 	} else {
 		more = []string{"tax", "shipping", "fee", "discount", "due_at"}
 	}
-	d.Raw(`<details id="more-fields"`)
-	if moreOpen(df, more, invoice) {
-		d.Raw(" open")
-	}
-	d.Raw("><summary>")
-	d.text("dash.docform.more_" + df.k.msg)
-	d.Raw("</summary>\n")
-	if !invoice {
-		d.itemsSection(df)
-	}
+	fields := h.Group{}
 	for _, n := range more {
-		d.docInput(df, n, moreType(n), false)
+		fields = append(fields, d.docField(df, n, moreType(n), false))
 	}
-	d.Raw("</details>\n")
+	return h.Details(h.ID("more-fields"), h.Bool("open", moreOpen(df, more, invoice)),
+		h.Summary(d.tx("dash.docform.more_"+df.k.msg)),
+		h.If(!invoice, d.itemsSection(df)),
+		fields)
 }
 
 // moreOpen reports whether the folded fields hold a value or an error (a link's line items
@@ -167,13 +169,15 @@ func moreOpen(df *docForm, more []string, invoice bool) bool {
 	return open
 }
 
-// moreType is the input type of a folded field.
+// moreType is a field's input type: "money" and "number" are text inputs for taka and whole
+// numbers (both accept Bangla digits and grouping commas, so neither is type=number); a due
+// date or an expiry is a day (type=date: the browser's calendar, in its own date format).
 func moreType(n string) string {
 	switch n {
-	case "tax", "shipping", "fee", "discount":
+	case "amount", "tax", "shipping", "fee", "discount":
 		return "money"
 	case "due_at", "expires_at":
-		return "datetime-local"
+		return "date"
 	case "max_quantity", "max_uses":
 		return "number"
 	case "return_url", "image_url":
@@ -182,65 +186,9 @@ func moreType(n string) string {
 	return "text"
 }
 
-// docFormEnd writes the save button and the way back.
-func (d *doc) docFormEnd(df *docForm) {
-	d.Raw(`<p class="actions">`)
-	d.Raw(`<button class="button primary inline" type="submit" name="action" value="save" id="save-document">`)
-	if df.conflictAt > 0 {
-		d.text("dash.docform.save_over", "now", d.l.Number(df.conflictAt))
-	} else {
-		d.text("dash.docform.save_" + df.k.msg)
-	}
-	d.Raw("</button></p>\n</form>\n")
-	back := df.k.path
-	if df.id != "" {
-		back = df.k.path + "/" + df.id
-	}
-	d.Raw(`<p class="links">`)
-	d.link(back, "cancel-edit", "dash.docform.cancel")
-	d.Raw("</p>\n")
-}
-
-func (d *doc) hidden(name, value string) {
-	d.Raw(`<input type="hidden"`)
-	d.Attr("name", name)
-	d.Attr("value", value)
-	d.Raw(">")
-}
-
-// fieldsetStart opens a fieldset with its legend (id "" for none).
-func (d *doc) fieldsetStart(id, legendKey string, args ...string) {
-	d.Raw("<fieldset")
-	if id != "" {
-		d.Attr("id", id)
-	}
-	d.Raw("><legend>")
-	d.text(legendKey, args...)
-	d.Raw("</legend>\n")
-}
-
-// fieldMeta writes a field's aria-invalid and aria-describedby (its hint and its error).
-func (d *doc) fieldMeta(df *docForm, name string, hint bool) {
-	id := "f-" + name
-	var described []string
-	if hint {
-		described = append(described, id+"-hint")
-	}
-	if df.f.err(name) != "" {
-		d.Raw(` aria-invalid="true"`)
-		described = append(described, id+"-error")
-	}
-	if len(described) > 0 {
-		d.Attr("aria-describedby", strings.Join(described, " "))
-	}
-}
-
-func (d *doc) label(name string, args ...string) {
-	d.Raw(`<label class="field-label"`)
-	d.Attr("for", "f-"+name)
-	d.Raw(">")
-	d.text("dash.docform.label."+labelKeyOf(name), append([]string{"n", rowNumber(d.l, name)}, args...)...)
-	d.Raw("</label>")
+// label is a field's label: "Item 3: unit price (taka)".
+func (d *doc) label(name string) string {
+	return d.t("dash.docform.label."+labelKeyOf(name), "n", rowNumber(d.l, name))
 }
 
 // hintOf is a field's hint key, when the catalogue has one.
@@ -251,181 +199,125 @@ func hintOf(name string) string {
 	return ""
 }
 
-// docInput writes a labelled input; typ "money" is a text input for taka, "number" one for a
-// whole number (both accept Bangla digits and grouping commas, so neither is type=number).
-func (d *doc) docInput(df *docForm, name, typ string, required bool) {
+// docField is a labelled field (ui.Field) with its hint and its error; typ is an input type,
+// "money", "number" (moreType) or "textarea".
+func (d *doc) docField(df *docForm, name, typ string, required bool) h.Node {
 	hint := hintOf(name)
 	if name == "amount" {
 		hint = "dash.docform.hint.amount_" + df.k.msg
 	}
-	d.Raw(`<div class="row">`)
-	d.label(name)
-	d.Raw(`<input class="field"`)
-	d.Attr("id", "f-"+name)
-	d.Attr("name", name)
+	f := ui.Field{Name: name, Label: d.label(name), Type: typ, Value: df.value(name), Error: df.f.err(name),
+		Required: required, Autocomplete: "off"}
+	if hint != "" {
+		f.Hint = d.t(hint)
+	}
 	switch typ {
 	case "money":
-		d.Raw(` type="text" inputmode="decimal" autocomplete="off"`)
+		f.Type, f.Inputmode = "text", "decimal"
 	case "number":
-		d.Raw(` type="text" inputmode="numeric" autocomplete="off"`)
-	default:
-		d.Attr("type", typ)
-		d.Raw(` autocomplete="off"`)
+		f.Type, f.Inputmode = "text", "numeric"
+	case "textarea":
+		f.Autocomplete, f.Extra = "", []h.Node{h.Attr("rows", "3")}
 	}
-	if required {
-		d.Raw(" required")
-	}
-	if v := df.value(name); v != "" {
-		d.Attr("value", v)
-	}
-	d.fieldMeta(df, name, hint != "")
-	d.Raw(">")
-	d.fieldAfter(df.f, "f-"+name, name, hint)
-	d.Raw("</div>\n")
+	return f
 }
 
-func (d *doc) docTextarea(df *docForm, name string, rows int) {
-	hint := hintOf(name)
-	d.Raw(`<div class="row">`)
-	d.label(name)
-	d.Raw(`<textarea class="field"`)
-	d.Attr("id", "f-"+name)
-	d.Attr("name", name)
-	d.Attr("rows", strconv.Itoa(rows))
-	d.fieldMeta(df, name, hint != "")
-	d.Raw(">")
-	d.Text(df.value(name))
-	d.Raw("</textarea>")
-	d.fieldAfter(df.f, "f-"+name, name, hint)
-	d.Raw("</div>\n")
+// docSelect is a labelled select of options (value and words), the current one selected.
+func (d *doc) docSelect(df *docForm, name, hintKey string, options ...[2]string) h.Node {
+	err := df.f.err(name)
+	f := ui.Field{Name: name, Label: d.label(name), Error: err}
+	if hintKey != "" {
+		f.Hint = d.t(hintKey)
+	}
+	cur := df.value(name)
+	f.Control = func(id, describedBy string) h.Node {
+		return h.Select(h.Class("field"), h.ID(id), h.Name(name), h.If(err != "", h.Attr("aria-invalid", "true")),
+			h.Aria("describedby", describedBy),
+			h.Map(options, func(o [2]string) h.Node {
+				return h.Option(h.Value(o[0]), h.Selected(o[0] == cur), h.Text(o[1]))
+			}))
+	}
+	return f
 }
 
 // customerField is a select of the newest customers (and the one linked now), or a text
 // input for the customer's id when the function does not list customers.
-func (d *doc) customerField(df *docForm) {
+func (d *doc) customerField(df *docForm) h.Node {
 	if df.customers == nil {
-		d.docInput(df, "customer_id", "text", false)
-		return
+		return d.docField(df, "customer_id", "text", false)
 	}
 	cur := df.value("customer_id")
-	d.Raw(`<div class="row">`)
-	d.label("customer_id")
-	d.Raw(`<select class="field" id="f-customer_id" name="customer_id"`)
-	d.fieldMeta(df, "customer_id", true)
-	d.Raw(`><option value="">`)
-	d.text("dash.docform.no_customer")
-	d.Raw("</option>")
+	options := [][2]string{{"", d.t("dash.docform.no_customer")}}
 	found := cur == ""
 	for _, c := range df.customers {
-		d.Raw("<option")
-		d.Attr("value", c.ID)
-		if c.ID == cur {
-			d.Raw(" selected")
-			found = true
-		}
-		d.Raw(">")
-		d.Text(c.Reference)
+		words := c.Reference
 		if b, err := c.Content(); err == nil && b.Name != nil && *b.Name != "" {
-			d.Text(" · " + *b.Name)
+			words += " · " + *b.Name
 		}
-		d.Raw("</option>")
+		options = append(options, [2]string{c.ID, words})
+		found = found || c.ID == cur
 	}
 	if !found {
-		d.Raw("<option")
-		d.Attr("value", cur)
-		d.Raw(" selected>")
-		d.Text(cur)
-		d.Raw("</option>")
+		options = append(options, [2]string{cur, cur})
 	}
-	d.Raw("</select>")
-	d.fieldAfter(df.f, "f-customer_id", "customer_id", "dash.docform.hint.customer_id")
-	d.Raw("</div>\n")
+	return d.docSelect(df, "customer_id", "dash.docform.hint.customer_id", options...)
+}
+
+// rowsError is a repeating section's own error (too many rows, a total out of range).
+func rowsError(df *docForm, name string) h.Node {
+	e := df.f.err(name)
+	return h.If(e != "", h.P(h.Class("field-error"), h.ID("f-"+name+"-error"), h.Text(e)))
+}
+
+// addRows is the button that adds empty rows to a repeating section (nothing is saved).
+func (d *doc) addRows(id, action, key string) h.Node {
+	return h.Button(h.Class("linkbutton"), h.Type("submit"), h.Name("action"), h.Value(action), h.ID(id),
+		h.Bool("formnovalidate", true), d.tx(key))
 }
 
 // itemsSection is the line items: one fieldset per row, and the "add rows" button.
-func (d *doc) itemsSection(df *docForm) {
-	d.fieldsetStart("f-items", "dash.docform.section.items")
-	d.Raw(`<p class="hint" id="items-hint">`)
-	d.text("dash.docform.items_hint_" + df.k.msg)
-	d.Raw("</p>")
-	if e := df.f.err("items"); e != "" {
-		d.Raw(`<p class="field-error" id="f-items-error">`)
-		d.Text(e)
-		d.Raw("</p>")
-	}
+func (d *doc) itemsSection(df *docForm) h.Node {
+	rows := h.Group{}
 	for i := 0; i < df.items; i++ {
-		d.fieldsetStart("item-"+strconv.Itoa(i), "dash.docform.item_n", "n", d.l.Digits(strconv.Itoa(i+1)))
-		d.docInput(df, itemName(i, "title"), "text", false)
-		d.docInput(df, itemName(i, "quantity"), "number", false)
-		d.docInput(df, itemName(i, "unit_amount"), "money", false)
-		d.Raw("</fieldset>\n")
+		rows = append(rows, h.Fieldset(h.ID("item-"+strconv.Itoa(i)), h.Class("row-set"),
+			h.Legend(d.tx("dash.docform.item_n", "n", d.l.Digits(strconv.Itoa(i+1)))),
+			d.docField(df, itemName(i, "title"), "text", false),
+			h.Div(h.Class("row-pair"),
+				d.docField(df, itemName(i, "quantity"), "number", false),
+				d.docField(df, itemName(i, "unit_amount"), "money", false))))
 	}
-	if df.items < document.MaxItems {
-		d.Raw(`<button class="linkbutton" type="submit" name="action" value="add_items" id="add-items" formnovalidate>`)
-		d.text("dash.docform.add_items")
-		d.Raw("</button>")
-	}
-	d.Raw("</fieldset>\n")
+	return h.Fieldset(h.ID("f-items"), h.Legend(d.tx("dash.docform.section.items")),
+		h.P(h.Class("hint"), h.ID("items-hint"), d.tx("dash.docform.items_hint_"+df.k.msg)),
+		rowsError(df, "items"), rows,
+		h.If(df.items < document.MaxItems, d.addRows("add-items", "add_items", "dash.docform.add_items")))
 }
 
 // fieldsSection is the custom fields a payer answers: one fieldset per row, and the "add
 // rows" button.
-func (d *doc) fieldsSection(df *docForm) {
-	d.fieldsetStart("f-fields", "dash.docform.section.fields")
-	d.Raw(`<p class="hint">`)
-	d.text("dash.docform.fields_hint")
-	d.Raw("</p>")
-	if e := df.f.err("fields"); e != "" {
-		d.Raw(`<p class="field-error" id="f-fields-error">`)
-		d.Text(e)
-		d.Raw("</p>")
+func (d *doc) fieldsSection(df *docForm) h.Node {
+	types := make([][2]string, 0, len(document.FieldTypes))
+	for _, ft := range document.FieldTypes {
+		types = append(types, [2]string{ft, d.t("dash.docform.type." + ft)})
 	}
+	rows := h.Group{}
 	for i := 0; i < df.fields; i++ {
-		d.fieldsetStart("field-"+strconv.Itoa(i), "dash.docform.field_n", "n", d.l.Digits(strconv.Itoa(i+1)))
-		d.docInput(df, fieldName(i, "id"), "text", false)
-		d.docInput(df, fieldName(i, "label"), "text", false)
-		typ := fieldName(i, "type")
-		d.Raw(`<div class="row">`)
-		d.label(typ)
-		d.Raw(`<select class="field"`)
-		d.Attr("id", "f-"+typ)
-		d.Attr("name", typ)
-		d.fieldMeta(df, typ, false)
-		d.Raw(">")
-		cur := df.value(typ)
-		for _, ft := range document.FieldTypes {
-			d.Raw("<option")
-			d.Attr("value", ft)
-			if ft == cur {
-				d.Raw(" selected")
-			}
-			d.Raw(">")
-			d.text("dash.docform.type." + ft)
-			d.Raw("</option>")
-		}
-		d.Raw("</select>")
-		d.fieldAfter(df.f, "f-"+typ, typ, "")
-		d.Raw("</div>\n")
 		req := fieldName(i, "required")
-		d.Raw(`<div class="row"><label class="check"><input type="checkbox"`)
-		d.Attr("id", "f-"+req)
-		d.Attr("name", req)
-		if df.value(req) != "" {
-			d.Raw(" checked")
-		}
-		d.fieldMeta(df, req, false)
-		d.Raw(">")
-		d.text("dash.docform.label.field_required", "n", rowNumber(d.l, req))
-		d.Raw("</label>")
-		d.fieldAfter(df.f, "f-"+req, req, "")
-		d.Raw("</div>\n")
-		d.docTextarea(df, fieldName(i, "options"), 3)
-		d.Raw("</fieldset>\n")
+		reqErr := df.f.err(req)
+		rows = append(rows, h.Fieldset(h.ID("field-"+strconv.Itoa(i)), h.Class("row-set"),
+			h.Legend(d.tx("dash.docform.field_n", "n", d.l.Digits(strconv.Itoa(i+1)))),
+			d.docField(df, fieldName(i, "id"), "text", false),
+			d.docField(df, fieldName(i, "label"), "text", false),
+			d.docSelect(df, fieldName(i, "type"), "", types...),
+			h.Div(h.Class("row"),
+				h.Label(h.Class("check"),
+					h.Input(h.Type("checkbox"), h.ID("f-"+req), h.Name(req), h.Checked(df.value(req) != ""),
+						h.If(reqErr != "", h.Group{h.Attr("aria-invalid", "true"), h.Aria("describedby", "f-"+req+"-error")})),
+					h.Text(d.label(req))),
+				h.If(reqErr != "", h.P(h.Class("field-error"), h.ID("f-"+req+"-error"), h.Text(reqErr)))),
+			d.docField(df, fieldName(i, "options"), "textarea", false)))
 	}
-	if df.fields < document.MaxFields {
-		d.Raw(`<button class="linkbutton" type="submit" name="action" value="add_fields" id="add-fields" formnovalidate>`)
-		d.text("dash.docform.add_fields")
-		d.Raw("</button>")
-	}
-	d.Raw("</fieldset>\n")
+	return h.Fieldset(h.ID("f-fields"), h.Legend(d.tx("dash.docform.section.fields")),
+		h.P(h.Class("hint"), d.tx("dash.docform.fields_hint")),
+		rowsError(df, "fields"), rows,
+		h.If(df.fields < document.MaxFields, d.addRows("add-fields", "add_fields", "dash.docform.add_fields")))
 }

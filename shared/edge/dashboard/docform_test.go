@@ -127,7 +127,7 @@ func formValues(t *testing.T, p *page) url.Values {
 	for _, m := range hiddenRE.FindAllStringSubmatch(body, -1) {
 		v.Set(m[1], htmlUnescape(m[2]))
 	}
-	for _, tag := range regexp.MustCompile(`<input class="field"[^>]*>`).FindAllString(body, -1) {
+	for _, tag := range regexp.MustCompile(`<input [^>]*class="field"[^>]*>`).FindAllString(body, -1) {
 		name := regexp.MustCompile(` name="([^"]+)"`).FindStringSubmatch(tag)
 		if val := regexp.MustCompile(` value="([^"]*)"`).FindStringSubmatch(tag); name != nil && val != nil {
 			v.Set(name[1], htmlUnescape(val[1]))
@@ -274,7 +274,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 
 	// In the live environment the form posts back to live (the API decides what live allows).
 	if live := ob.fetch("GET", "/dashboard/payment-links/new?env=live", nil); live.status != 200 ||
-		!strings.Contains(live.body, `id="doc-form" action="/dashboard/payment-links?env=live"`) {
+		!strings.Contains(live.body, `<form method="post" action="/dashboard/payment-links?env=live" id="doc-form">`) {
 		t.Errorf("live form: %d\n%.2000s", live.status, live.body)
 	}
 
@@ -289,7 +289,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	more := ob.fetch("POST", "/dashboard/invoices", f)
 	if more.status != 200 || !strings.Contains(more.body, `id="f-item-5-title"`) || strings.Contains(more.body, `id="f-item-6-title"`) ||
 		!strings.Contains(more.body, `value="Rice &lt;5 kg&gt;"`) || !strings.Contains(more.body, `value="1,250.50"`) ||
-		!strings.Contains(more.body, `name="discount" type="text" inputmode="decimal" autocomplete="off" value="100"`) {
+		!strings.Contains(more.body, `<input type="text" class="field" id="f-discount" name="discount" autocomplete="off" inputmode="decimal" aria-describedby="f-discount-hint" value="100">`) {
 		t.Fatalf("add rows: %d\n%.4000s", more.status, more.body)
 	}
 	wantDDB(t, s, more, 5, signedIn) // + the customers Query (the form shown again)
@@ -326,7 +326,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	f = formValues(t, bad)
 	f.Set("item-2-quantity", "1")
 	f.Set("tax", "10.5")
-	f.Set("due_at", "2026-12-31T18:00")
+	f.Set("due_at", "2026-12-31") // a date input's value: the last day to pay
 	f.Set("customer_id", cust.ID)
 	f.Set("action", "save")
 	saved := ob.fetch("POST", "/dashboard/invoices", f)
@@ -349,7 +349,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	if rec.AmountMinor == nil || *rec.AmountMinor != 2*125050+50000+1050-10000 || len(body.Items) != 2 ||
 		body.Items[0] != (document.LineItem{Title: "Rice <5 kg>", Quantity: 2, UnitAmountMinor: 125050}) ||
 		body.Items[1] != (document.LineItem{Title: "Oil", Quantity: 1, UnitAmountMinor: 50000}) ||
-		*body.DiscountMinor != 10000 || *body.TaxMinor != 1050 || *body.DueAt != "2026-12-31T18:00:00+06:00" || body.Reference != "INV-1" ||
+		*body.DiscountMinor != 10000 || *body.TaxMinor != 1050 || *body.DueAt != "2026-12-31T23:59:59+06:00" || body.Reference != "INV-1" ||
 		rec.CustomerID == nil || *rec.CustomerID != cust.ID {
 		t.Fatalf("saved invoice: %s amount %v", rec.Body, rec.AmountMinor)
 	}
@@ -358,7 +358,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	edit := ob.fetch("GET", "/dashboard/invoices/"+id+"/edit", nil)
 	ef := formValues(t, edit)
 	if edit.status != 200 || ef.Get("version") != "1" || ef.Get("customer_id") != cust.ID || ef.Get("item-0-unit_amount") != "1250.50" || ef.Get("item-1-title") != "Oil" ||
-		ef.Get("discount") != "100.00" || ef.Get("due_at") != "2026-12-31T18:00" || ef.Get("due_at_raw") != "2026-12-31T18:00:00+06:00" {
+		ef.Get("discount") != "100.00" || ef.Get("due_at") != "2026-12-31" || ef.Get("due_at_raw") != "2026-12-31T23:59:59+06:00" {
 		t.Fatalf("edit form: %d %v\n%.3000s", edit.status, ef, edit.body)
 	}
 	wantDDB(t, s, edit, 6, signedIn) // + the document GetItem, the customers Query
@@ -391,7 +391,7 @@ func TestDocumentFormsOverHTTP(t *testing.T) {
 	rec = formAPIDoc(t, s, key, ws, "invoices", id2)
 	body, _ = document.ParseBody(rec.Body, "body")
 	if id2 != id || rec.Version != 3 || body.Description == nil || *body.Description != "Monthly groceries" || body.Notes != nil ||
-		*body.DueAt != "2026-12-31T18:00:00+06:00" || len(body.Items) != 2 {
+		*body.DueAt != "2026-12-31T23:59:59+06:00" || len(body.Items) != 2 {
 		t.Fatalf("re-applied edit: version %d %s", rec.Version, rec.Body)
 	}
 

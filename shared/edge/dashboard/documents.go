@@ -11,7 +11,9 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/apierr"
-	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
 )
 
@@ -123,65 +125,76 @@ func (s *Service) documentsList(k docKind) web.HandlerFunc {
 			return nil, err
 		}
 		query := map[string]string{"limit": strconv.Itoa(documentsPageSize)}
-		cursor := r.Query["cursor"]
-		if cursor != "" {
-			query["cursor"] = cursor
+		for _, p := range []string{"cursor", "q"} {
+			if v := r.Query[p]; v != "" {
+				query[p] = v
+			}
 		}
 		res, err := s.docList(ctx, r, k.kind, query)
 		if err != nil {
 			return nil, asBadRequest(err)
 		}
 		return s.page(r, 200, t(r.l(), "dash.docs."+k.msg+".list_title"), func(d *doc) {
-			if r.viewer.can(auth.WriteDocuments) {
-				d.Raw(`<p class="links">`)
-				d.link(k.path+"/new", "new-document", "dash.docs."+k.msg+".new")
-				d.Raw("</p>\n")
-			}
-			d.tableStart("documents-caption", "documents-table")
-			d.Raw(`<caption class="hint" id="documents-caption">`)
-			d.text("dash.docs."+k.msg+".caption", "environment", d.t("dash.env."+string(r.env())))
-			d.Raw("</caption>")
-			d.thead("dash.docs.col.", "reference", "state", k.msg+".total", "paid", "outstanding", "created")
-			if len(res.Items) == 0 {
-				d.Raw(`<tr><td colspan="6">`)
-				d.text("dash.docs." + k.msg + ".none")
-				d.Raw("</td></tr>")
-			}
-			for _, rec := range res.Items {
-				d.Raw("<tr")
-				d.Attr("id", "doc-"+rec.ID)
-				d.Raw(`><th scope="row"><a`)
-				d.URLAttr("href", r.url(k.docPath(rec.ID)))
-				d.Raw(">")
-				d.Text(docName(rec))
-				d.Raw(`</a></th><td class="state">`)
-				d.docState(rec)
-				d.Raw(`</td><td class="num">`)
-				d.optAmount(rec.AmountMinor)
-				d.Raw(`</td><td class="num">`)
-				d.Text(d.l.Amount(money.Paisa(rec.PaidMinor)))
-				d.Raw(`</td><td class="num">`)
-				d.outstanding(rec)
-				d.Raw("</td><td>")
-				d.date(rec.CreatedAt)
-				d.Raw("</td></tr>")
-			}
-			d.Raw("</tbody></table></div>\n")
-			if cursor != "" || res.NextCursor != nil {
-				d.Raw(`<nav class="links"`)
-				d.Attr("aria-label", d.t("dash.docs.pages"))
-				d.Raw(">")
-				if cursor != "" {
-					d.link(k.path, "first-page", "dash.docs.first_page")
-					d.Raw(" ")
-				}
-				if res.NextCursor != nil {
-					d.link(k.path+"?cursor="+url.QueryEscape(*res.NextCursor), "next-page", "dash.docs.next_page")
-				}
-				d.Raw("</nav>\n")
-			}
+			d.put(d.documentsList(k, query["q"], query["cursor"], res))
 		}), nil
 	})
+}
+
+// documentsList is a list page: the new button, the search folded away, the table (cards on
+// a phone: reference, amount, state, date first) or the empty state, and the pages.
+func (d *doc) documentsList(k docKind, q, cursor string, res *document.ListResult) h.Node {
+	r, msg := d.r, "dash.docs."+k.msg
+	col := func(key, class string) ui.Column { return ui.Column{Head: d.t("dash.docs.col." + key), Class: class} }
+	cols := []ui.Column{col("reference", ""), col(k.msg+".total", "num"), col("state", ""), col("created", ""),
+		col("paid", "num"), col("outstanding", "num")}
+	rows := make([]ui.Row, 0, len(res.Items))
+	for _, rec := range res.Items {
+		rows = append(rows, ui.Row{ID: "doc-" + rec.ID, Cells: []h.Node{
+			h.A(h.Href(r.url(k.docPath(rec.ID))), ui.Long(docName(rec), false)),
+			d.optAmount(rec.AmountMinor), d.docState(rec), d.when(rec.CreatedAt),
+			d.money(rec.PaidMinor), d.outstanding(rec),
+		}})
+	}
+	env := d.t("dash.env." + string(r.env()))
+	caption := d.t(msg+".caption", "environment", env)
+	none := d.t(msg + ".none")
+	if q != "" {
+		caption, none = d.t(msg+".caption_q", "environment", env, "q", q), d.t(msg+".none_q", "q", q)
+	}
+	next := ""
+	if res.NextCursor != nil {
+		next = k.path + "?cursor=" + url.QueryEscape(*res.NextCursor)
+		if q != "" {
+			next += "&q=" + url.QueryEscape(q)
+		}
+	}
+	first := k.path
+	if q != "" {
+		first += "?q=" + url.QueryEscape(q)
+	}
+	return h.Group{
+		h.If(r.viewer.can(auth.WriteDocuments), h.P(h.Class("links"), d.a(k.path+"/new", "new-document", msg+".new"))),
+		d.documentsSearch(k, q),
+		h.IfElse(len(rows) == 0, ui.Empty("documents-empty", none, nil), ui.Table("documents-table", caption, cols, rows)),
+		h.If(cursor != "" || next != "", h.Nav(h.Class("links pager"), h.Aria("label", d.t("dash.docs.pages")),
+			h.If(cursor != "", h.Group{d.a(first, "first-page", "dash.docs.first_page"), h.Text(" ")}),
+			h.If(next != "", d.a(next, "next-page", "dash.docs.next_page")))),
+	}
+}
+
+// documentsSearch is the list's search (GET), folded into a disclosure that is open while a
+// search is shown. The environment and an explicit language are hidden fields: a GET form
+// replaces its action's query.
+func (d *doc) documentsSearch(k docKind, q string) h.Node {
+	return h.Details(h.Class("filters"), h.ID("documents-filter"), h.Bool("open", q != ""),
+		h.Summary(d.tx("dash.docs.filter")),
+		h.Form(h.Method("get"), h.Role("search"), h.ID("documents-search"), h.Action(k.path), d.novalidate(),
+			h.If(d.r.env() == auth.Live, ui.Hidden(envParam, "live")),
+			h.If(d.r.lang.Explicit, ui.Hidden(page.QueryParam, string(d.l))),
+			ui.Field{Name: "q", Type: "search", Label: d.t("dash.docs.search"), Value: q, Hint: d.t("dash.docs.search_hint"),
+				Autocomplete: "off", Extra: []h.Node{h.Attr("maxlength", strconv.Itoa(document.MaxQ))}},
+			h.Button(h.Class("linkbutton"), h.Type("submit"), h.ID("documents-search-submit"), d.tx("dash.docs.search_submit")),
+		))
 }
 
 // docName is what a document is called on a page: its reference, else its id.
@@ -192,42 +205,37 @@ func docName(rec *document.Record) string {
 	return rec.ID
 }
 
-// docState writes a document's state in words (never colour alone).
-func (d *doc) docState(rec *document.Record) {
-	d.Raw(`<span class="tag">`)
-	d.text("dash.docs.state." + rec.Status)
-	d.Raw("</span>")
-	// An invoice with nothing outstanding says so in words, next to its state.
-	if o, ok := rec.Outstanding(); ok && o == 0 && rec.PaidMinor > 0 {
-		d.Raw(` <span class="tag">`)
-		d.text("dash.docs.paid_in_full")
-		d.Raw("</span>")
+// docTones give a document's state its pill's colour: an issued invoice waits for payment.
+var docTones = map[string]string{
+	document.StatusDraft: "DRAFT", document.StatusIssued: "OPEN", document.StatusActive: "ACTIVE",
+	document.StatusArchived: "ARCHIVED", document.StatusCancelled: "CANCELLED",
+}
+
+// docState is a document's state as a pill (colour and words); an invoice with nothing
+// outstanding says so in a second pill.
+func (d *doc) docState(rec *document.Record) h.Node {
+	o, ok := rec.Outstanding()
+	return h.Group{
+		ui.Pill(docTones[rec.Status], d.txOr("dash.docs.state."+rec.Status, rec.Status)),
+		h.If(ok && o == 0 && rec.PaidMinor > 0, h.Group{h.Text(" "), ui.Pill("PAID", d.t("dash.docs.paid_in_full"))}),
 	}
 }
 
-// optAmount writes an amount in taka, or a dash with words for screen readers when none.
-func (d *doc) optAmount(minor *int64) {
+// optAmount is an amount in taka, or a dash with words for screen readers when none.
+func (d *doc) optAmount(minor *int64) h.Node {
 	if minor == nil {
-		d.none()
-		return
+		return d.noValue()
 	}
-	d.Text(d.l.Amount(money.Paisa(*minor)))
+	return d.money(*minor)
 }
 
-func (d *doc) none() {
-	d.Raw(`<span aria-hidden="true">—</span><span class="visually-hidden">`)
-	d.text("dash.docs.none")
-	d.Raw("</span>")
-}
-
-// outstanding writes what an invoice has left to collect (document.Record.Outstanding), or
-// a dash where there is no such figure (a payment link, an invoice without an amount).
-func (d *doc) outstanding(rec *document.Record) {
+// outstanding is what an invoice has left to collect (document.Record.Outstanding), or a dash
+// where there is no such figure (a payment link, an invoice without an amount).
+func (d *doc) outstanding(rec *document.Record) h.Node {
 	if o, ok := rec.Outstanding(); ok {
-		d.Text(d.l.Amount(money.Paisa(o)))
-		return
+		return d.money(o)
 	}
-	d.none()
+	return d.noValue()
 }
 
 // getDocument reads the page's {documentID}: the record and the deliveries of its latest
@@ -340,62 +348,22 @@ func (s *Service) documentPage(ctx context.Context, r *req, k docKind, status in
 	}
 	v := &docView{r: r, k: k, rec: rec, body: body, deliveries: deliveries, payable: payable, qrSVG: qrSVG,
 		write: r.viewer.can(auth.WriteDocuments)}
-	title := t(r.l(), "dash.docs."+k.msg+".title", "reference", docName(rec))
+	return s.documentView(v, status, notice, conflict), nil
+}
+
+// documentView renders a document's page from what documentPage read.
+func (s *Service) documentView(v *docView, status int, notice string, conflict bool) *web.Response {
+	r, rec := v.r, v.rec
+	title := t(r.l(), "dash.docs."+v.k.msg+".title", "reference", docName(rec))
 	return s.page(r, status, title, func(d *doc) {
-		switch notice {
-		case "issue", "cancel", "publish", "archive", "created", "saved":
-			d.notice("dash.docs.notice." + notice)
-		}
-		if conflict {
-			d.Raw(`<div class="error" role="alert" id="transition-conflict"><p>`)
-			d.text("dash.docs.conflict", "state", d.t("dash.docs.state."+rec.Status), "version", d.l.Number(rec.Version))
-			d.Raw("</p></div>\n")
-		}
-
-		v.summary(d)
-		v.actions(d)
-		v.linkSection(d)
-		v.bodyFacts(d)
-		v.itemsTable(d)
-		v.fieldsTable(d)
-		v.paymentsTable(d)
-		v.deliveriesTable(d)
-		v.historyTable(d)
-	}), nil
-}
-
-// keyOr writes the catalogue's words for key, or text as it is when the catalogue has none
-// (a state or action a newer API added).
-func (d *doc) keyOr(key, text string) {
-	if has(key) {
-		d.text(key)
-		return
-	}
-	d.Text(text)
-}
-
-func (d *doc) payState(state string) {
-	d.Raw(`<span class="tag">`)
-	d.keyOr("dash.docs.pay.state."+state, state)
-	d.Raw("</span>")
-}
-
-// dateField writes a body's date-time (RFC 3339 as the merchant sent it) in Dhaka time.
-func (d *doc) dateField(key string, v *string) {
-	if v == nil {
-		return
-	}
-	d.Raw("<dt>")
-	d.text("dash.docs.field." + key)
-	d.Raw("</dt><dd")
-	d.Attr("id", "field-"+key)
-	d.Raw(">")
-	if at, err := parseRFC3339(*v); err == nil {
-		d.date(at)
-	} else {
-		d.Text(*v)
-	}
-	d.Raw("</dd>")
+		known := notice == "issue" || notice == "cancel" || notice == "publish" || notice == "archive" ||
+			notice == "created" || notice == "saved"
+		d.put(h.If(known, ui.Flash(d.t("dash.docs.notice."+notice))),
+			h.If(conflict, h.Div(h.Class("error"), h.Role("alert"), h.ID("transition-conflict"),
+				h.P(d.tx("dash.docs.conflict", "state", d.t("dash.docs.state."+rec.Status), "version", d.l.Number(rec.Version))))),
+			v.summary(d), v.actions(d), v.linkSection(d), v.bodyFacts(d), v.itemsTable(d), v.fieldsTable(d),
+			v.paymentsTable(d), v.deliveriesTable(d), v.historyTable(d))
+	})
 }
 
 func parseRFC3339(v string) (time.Time, error) { return time.Parse(time.RFC3339Nano, v) }

@@ -32,14 +32,27 @@ func TestBrowserDocumentPages(t *testing.T) {
 		"max_quantity": 3, "max_uses": 100, "fields": [{"id": "size", "label": "Size", "type": "select", "required": true, "options": ["S", "M", "L"]}]}`)
 
 	p := browsertest.NewPage(t, "en", "dashboard/docs-")
-	run, check := p.Do, p.Check
-	both := func(name, path string) { t.Helper(); p.Both(name, base+path) }
+	run := p.Do
+	check := func(name string) { t.Helper(); p.Check(name); fitsPhones(t, p, name) }
+	both := func(name, path string) {
+		t.Helper()
+		for _, l := range []string{"bn", "en"} {
+			run(chromedp.Navigate(browsertest.WithLang(base+path, l)), chromedp.WaitVisible(chromedp.ID("main")))
+			check(name + "-" + l)
+		}
+	}
 
 	run(chromedp.Navigate(base+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), a.Creds.DashboardEmail), chromedp.SendKeys(chromedp.ID("f-password"), a.Creds.DashboardPassword),
 		chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("home-workspace")))
 
 	both("invoices", "/dashboard/invoices")
+	// A search opens the folded search form and keeps what was typed.
+	run(chromedp.Navigate(base+"/dashboard/invoices?q=rahim"), chromedp.WaitVisible(chromedp.ID("f-q")))
+	if v := p.Value("f-q"); v != "rahim" {
+		t.Errorf("the search shows %q", v)
+	}
+	check("invoices-search-en")
 	both("invoice-draft", "/dashboard/invoices/"+inv.ID)
 	// Issue by clicking; the page comes back with the notice and the cancel button.
 	run(chromedp.Navigate(base+"/dashboard/invoices/"+inv.ID), chromedp.WaitVisible(chromedp.ID("issue")),
@@ -62,4 +75,22 @@ func TestBrowserDocumentPages(t *testing.T) {
 	payLink(t, a, link.ID, 2)
 	both("link-paid", "/dashboard/payment-links/"+link.ID)
 	both("payment-links-paid", "/dashboard/payment-links")
+}
+
+// fitsPhones fails the test when the page shown scrolls sideways at 360×740 or 390×844 (its
+// document wider than the viewport); the window is browsertest's phone again afterwards.
+func fitsPhones(t *testing.T, p *browsertest.Page, name string) {
+	t.Helper()
+	for _, vp := range [][2]int64{{360, 740}, {390, 844}} {
+		p.Do(chromedp.EmulateViewport(vp[0], vp[1]))
+		over, err := browsertest.Run(p.Ctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth - window.innerWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if over > 0 {
+			browsertest.Screenshot(t, p.Ctx, "dashboard/docs-overflow-"+name+".png")
+			t.Errorf("%s scrolls sideways at %d px: %d px too wide", name, vp[0], over)
+		}
+	}
+	p.Do(chromedp.EmulateViewport(browsertest.PhoneWidth, browsertest.PhoneHeight))
 }

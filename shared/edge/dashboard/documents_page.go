@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/takapay/payments/shared/document"
-	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/ui"
 )
 
 // docView is what a document's page shows (documentPage), drawn section by section.
@@ -25,329 +26,235 @@ type docView struct {
 	write bool
 }
 
-// summary writes the document's state, money, version and dates.
-func (v *docView) summary(d *doc) {
-	rec, k := v.rec, v.k
-	d.Raw("<dl class=\"facts\"><dt>")
-	d.text("dash.docs.col.state")
-	d.Raw(`</dt><dd id="document-state">`)
-	d.docState(rec)
-	d.Raw("</dd><dt>")
-	d.text("dash.docs.col." + k.msg + ".total")
-	d.Raw(`</dt><dd id="document-total">`)
-	d.optAmount(rec.AmountMinor)
-	d.Raw("</dd><dt>")
-	d.text("dash.docs.col.paid")
-	d.Raw(`</dt><dd id="document-paid">`)
-	d.Text(d.l.Amount(money.Paisa(rec.PaidMinor)))
-	d.Raw("</dd><dt>")
-	d.text("dash.docs.col.outstanding")
-	d.Raw(`</dt><dd id="document-outstanding">`)
-	d.outstanding(rec)
-	d.Raw("</dd>")
+// summary is the document's state, money, version and dates; its id last.
+func (v *docView) summary(d *doc) h.Node {
+	rec := v.rec
+	var afterClose h.Node
 	if rec.PaidAfterCloseMinor > 0 {
-		d.Raw("<dt>")
-		d.text("dash.docs.paid_after_close")
-		d.Raw(`</dt><dd id="document-paid-after-close">`)
-		d.Text(d.l.Amount(money.Paisa(rec.PaidAfterCloseMinor)))
-		d.Raw("</dd>")
+		afterClose = d.money(rec.PaidAfterCloseMinor)
 	}
-	d.Raw("<dt>")
-	d.text("dash.docs.version")
-	d.Raw(`</dt><dd id="document-version">`)
-	d.Text(d.l.Number(rec.Version))
-	d.Raw("</dd><dt>")
-	d.text("dash.docs.environment")
-	d.Raw("</dt><dd>")
-	d.text("dash.env." + string(rec.Environment))
-	d.Raw("</dd><dt>")
-	d.text("dash.docs.id")
-	d.Raw(`</dt><dd><code id="document-id">`)
-	d.Text(rec.ID)
-	d.Raw("</code></dd><dt>")
-	d.text("dash.docs.col.created")
-	d.Raw("</dt><dd>")
-	d.date(rec.CreatedAt)
-	d.Raw("</dd><dt>")
-	d.text("dash.docs.updated")
-	d.Raw("</dt><dd>")
-	d.date(rec.UpdatedAt)
-	d.Raw("</dd></dl>\n")
+	return ui.Facts("document-summary",
+		ui.Fact{Term: d.t("dash.docs.col.state"), Value: d.docState(rec), ID: "document-state"},
+		ui.Fact{Term: d.t("dash.docs.col." + v.k.msg + ".total"), Value: d.optAmount(rec.AmountMinor), ID: "document-total"},
+		ui.Fact{Term: d.t("dash.docs.col.paid"), Value: d.money(rec.PaidMinor), ID: "document-paid"},
+		ui.Fact{Term: d.t("dash.docs.col.outstanding"), Value: d.outstanding(rec), ID: "document-outstanding"},
+		ui.Fact{Term: d.t("dash.docs.paid_after_close"), Value: afterClose, ID: "document-paid-after-close"},
+		ui.Fact{Term: d.t("dash.docs.version"), Value: h.Text(d.l.Number(rec.Version)), ID: "document-version"},
+		ui.Fact{Term: d.t("dash.docs.environment"), Value: d.tx("dash.env." + string(rec.Environment))},
+		ui.Fact{Term: d.t("dash.docs.col.created"), Value: d.when(rec.CreatedAt)},
+		ui.Fact{Term: d.t("dash.docs.updated"), Value: d.when(rec.UpdatedAt)},
+		ui.Fact{Term: d.t("dash.docs.id"), Value: h.Code(h.Class("long"), h.ID("document-id"), h.Text(rec.ID))},
+	)
 }
 
-// actions writes what the viewer may do: edit, and the commands this state allows.
-func (v *docView) actions(d *doc) {
-	rec, k, write := v.rec, v.k, v.write
-	if write {
-		d.Raw(`<div class="actions" id="document-actions">`)
-		if document.Editable(rec.Kind, rec.Status) {
-			d.link(k.docPath(rec.ID)+"/edit", "edit-document", "dash.docs.edit")
-		}
-		version := strconv.FormatInt(rec.Version, 10)
-		for _, tr := range document.Transitions {
-			if tr.Kind != k.kind || !slices.Contains(tr.From, rec.Status) {
-				continue
-			}
+// actions is what the viewer may do: edit, and the commands this state allows.
+func (v *docView) actions(d *doc) h.Node {
+	rec, k := v.rec, v.k
+	if !v.write {
+		return nil
+	}
+	version := strconv.FormatInt(rec.Version, 10)
+	buttons := h.Group{}
+	for _, tr := range document.Transitions {
+		if tr.Kind == k.kind && slices.Contains(tr.From, rec.Status) {
 			danger := tr.Action == "cancel" || tr.Action == "archive"
-			d.smallButton(k.docPath(rec.ID)+"/"+tr.Action, tr.Action, "dash.docs.action."+tr.Action, danger, "version", version)
+			buttons = append(buttons, d.action(k.docPath(rec.ID)+"/"+tr.Action, tr.Action, "dash.docs.action."+tr.Action, danger, "version", version))
 		}
-		d.Raw("</div>\n")
 	}
+	return h.Div(h.Class("actions"), h.ID("document-actions"),
+		h.If(document.Editable(rec.Kind, rec.Status), d.a(k.docPath(rec.ID)+"/edit", "edit-document", "dash.docs.edit")),
+		buttons)
 }
 
-// linkSection writes the public link (open to payers now or not), and a payment link's QR code.
-func (v *docView) linkSection(d *doc) {
-	rec, k, r, payable, qrSVG := v.rec, v.k, v.r, v.payable, v.qrSVG
-	d.Raw(`<h2 id="public-link-title">`)
-	d.text("dash.docs.public_link")
-	d.Raw("</h2>\n<p class=\"hint\" id=\"public-link-hint\">")
+// linkSection is the public link (open to payers now or not), wrapped on a phone, with a copy
+// button and a link that opens it; a payment link's QR code.
+func (v *docView) linkSection(d *doc) h.Node {
+	rec, k := v.rec, v.k
+	hint := "dash.docs.link_closed"
 	switch {
 	case rec.Status == document.StatusDraft:
-		d.text("dash.docs." + k.msg + ".link_draft")
-	case payable:
-		d.text("dash.docs.link_open")
-	default:
-		d.text("dash.docs.link_closed")
+		hint = "dash.docs." + k.msg + ".link_draft"
+	case v.payable:
+		hint = "dash.docs.link_open"
 	}
-	d.Raw("</p>\n")
-	link := publicLink(r, rec)
-	d.Raw(`<code class="secret" id="public-link" aria-describedby="public-link-hint">`)
-	d.Text(link)
-	d.Raw(`</code><p class="js-only"><button type="button" class="linkbutton" data-copy="public-link" id="public-link-copy"`)
-	d.Attr("data-done", d.t("dash.copied"))
-	d.Raw(">")
-	d.text("dash.docs.copy_link")
-	d.Raw("</button></p>\n<p class=\"links\"><a id=\"open-public-link\"")
-	d.URLAttr("href", link)
-	d.Raw(">")
-	d.text("dash.docs.open_link")
-	d.Raw("</a></p>\n")
-	if qrSVG != nil {
-		d.Raw(`<h2 id="qr-title">`)
-		d.text("dash.docs.qr.heading")
-		d.Raw("</h2>\n<figure class=\"qr\" id=\"qr\" aria-labelledby=\"qr-caption\">")
-		// Our own drawing (package qr): its one text, the title, is XML-escaped there.
-		d.Raw(string(qrSVG))
-		d.Raw(`<figcaption id="qr-caption">`)
-		d.text("dash.docs.qr.caption", "link", link)
-		d.Raw("</figcaption></figure>\n<p class=\"links\">")
-		d.link(k.docPath(rec.ID)+"/qr.svg", "qr-svg", "dash.docs.qr.svg")
-		d.Raw(" ")
-		d.link(k.docPath(rec.ID)+"/qr.png", "qr-png", "dash.docs.qr.png")
-		d.Raw("</p>\n")
+	link := publicLink(v.r, rec)
+	return h.Group{
+		h.H2(h.ID("public-link-title"), d.tx("dash.docs.public_link")),
+		h.P(h.Class("hint"), h.ID("public-link-hint"), d.tx(hint)),
+		h.Code(h.Class("secret long"), h.ID("public-link"), h.Aria("describedby", "public-link-hint"), h.Text(link)),
+		h.P(h.Class("js-only"), h.Button(h.Type("button"), h.Class("linkbutton"), h.Data("copy", "public-link"),
+			h.ID("public-link-copy"), h.Data("done", d.t("dash.copied")), d.tx("dash.docs.copy_link"))),
+		h.P(h.Class("links"), h.A(h.ID("open-public-link"), h.Href(link), d.tx("dash.docs.open_link"))),
+		h.If(v.qrSVG != nil, h.Group{
+			h.H2(h.ID("qr-title"), d.tx("dash.docs.qr.heading")),
+			// Our own drawing (package qr): its one text, the title, is XML-escaped there.
+			h.Figure(h.Class("qr"), h.ID("qr"), h.Aria("labelledby", "qr-caption"), h.Raw(string(v.qrSVG)),
+				h.Figcaption(h.ID("qr-caption"), h.Class("long"), d.tx("dash.docs.qr.caption", "link", link))),
+			h.P(h.Class("links"), d.a(k.docPath(rec.ID)+"/qr.svg", "qr-svg", "dash.docs.qr.svg"), h.Text(" "),
+				d.a(k.docPath(rec.ID)+"/qr.png", "qr-png", "dash.docs.qr.png")),
+		}),
 	}
 }
 
-// bodyFacts writes the body, field by field.
-func (v *docView) bodyFacts(d *doc) {
-	rec, body, k, r := v.rec, v.body, v.k, v.r
-	d.Raw(`<h2>`)
-	d.text("dash.docs.details")
-	d.Raw("</h2>\n<dl class=\"facts\" id=\"document-body\">")
-	fact := func(key, text string) {
-		d.Raw("<dt>")
-		d.text("dash.docs.field." + key)
-		d.Raw("</dt><dd")
-		d.Attr("id", "field-"+key)
-		d.Raw(">")
-		d.Text(text)
-		d.Raw("</dd>")
+// bodyFacts is the body, field by field; addresses wrap and open with one tap.
+func (v *docView) bodyFacts(d *doc) h.Node {
+	rec, body := v.rec, v.body
+	var facts []ui.Fact
+	add := func(key string, n h.Node) {
+		facts = append(facts, ui.Fact{Term: d.t("dash.docs.field." + key), Value: n, ID: "field-" + key})
 	}
-	field := func(key string, v *string) {
-		if v != nil && *v != "" {
-			fact(key, *v)
+	text := func(key string, s *string) {
+		if s != nil && *s != "" {
+			add(key, ui.Long(*s, false))
 		}
 	}
-	amount := func(key string, v *int64) {
-		if v != nil {
-			fact(key, d.l.Amount(money.Paisa(*v)))
+	address := func(key string, s *string) {
+		if s != nil && *s != "" {
+			add(key, h.A(h.Href(*s), ui.Long(*s, false)))
 		}
 	}
-	number := func(key string, v *int64) {
-		if v != nil {
-			fact(key, d.l.Number(*v))
+	amount := func(key string, p *int64) {
+		if p != nil {
+			add(key, d.money(*p))
+		}
+	}
+	number := func(key string, n *int64) {
+		if n != nil {
+			add(key, h.Text(d.l.Number(*n)))
+		}
+	}
+	date := func(key string, s *string) {
+		if s == nil {
+			return
+		}
+		if at, err := parseRFC3339(*s); err == nil {
+			add(key, d.when(at))
+		} else {
+			add(key, h.Text(*s))
 		}
 	}
 	ref := body.Reference
-	field("reference", &ref)
-	field("name", body.Name)
-	field("email", body.Email)
-	field("phone", body.Phone)
-	field("description", body.Description)
-	field("notes", body.Notes)
-	field("private_notes", body.PrivateNotes)
+	text("reference", &ref)
+	text("name", body.Name)
+	text("email", body.Email)
+	text("phone", body.Phone)
+	text("description", body.Description)
+	text("notes", body.Notes)
+	text("private_notes", body.PrivateNotes)
 	if len(body.Tags) > 0 {
-		tags := strings.Join(body.Tags, ", ")
-		field("tags", &tags)
+		add("tags", h.Text(strings.Join(body.Tags, ", ")))
 	}
 	if rec.CustomerID != nil {
-		d.Raw("<dt>")
-		d.text("dash.docs.field.customer_id")
-		d.Raw(`</dt><dd id="field-customer_id"><a`)
-		d.URLAttr("href", r.url("/dashboard/customers/"+url.PathEscape(*rec.CustomerID)))
-		d.Raw(">")
-		d.Text(*rec.CustomerID)
-		d.Raw("</a></dd>")
+		add("customer_id", h.A(h.Href(v.r.url("/dashboard/customers/"+url.PathEscape(*rec.CustomerID))), ui.Long(*rec.CustomerID, true)))
 	}
-	if k.kind == document.PaymentLinks {
+	if v.k.kind == document.PaymentLinks || len(body.Items) == 0 {
 		amount("amount_minor", body.AmountMinor)
 	}
 	amount("tax_minor", body.TaxMinor)
 	amount("fee_minor", body.FeeMinor)
 	amount("shipping_minor", body.ShippingMinor)
 	amount("discount_minor", body.DiscountMinor)
-	if k.kind == document.Invoices && len(body.Items) == 0 {
-		amount("amount_minor", body.AmountMinor)
-	}
-	d.dateField("due_at", body.DueAt)
-	d.dateField("expires_at", body.ExpiresAt)
+	date("due_at", body.DueAt)
+	date("expires_at", body.ExpiresAt)
 	number("max_quantity", body.MaxQuantity)
 	number("max_uses", body.MaxUses)
-	field("image_url", body.ImageURL)
-	field("return_url", body.ReturnURL)
-	d.Raw("</dl>\n")
+	address("image_url", body.ImageURL)
+	address("return_url", body.ReturnURL)
+	return h.Group{h.H2(d.tx("dash.docs.details")), ui.Facts("document-body", facts...)}
 }
 
-// itemsTable writes the body's line items.
-func (v *docView) itemsTable(d *doc) {
-	body := v.body
-	if len(body.Items) > 0 {
-		d.tableStart("items-caption", "document-items")
-		d.Raw(`<caption id="items-caption">`)
-		d.text("dash.docs.items")
-		d.Raw("</caption>")
-		d.thead("dash.docs.item.", "title", "quantity", "unit", "line")
-		for _, it := range body.Items {
-			d.Raw(`<tr><th scope="row">`)
-			d.Text(it.Title)
-			d.Raw(`</th><td class="num">`)
-			d.Text(d.l.Number(it.Quantity))
-			d.Raw(`</td><td class="num">`)
-			d.Text(d.l.Amount(money.Paisa(it.UnitAmountMinor)))
-			d.Raw(`</td><td class="num">`)
-			d.Text(d.l.Amount(money.Paisa(it.Quantity * it.UnitAmountMinor)))
-			d.Raw("</td></tr>")
+// cols are a table's columns from the catalogue (prefix+key; a key ending in "#" is a figure,
+// right-aligned on a wide screen).
+func (d *doc) cols(prefix string, keys ...string) []ui.Column {
+	cols := make([]ui.Column, len(keys))
+	for i, k := range keys {
+		if key, ok := strings.CutSuffix(k, "#"); ok {
+			cols[i] = ui.Column{Head: d.t(prefix + key), Class: "num"}
+		} else {
+			cols[i] = ui.Column{Head: d.t(prefix + k)}
 		}
-		d.Raw("</tbody></table></div>\n")
 	}
+	return cols
 }
 
-// fieldsTable writes the body's custom fields.
-func (v *docView) fieldsTable(d *doc) {
-	body := v.body
-	if len(body.Fields) > 0 {
-		d.tableStart("fields-caption", "document-fields")
-		d.Raw(`<caption id="fields-caption">`)
-		d.text("dash.docs.fields")
-		d.Raw("</caption>")
-		d.thead("dash.docs.cf.", "label", "id", "type", "required", "options")
-		for _, f := range body.Fields {
-			d.Raw(`<tr><th scope="row">`)
-			d.Text(f.Label)
-			d.Raw("</th><td><code>")
-			d.Text(f.ID)
-			d.Raw("</code></td><td>")
-			d.Text(f.Type)
-			d.Raw("</td><td>")
-			if f.Required != nil && *f.Required {
-				d.text("dash.docs.yes")
-			} else {
-				d.text("dash.docs.no")
-			}
-			d.Raw("</td><td>")
-			d.Text(strings.Join(f.Options, ", "))
-			d.Raw("</td></tr>")
+// itemsTable is the body's line items.
+func (v *docView) itemsTable(d *doc) h.Node {
+	if len(v.body.Items) == 0 {
+		return nil
+	}
+	rows := make([]ui.Row, 0, len(v.body.Items))
+	for _, it := range v.body.Items {
+		rows = append(rows, ui.Row{Cells: []h.Node{ui.Long(it.Title, false), h.Text(d.l.Number(it.Quantity)),
+			d.money(it.UnitAmountMinor), d.money(it.Quantity * it.UnitAmountMinor)}})
+	}
+	return ui.Table("document-items", d.t("dash.docs.items"), d.cols("dash.docs.item.", "title", "quantity#", "unit#", "line#"), rows)
+}
+
+// fieldsTable is the body's custom fields; their ids last.
+func (v *docView) fieldsTable(d *doc) h.Node {
+	if len(v.body.Fields) == 0 {
+		return nil
+	}
+	rows := make([]ui.Row, 0, len(v.body.Fields))
+	for _, f := range v.body.Fields {
+		required := "dash.docs.no"
+		if f.Required != nil && *f.Required {
+			required = "dash.docs.yes"
 		}
-		d.Raw("</tbody></table></div>\n")
+		rows = append(rows, ui.Row{Cells: []h.Node{ui.Long(f.Label, false), h.Text(d.txOr("dash.docs.cf.type."+f.Type, f.Type)), d.tx(required),
+			ui.Long(strings.Join(f.Options, ", "), false), ui.Long(f.ID, true)}})
+	}
+	return ui.Table("document-fields", d.t("dash.docs.fields"), d.cols("dash.docs.cf.", "label", "type", "required", "options", "id"), rows)
+}
+
+// paymentsTable is the record's latest payments, newest first: amount, status, date, then the
+// payment's id (a link to its page).
+func (v *docView) paymentsTable(d *doc) h.Node {
+	rows := make([]ui.Row, 0, len(v.rec.Payments))
+	for i := len(v.rec.Payments) - 1; i >= 0; i-- {
+		p := v.rec.Payments[i]
+		rows = append(rows, ui.Row{Cells: []h.Node{
+			d.money(p.AmountMinor),
+			h.Group{ui.Pill(p.State, d.txOr("dash.docs.pay.state."+p.State, p.State)), h.If(p.AfterClose, h.Group{h.Text(" "), d.tx("dash.docs.after_close")})},
+			d.when(p.OccurredAt),
+			h.A(h.Href(v.r.url("/dashboard/payments/"+url.PathEscape(p.IntentID))), ui.Long(p.IntentID, true)),
+		}})
+	}
+	return h.Group{
+		h.H2(h.ID("payments-title"), d.tx("dash.docs.payments")),
+		h.IfElse(len(rows) == 0, ui.Empty("document-payments", d.t("dash.docs.no_payments"), nil),
+			ui.Table("document-payments", d.t("dash.docs.payments_hint", "count", d.l.Number(document.PaymentsWindow)),
+				d.cols("dash.docs.pay.", "amount#", "state", "when", "payment"), rows)),
 	}
 }
 
-// paymentsTable writes the record's latest payments, newest first.
-func (v *docView) paymentsTable(d *doc) {
-	rec, r := v.rec, v.r
-	d.Raw(`<h2 id="payments-title">`)
-	d.text("dash.docs.payments")
-	d.Raw("</h2>\n<p class=\"hint\">")
-	d.text("dash.docs.payments_hint", "count", d.l.Number(document.PaymentsWindow))
-	d.Raw("</p>\n")
-	d.tableStart("payments-title", "document-payments")
-	d.thead("dash.docs.pay.", "payment", "state", "amount", "when")
-	if len(rec.Payments) == 0 {
-		d.Raw(`<tr><td colspan="4">`)
-		d.text("dash.docs.no_payments")
-		d.Raw("</td></tr>")
+// deliveriesTable is the deliveries of the latest payments: kind, status, date, the event id.
+func (v *docView) deliveriesTable(d *doc) h.Node {
+	rows := make([]ui.Row, 0, len(v.deliveries))
+	for _, dl := range v.deliveries {
+		rows = append(rows, ui.Row{Cells: []h.Node{ui.Long(dl.Kind, false),
+			ui.Pill(strings.ToUpper(dl.Status), d.txOr("dash.docs.del.status."+dl.Status, dl.Status)),
+			d.when(dl.CreatedAt), ui.Long(dl.ID, true)}})
 	}
-	for i := len(rec.Payments) - 1; i >= 0; i-- {
-		p := rec.Payments[i]
-		d.Raw(`<tr><th scope="row"><a`)
-		d.URLAttr("href", r.url("/dashboard/payments/"+url.PathEscape(p.IntentID)))
-		d.Raw("><code>")
-		d.Text(p.IntentID)
-		d.Raw("</code></a></th><td>")
-		d.payState(p.State)
-		if p.AfterClose {
-			d.Raw(" ")
-			d.text("dash.docs.after_close")
-		}
-		d.Raw(`</td><td class="num">`)
-		d.Text(d.l.Amount(money.Paisa(p.AmountMinor)))
-		d.Raw("</td><td>")
-		d.date(p.OccurredAt)
-		d.Raw("</td></tr>")
+	return h.Group{
+		h.H2(h.ID("deliveries-title"), d.tx("dash.docs.deliveries")),
+		h.IfElse(len(rows) == 0, ui.Empty("document-deliveries", d.t("dash.docs.no_deliveries"), nil),
+			ui.Table("document-deliveries", d.t("dash.docs.deliveries_hint"), d.cols("dash.docs.del.", "kind", "status", "when", "event"), rows)),
 	}
-	d.Raw("</tbody></table></div>\n")
 }
 
-// deliveriesTable writes the deliveries of the latest payments.
-func (v *docView) deliveriesTable(d *doc) {
-	deliveries := v.deliveries
-	d.Raw(`<h2 id="deliveries-title">`)
-	d.text("dash.docs.deliveries")
-	d.Raw("</h2>\n<p class=\"hint\">")
-	d.text("dash.docs.deliveries_hint")
-	d.Raw("</p>\n")
-	d.tableStart("deliveries-title", "document-deliveries")
-	d.thead("dash.docs.del.", "event", "kind", "status", "when")
-	if len(deliveries) == 0 {
-		d.Raw(`<tr><td colspan="4">`)
-		d.text("dash.docs.no_deliveries")
-		d.Raw("</td></tr>")
+// historyTable is the latest versions, newest first, and the way back to the list.
+func (v *docView) historyTable(d *doc) h.Node {
+	rows := make([]ui.Row, 0, len(v.rec.History))
+	for i := len(v.rec.History) - 1; i >= 0; i-- {
+		e := v.rec.History[i]
+		rows = append(rows, ui.Row{Cells: []h.Node{h.Text(d.l.Number(e.Version)),
+			h.Text(d.txOr("dash.docs.hist.action."+e.Action, e.Action)),
+			ui.Pill(docTones[e.Status], d.txOr("dash.docs.state."+e.Status, e.Status)), d.when(e.OccurredAt)}})
 	}
-	for _, dl := range deliveries {
-		d.Raw(`<tr><th scope="row"><code>`)
-		d.Text(dl.ID)
-		d.Raw("</code></th><td>")
-		d.Text(dl.Kind)
-		d.Raw("</td><td>")
-		d.keyOr("dash.docs.del.status."+dl.Status, dl.Status)
-		d.Raw("</td><td>")
-		d.date(dl.CreatedAt)
-		d.Raw("</td></tr>")
+	return h.Group{
+		h.H2(h.ID("history-title"), d.tx("dash.docs.history")),
+		ui.Table("document-history", d.t("dash.docs.history_hint"), d.cols("dash.docs.hist.", "version", "action", "state", "when"), rows),
+		h.P(h.Class("links"), d.a(v.k.path, "back-to-list", "dash.docs."+v.k.msg+".back")),
 	}
-	d.Raw("</tbody></table></div>\n")
-}
-
-// historyTable writes the latest versions, newest first, and the way back to the list.
-func (v *docView) historyTable(d *doc) {
-	rec, k := v.rec, v.k
-	d.Raw(`<h2 id="history-title">`)
-	d.text("dash.docs.history")
-	d.Raw("</h2>\n")
-	d.tableStart("history-title", "document-history")
-	d.thead("dash.docs.hist.", "version", "action", "state", "when")
-	for i := len(rec.History) - 1; i >= 0; i-- {
-		h := rec.History[i]
-		d.Raw(`<tr><th scope="row">`)
-		d.Text(d.l.Number(h.Version))
-		d.Raw("</th><td>")
-		d.keyOr("dash.docs.hist.action."+h.Action, h.Action)
-		d.Raw("</td><td>")
-		d.keyOr("dash.docs.state."+h.Status, h.Status)
-		d.Raw("</td><td>")
-		d.date(h.OccurredAt)
-		d.Raw("</td></tr>")
-	}
-	d.Raw("</tbody></table></div>\n<p class=\"links\">")
-	d.link(k.path, "back-to-list", "dash.docs."+k.msg+".back")
-	d.Raw("</p>\n")
 }

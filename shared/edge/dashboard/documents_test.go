@@ -372,6 +372,16 @@ func TestDocumentPagesOverTheGateway(t *testing.T) {
 	must(t, owner.get("/dashboard/payment-links/"+link.ID+"?lang=bn"), 200, "Bangla link page", "পেমেন্ট লিংকের কিউআর কোড",
 		"আর্কাইভ করা", "৳১,০০০.০০", "সম্পন্ন")
 
+	// The search, folded away until a search is shown: the rules' q (reference, name, email,
+	// phone; any case), its words kept in the box and on the next page's link.
+	found := owner.get("/dashboard/invoices?q=RAHIM")
+	must(t, found, 200, "search", `<details class="filters" id="documents-filter" open>`, `value="RAHIM"`, "INV &lt;1&gt; &amp; co",
+		"matching “RAHIM”")
+	if strings.Contains(owner.get("/dashboard/invoices").body, `id="documents-filter" open`) {
+		t.Error("the search is open without a search")
+	}
+	must(t, owner.get("/dashboard/invoices?q=nobody"), 200, "search without a match", `id="documents-empty"`, "No invoice matches “nobody” here.")
+
 	// Paging: 25 a page, newest first; the next page holds the rest. Each page is one Query of
 	// at most 26 items (what it shows plus one, to know whether there is more).
 	for i := 0; i < 25; i++ {
