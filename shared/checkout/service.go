@@ -137,6 +137,19 @@ func routesFor(p *payment.Payment) []Route {
 	return []Route{}
 }
 
+// Routes returns the routes offered for p.
+func Routes(p *payment.Payment) []Route { return routesFor(p) }
+
+// PurchaseOf is what a payment link's payer buys (nil for any other payment): the quantity
+// the payment was priced for and the unit price, the amount divided by it (a link's intent is
+// amount_minor × quantity, package intent).
+func PurchaseOf(p *payment.Payment) *Purchase {
+	if p.Source.Kind != payment.SourcePaymentLinks || p.Source.Quantity < 1 {
+		return nil
+	}
+	return &Purchase{Quantity: p.Source.Quantity, UnitMinor: int64(p.AmountMinor) / p.Source.Quantity}
+}
+
 // FindRoute returns the route id offered for p, if it is one.
 func FindRoute(p *payment.Payment, id string) (Route, bool) {
 	for _, r := range routesFor(p) {

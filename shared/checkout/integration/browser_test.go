@@ -110,7 +110,7 @@ func TestBrowserJourney(t *testing.T) {
 	screenshot(t, ctx, "checkout-pending.png")
 	if err := do(ctx,
 		chromedp.Click(chromedp.ID("route-bkash")),
-		chromedp.SendKeys(chromedp.ID("payer"), "01712345678"),
+		chromedp.SendKeys(chromedp.ID("payer-bkash"), "01712345678"),
 		chromedp.Click(chromedp.ID("continue")),
 		chromedp.WaitVisible(chromedp.ID("approve")),
 	); err != nil {

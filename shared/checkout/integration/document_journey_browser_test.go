@@ -97,7 +97,7 @@ func payInBrowser(t *testing.T, ctx context.Context, a *localapi.TestAPI, done c
 	if err := do(ctx,
 		chromedp.WaitVisible(chromedp.ID("route-bkash")),
 		chromedp.Click(chromedp.ID("route-bkash")),
-		chromedp.SendKeys(chromedp.ID("payer"), "01712345678"),
+		chromedp.SendKeys(chromedp.ID("payer-bkash"), "01712345678"),
 		chromedp.Click(chromedp.ID("continue")),
 		chromedp.WaitVisible(chromedp.ID("approve")),
 	); err != nil {

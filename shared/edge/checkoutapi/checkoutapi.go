@@ -126,15 +126,18 @@ func (h *Handlers) Lock(ctx context.Context, r *web.Request) (*web.Response, err
 			return nil, err
 		}
 	}
-	f, err := fields(r, m, "route", "payer")
+	route, payer, typed, err := lockFields(r, m, p)
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.Service.Lock(ctx, p, f["route"], f["payer"], r.CorrelationID)
+	res, err := h.Service.Lock(ctx, p, route, payer, r.CorrelationID)
 	var ae *apierr.Error
 	if m.html && errors.As(err, &ae) && ae.Code == apierr.ValidationFailed {
-		route, _ := checkout.FindRoute(p, f["route"])
-		return h.page(p, base, m, payerMessage(m.lang.Lang, route, ae.Violations), http.StatusUnprocessableEntity), nil
+		// The page comes back with the payer's choice and every number typed.
+		chosen, _ := checkout.FindRoute(p, route)
+		return h.render(p, base, m, func(v *checkout.View) {
+			v.Error, v.Chosen, v.Typed = payerMessage(m.lang.Lang, chosen, ae.Violations), route, typed
+		}, http.StatusUnprocessableEntity), nil
 	}
 	if err != nil {
 		return nil, err
@@ -207,11 +210,18 @@ func (h *Handlers) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
 
 // page answers with the payment: the HTML page to a browser, the view as JSON otherwise.
 func (h *Handlers) page(p *payment.Payment, base string, m mode, errMsg string, status int) *web.Response {
+	return h.render(p, base, m, func(v *checkout.View) { v.Error = errMsg }, status)
+}
+
+// render answers with the payment: the view as JSON to an API client; to a browser the HTML
+// page, with the page-only fields fill sets (the error, a refused post's values).
+func (h *Handlers) render(p *payment.Payment, base string, m mode, fill func(*checkout.View), status int) *web.Response {
 	v := checkout.ViewOf(p, h.Service.Clock())
 	if !m.html {
 		return web.JSON(status, v)
 	}
-	v.ActionBase, v.Error, v.Lang = base, errMsg, m.lang
+	v.ActionBase, v.Lang, v.Purchase = base, m.lang, checkout.PurchaseOf(p)
+	fill(&v)
 	var buf bytes.Buffer
 	if err := checkout.RenderPage(&buf, v); err != nil {
 		return h.htmlError(apierr.Wrap(apierr.Internal, err, "internal error"), m.lang.Lang, base)
@@ -238,19 +248,45 @@ func (h *Handlers) htmlError(e *apierr.Error, l page.Lang, self string) *web.Res
 	return &web.Response{Status: e.Status(), Headers: hd, Raw: buf.Bytes()}
 }
 
-// fields reads the POST body: a JSON object, or a form from the page.
-func fields(r *web.Request, m mode, names ...string) (map[string]string, error) {
-	out := map[string]string{}
-	if m.html && isForm(r) {
-		form, err := url.ParseQuery(string(r.Body))
-		if err != nil {
-			return nil, apierr.New(apierr.MalformedRequest, "the form could not be read")
-		}
-		for _, n := range names {
-			out[n] = strings.TrimSpace(form.Get(n))
-		}
-		return out, nil
+// lockFields reads a lock's route and payer identity. A JSON object has "route" and "payer"
+// (only). The page's form has "route" and each route's own field (checkout.PayerField: the
+// bKash number, the Nagad number, the card receipt's email); the chosen route's field is the
+// payer, and the form's old single field "payer" still counts when that one is empty. A form
+// without a route whose fields hold exactly one value chooses that value's route. typed is
+// what the form's fields held, by route id, to refill a refused form.
+func lockFields(r *web.Request, m mode, p *payment.Payment) (route, payer string, typed map[string]string, err error) {
+	if !m.html || !isForm(r) {
+		f, err := fields(r, "route", "payer")
+		return f["route"], f["payer"], nil, err
 	}
+	form, perr := url.ParseQuery(string(r.Body))
+	if perr != nil {
+		return "", "", nil, apierr.New(apierr.MalformedRequest, "the form could not be read")
+	}
+	typed = map[string]string{}
+	only := ""
+	for _, rt := range checkout.Routes(p) {
+		if v := strings.TrimSpace(form.Get(checkout.PayerField(rt.ID))); v != "" {
+			typed[rt.ID], only = v, rt.ID
+		}
+	}
+	route = strings.TrimSpace(form.Get("route"))
+	if route == "" && len(typed) == 1 {
+		route = only
+	}
+	payer = typed[route]
+	if payer == "" {
+		payer = strings.TrimSpace(form.Get("payer"))
+		if payer != "" && route != "" {
+			typed[route] = payer
+		}
+	}
+	return route, payer, typed, nil
+}
+
+// fields reads a JSON POST body: an object with only the names given, each a string.
+func fields(r *web.Request, names ...string) (map[string]string, error) {
+	out := map[string]string{}
 	if len(bytes.TrimSpace(r.Body)) == 0 {
 		return out, nil
 	}
