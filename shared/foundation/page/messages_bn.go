@@ -96,6 +96,7 @@ var messagesBN = catalogue{
 	"doc.invoice":      "ইনভয়েস",
 	"doc.link":         "পেমেন্ট লিংক",
 	"doc.invoice_from": "ইনভয়েস প্রেরক",
+	"doc.billed_to":    "গ্রাহক: {name}",
 	"doc.pay_to":       "প্রাপক",
 	// Choice: "বকেয়া" (outstanding) for "Amount due": the word on utility and shop bills.
 	"doc.amount_due":    "বকেয়া",

@@ -76,6 +76,7 @@ var messagesEN = catalogue{
 	"doc.invoice":               "Invoice",
 	"doc.link":                  "Payment link",
 	"doc.invoice_from":          "Invoice from",
+	"doc.billed_to":             "Billed to: {name}",
 	"doc.pay_to":                "Pay to",
 	"doc.amount_due":            "Amount due",
 	"doc.invoice_total":         "Invoice total",
