@@ -72,7 +72,7 @@ func goldenCases() []goldenCase {
 		}, func(l kit.Lang) string { return l.T("checkout.err.phone") }},
 		{"pending-link-purchase", func() View {
 			v := pendingView()
-			v.Purchase = &Purchase{Quantity: 3, UnitMinor: 50000, Options: []Option{{Label: "Size", Value: "M"}, {Label: "Gift wrap", Value: "Yes"}}}
+			v.Purchase = &Purchase{Quantity: 3, UnitMinor: 50000, Options: []Option{{Label: "Size", Value: "M"}, {Label: "Gift wrap", Checked: true}}}
 			return v
 		}, nil},
 		{"pending-expiry-other-zone", func() View {

@@ -80,7 +80,11 @@ func purchase(d *pageData) h.Node {
 	l := d.L
 	facts := make([]ui.Fact, 0, len(p.Options))
 	for _, o := range p.Options {
-		facts = append(facts, ui.Fact{Term: o.Label, Value: h.Text(o.Value)})
+		value := o.Value
+		if o.Checked {
+			value = l.T("checkout.option_yes")
+		}
+		facts = append(facts, ui.Fact{Term: o.Label, Value: h.Text(value)})
 	}
 	return h.Group{
 		h.P(h.Class("purchase"), h.ID("purchase"), h.Text(l.T("checkout.purchase",

@@ -82,10 +82,11 @@ type Purchase struct {
 }
 
 // Option is one answer the payer gave on a payment link's page: the question's label and the
-// answer, as the payer sees them.
+// answer, as the payer sees them, or Checked for a ticked checkbox.
 type Option struct {
-	Label string
-	Value string
+	Label   string
+	Value   string
+	Checked bool
 }
 
 // The page's only script and style (the kit's base stylesheet and the checkout's additions),

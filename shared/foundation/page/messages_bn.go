@@ -70,6 +70,7 @@ var messagesBN = catalogue{
 	"checkout.cancel":            "পেমেন্ট বাতিল করুন",
 	"checkout.payment_ref":       "পেমেন্ট রেফারেন্স: {id}",
 	"checkout.purchase":          "পরিমাণ: {quantity} × {unit}",
+	"checkout.option_yes":        "হ্যাঁ",
 	"checkout.err.route":         "কীভাবে পেমেন্ট করবেন, বেছে নিন।",
 	"checkout.err.phone":         "০১৭১২৩৪৫৬৭৮-এর মতো একটি বাংলাদেশি মোবাইল নম্বর লিখুন।",
 	"checkout.err.email":         "সঠিক ইমেইল ঠিকানা লিখুন।",

@@ -54,6 +54,7 @@ var messagesEN = catalogue{
 	"checkout.cancel":              "Cancel payment",
 	"checkout.payment_ref":         "Payment reference: {id}",
 	"checkout.purchase":            "Quantity: {quantity} × {unit}",
+	"checkout.option_yes":          "Yes",
 	"checkout.err.route":           "Choose how to pay.",
 	"checkout.err.phone":           "Enter a Bangladeshi mobile number such as 01712345678.",
 	"checkout.err.email":           "Enter a valid email address.",
