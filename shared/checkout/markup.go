@@ -217,7 +217,7 @@ func method(d *pageData, r Route) h.Node {
 			h.Label(h.Class("field-label"), h.For(pid), h.ID(pid+"-label"), h.Text(payerLabel(l, r))), nl,
 			h.Input(h.Class("field"), h.Type(typ), h.Name(PayerField(r.ID)), h.ID(pid), h.Attr("maxlength", "254"),
 				h.Autocomplete(auto), h.AttrIf("inputmode", mode), h.Attr("autocapitalize", "none"), h.Attr("spellcheck", "false"),
-				h.AttrIf("placeholder", r.Placeholder), h.AttrIf("value", d.Typed[r.ID]),
+				h.AttrIf("placeholder", l.Digits(r.Placeholder)), h.AttrIf("value", d.Typed[r.ID]),
 				h.If(invalid, h.Group{h.Attr("aria-invalid", "true"), h.Aria("describedby", "error")})), nl,
 		), nl,
 	), nl}
