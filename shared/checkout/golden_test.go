@@ -65,6 +65,16 @@ func goldenCases() []goldenCase {
 		{"pending-error-route-email", pendingView, func(l kit.Lang) string {
 			return l.T("checkout.err.route") + " " + l.T("checkout.err.email")
 		}},
+		{"pending-refused-kept", func() View {
+			v := pendingView()
+			v.Chosen, v.Typed = "bkash", map[string]string{"bkash": "01712", "card": "payer@example"}
+			return v
+		}, func(l kit.Lang) string { return l.T("checkout.err.phone") }},
+		{"pending-link-purchase", func() View {
+			v := pendingView()
+			v.Purchase = &Purchase{Quantity: 3, UnitMinor: 50000, Options: []Option{{Label: "Size", Value: "M"}, {Label: "Gift wrap", Checked: true}}}
+			return v
+		}, nil},
 		{"pending-expiry-other-zone", func() View {
 			return withExpiry(pendingView(), time.Date(2026, 7, 1, 23, 59, 59, 999, time.FixedZone("x", -4*3600)))
 		}, nil},

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/takapay/payments/shared/foundation/htmlw"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 )
 
 // Route is a payment route the payer can choose.
@@ -64,6 +64,29 @@ type View struct {
 	// Lang is the page's language and whether the payer chose it (then every form action and
 	// link carries ?lang=). Page only.
 	Lang page.Choice `json:"-"`
+	// Chosen and Typed are what a refused post sent, put back into the form: the chosen
+	// route's id and the payer identity typed for each route (by route id). Page only.
+	Chosen string            `json:"-"`
+	Typed  map[string]string `json:"-"`
+	// Purchase is what a payment link's payer buys (nil for any other payment). Page only.
+	Purchase *Purchase `json:"-"`
+}
+
+// Purchase is what a payer buys through a payment link: Quantity units at UnitMinor paisa
+// each (the payment's amount is their product), and the options the payer chose on the link's
+// page.
+type Purchase struct {
+	Quantity  int64
+	UnitMinor int64
+	Options   []Option
+}
+
+// Option is one answer the payer gave on a payment link's page: the question's label and the
+// answer, as the payer sees them, or Checked for a ticked checkbox.
+type Option struct {
+	Label   string
+	Value   string
+	Checked bool
 }
 
 // The page's only script and style (the kit's base stylesheet and the checkout's additions),
@@ -112,7 +135,7 @@ func StateTitle(l page.Lang, status string) string {
 // RenderPage writes the full HTML document of the hosted checkout page for v, in v.Lang: the
 // language switch, the summary (merchant, reference, amount, expiry), then by state the route
 // choice, the locked choice (with the simulated provider's controls in sandbox) or the final
-// state. Every value is escaped by package htmlw (see markup.go); the response must carry
+// state. Every value is escaped by package h (see markup.go); the response must carry
 // SecurityHeaders.
 func RenderPage(w io.Writer, v View) error {
 	if v.Lang.Lang == "" {
@@ -144,10 +167,7 @@ func RenderPage(w io.Writer, v View) error {
 	} else {
 		d.Title = d.StateTitle + " · " + payTo
 	}
-	var b htmlw.Builder
-	b.Grow(len(style.Source()) + len(script.Source()) + 6144)
-	writePage(&b, &d)
-	_, err := b.WriteTo(w)
+	_, err := w.Write(pageDoc(&d).Bytes())
 	return err
 }
 
@@ -169,7 +189,6 @@ func scriptMessages(l page.Lang) string {
 		"leftHours": l.T("checkout.js.left_hours"),
 		"leftMin":   l.T("checkout.js.left_minutes"),
 		"merchant":  l.T("checkout.js.merchant"),
-		"payer":     l.T("checkout.payer"),
 		"suffix":    page.TitleSuffix,
 		"digits":    l.Digits("0123456789"),
 	}
@@ -181,7 +200,7 @@ func scriptMessages(l page.Lang) string {
 // "Payment not found"). self, when not "", is the page's path for the language switch. The
 // response must carry SecurityHeaders.
 func ErrorPage(w io.Writer, l page.Lang, title, message, self string) error {
-	return page.WriteError(w, style, page.Error{Lang: l, Title: title, Message: message, Self: self})
+	return ui.ErrorPage(w, style, page.Error{Lang: l, Title: title, Message: message, Self: self})
 }
 
 // WriteError writes the error page of an error code for a payer in l, in words for the payer

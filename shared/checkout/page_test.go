@@ -212,8 +212,8 @@ func TestPendingWithoutLock(t *testing.T) {
 		if in["type"] != "radio" || in["name"] != "route" || in["value"] != r.ID {
 			t.Errorf("radio %s: %v", r.ID, in)
 		}
-		if in["data-payer-label"] != r.PayerLabel || in["data-placeholder"] != r.Placeholder || in["data-payer-kind"] != r.PayerKind {
-			t.Errorf("radio %s data: %v", r.ID, in)
+		if _, ok := in["data-payer-label"]; ok {
+			t.Errorf("radio %s still carries the script's data: %v", r.ID, in)
 		}
 		if _, checked := in["checked"]; checked {
 			t.Errorf("radio %s pre-checked among several routes", r.ID)
@@ -222,21 +222,82 @@ func TestPendingWithoutLock(t *testing.T) {
 			t.Errorf("radio %s outside the lock form", r.ID)
 		}
 		mustContain(t, page, `<label class="option" for="route-`+r.ID+`">`, "<span>"+r.Label+"</span>")
+		// Each method has its own labelled field, in the form, named for the route.
+		payer := tagByID(t, page, "payer-"+r.ID)
+		wantType := map[string]string{"phone": "tel", "email": "email"}[r.PayerKind]
+		if payer["name"] != "payer_"+r.ID || payer["type"] != wantType || payer["placeholder"] != r.Placeholder || !strings.Contains(body, `id="payer-`+r.ID+`"`) {
+			t.Errorf("payer input of %s: %v", r.ID, payer)
+		}
+		if _, ok := payer["value"]; ok {
+			t.Errorf("payer input of %s filled on a fresh page: %v", r.ID, payer)
+		}
+		if l := tagByID(t, page, "payer-"+r.ID+"-label"); l["for"] != "payer-"+r.ID || textByID(t, page, "payer-"+r.ID+"-label") != r.PayerLabel {
+			t.Errorf("payer label of %s: %v %q", r.ID, l, textByID(t, page, "payer-"+r.ID+"-label"))
+		}
 	}
-	payer := tagByID(t, page, "payer")
-	if payer["name"] != "payer" || payer["type"] != "text" || !strings.Contains(body, `id="payer"`) {
-		t.Errorf("payer input %v", payer)
-	}
-	if _, ok := payer["required"]; !ok {
-		t.Errorf("payer input not required")
-	}
-	if l := tagByID(t, page, "payer-label"); l["for"] != "payer" || textByID(t, page, "payer-label") != "Mobile number or email" {
-		t.Errorf("payer label %v", l)
+	checkAbsent(t, page, "payer", "payer-label", "payer-hint", "purchase", "options")
+	if _, ok := tagByID(t, page, "lock-form")["novalidate"]; ok {
+		t.Errorf("the English form turns the browser's own checks off")
 	}
 	checkPostForm(t, page, "cancel", testBase+"/notices/cancel")
 	checkAbsent(t, page, "approve", "decline", "return", "error", "lock", "no-routes")
 	if n := strings.Count(page, "<form"); n != 2 {
 		t.Errorf("%d forms, want 2", n)
+	}
+}
+
+// After a refused post (a wrong number) the chosen method stays checked and every typed value
+// stays in its field; the chosen field is marked invalid and described by the error. A Bangla
+// form is novalidate: the server's Bangla message is the only one the payer sees.
+func TestRefusedPostKeepsTheChoiceAndTheNumber(t *testing.T) {
+	for _, l := range kit.Langs {
+		v := pendingView()
+		v.Lang = kit.Choice{Lang: l, Explicit: true}
+		v.Error = l.T("checkout.err.phone")
+		v.Chosen = "nagad"
+		v.Typed = map[string]string{"nagad": "0171234", "card": `a"b@example.com`}
+		page := render(t, v)
+		if _, checked := tagByID(t, page, "route-nagad")["checked"]; !checked {
+			t.Errorf("%s: the chosen method is not checked", l)
+		}
+		for _, id := range []string{"bkash", "card"} {
+			if _, checked := tagByID(t, page, "route-"+id)["checked"]; checked {
+				t.Errorf("%s: %s checked too", l, id)
+			}
+		}
+		nagad := tagByID(t, page, "payer-nagad")
+		if nagad["value"] != "0171234" || nagad["aria-invalid"] != "true" || nagad["aria-describedby"] != "error" {
+			t.Errorf("%s: the chosen field %v", l, nagad)
+		}
+		if card := tagByID(t, page, "payer-card"); card["value"] != `a"b@example.com` || card["aria-invalid"] != "" {
+			t.Errorf("%s: the other typed field %v", l, card)
+		}
+		if _, ok := tagByID(t, page, "payer-bkash")["value"]; ok {
+			t.Errorf("%s: an untouched field got a value", l)
+		}
+		if _, ok := tagByID(t, page, "lock-form")["novalidate"]; ok != (l == kit.BN) {
+			t.Errorf("%s: novalidate %v", l, ok)
+		}
+	}
+}
+
+// A payment link's checkout says what is bought above the total: quantity × unit price and
+// the options the payer chose; the footer names the payment reference.
+func TestPurchaseAboveTheTotal(t *testing.T) {
+	v := pendingView()
+	v.AmountMinor = 15000000
+	v.Purchase = &Purchase{Quantity: 2, UnitMinor: 7500000, Options: []Option{{Label: "Size", Value: "<M>"}}}
+	page := render(t, v)
+	if got := textByID(t, page, "purchase"); got != "Quantity: 2 × ৳75,000.00" {
+		t.Errorf("purchase %q", got)
+	}
+	if strings.Index(page, `id="purchase"`) > strings.Index(page, `id="amount"`) {
+		t.Errorf("the purchase is not above the total")
+	}
+	mustContain(t, page, "<dt>Size</dt><dd>&lt;M&gt;</dd>", "Payment reference: <span id=\"invoice\">"+v.InvoiceID+"</span>")
+	v.Lang = kit.Choice{Lang: kit.BN}
+	if got := textByID(t, render(t, v), "purchase"); !strings.HasPrefix(got, "পরিমাণ: ২ × ৳") {
+		t.Errorf("Bangla purchase %q", got)
 	}
 }
 

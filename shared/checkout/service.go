@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/url"
@@ -135,6 +136,75 @@ func routesFor(p *payment.Payment) []Route {
 		return SandboxRoutes
 	}
 	return []Route{}
+}
+
+// Routes returns the routes offered for p.
+func Routes(p *payment.Payment) []Route { return routesFor(p) }
+
+// PurchaseOf is what a payment link's payer buys (nil for any other payment): the quantity
+// the payment was priced for and the unit price, the amount divided by it (a link's intent is
+// amount_minor × quantity, package intent).
+func PurchaseOf(p *payment.Payment) *Purchase {
+	if p.Source.Kind != payment.SourcePaymentLinks || p.Source.Quantity < 1 {
+		return nil
+	}
+	return &Purchase{Quantity: p.Source.Quantity, UnitMinor: int64(p.AmountMinor) / p.Source.Quantity}
+}
+
+// PurchaseReader is the storage of a payment link's chosen options, an optional part of a
+// Store: the payer's answers kept with the intent (the canonical answers of package
+// publicdoc, {"fields":{…},…}) and the link's custom fields, for their labels.
+type PurchaseReader interface {
+	PurchaseAnswers(ctx context.Context, p *payment.Payment) (answers json.RawMessage, fields []document.CustomField, err error)
+}
+
+// Purchase is what a payment link's payer buys (PurchaseOf) with the options the payer chose
+// on the link's page, when the Store keeps them (PurchaseReader); nil for any other payment.
+func (s *Service) Purchase(ctx context.Context, p *payment.Payment) (*Purchase, error) {
+	pu := PurchaseOf(p)
+	r, ok := s.Store.(PurchaseReader)
+	if pu == nil || !ok {
+		return pu, nil
+	}
+	answers, fields, err := r.PurchaseAnswers(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	pu.Options = OptionsOf(answers, fields)
+	return pu, nil
+}
+
+// OptionsOf are a payer's answers to a payment link's custom fields, in the link's order, as
+// the checkout shows them: a select's, radio group's or text field's answer as given, a ticked
+// checkbox as Checked (the page says yes in its language); an unticked checkbox, a textarea
+// (a note, not a choice), a field the link no longer has and anything unreadable are left out.
+func OptionsOf(answers json.RawMessage, fields []document.CustomField) []Option {
+	var a struct {
+		Fields map[string]json.RawMessage `json:"fields"`
+	}
+	if len(answers) == 0 || json.Unmarshal(answers, &a) != nil {
+		return nil
+	}
+	var out []Option
+	for _, f := range fields {
+		raw, ok := a.Fields[f.ID]
+		if !ok {
+			continue
+		}
+		switch f.Type {
+		case "select", "radio", "text":
+			var v string
+			if json.Unmarshal(raw, &v) == nil && v != "" {
+				out = append(out, Option{Label: f.Label, Value: v})
+			}
+		case "checkbox":
+			var v bool
+			if json.Unmarshal(raw, &v) == nil && v {
+				out = append(out, Option{Label: f.Label, Checked: true})
+			}
+		}
+	}
+	return out
 }
 
 // FindRoute returns the route id offered for p, if it is one.

@@ -6,21 +6,24 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/document"
-	"github.com/takapay/payments/shared/foundation/htmlw"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 )
 
-// The markup of the public document page. The head, the banner, the language switch, the
-// footer and the error page are the kit's (package page).
-//
-// Constant markup is written with b.Raw; every value from the view or the request and every
-// message of the catalogue goes through b.Text (text), b.Attr (an attribute value) or
-// b.URLAttr (the form's action and links), which escape it (see package htmlw). Rules that
-// keep the Content-Security-Policy in SecurityHeaders valid: no <script> at all, the only
-// <style> element is the kit's, filled verbatim from the embedded assets; no inline event
-// handlers (on...=) and no style= attributes. Element ids made from a custom field's id go
-// through fieldDOMID.
+// The markup of the public document page, as a tree of h and ui nodes: the document shell,
+// the banner, the language switch, the footer and the error page are the components (package
+// ui). Every value from the view or the request and every message of the catalogue is text or
+// an attribute value of a node, which package h escapes (the form's action and links through
+// htmlw.SafeURL). Rules that keep the Content-Security-Policy in SecurityHeaders valid: no
+// <script> at all, the only <style> element is the document's, filled verbatim from the
+// embedded assets; no inline event handlers (on...=) and no style= attributes. Element ids
+// made from a custom field's id go through fieldDOMID.
+
+// nl is a line break between block elements: the markup reads line by line, as the golden
+// files show it.
+var nl = h.Text("\n")
 
 // kindKey is the catalogue key of a message that differs by document kind: base + ".invoice"
 // or base + ".link".
@@ -31,7 +34,8 @@ func kindKey(v *View, base string) string {
 	return base + ".link"
 }
 
-func writePage(b *htmlw.Builder, p *Page) {
+// pageDoc is the whole page.
+func pageDoc(p *Page) ui.Document {
 	v, l := p.View, p.Lang.Lang
 	title := l.T("doc.link")
 	if v.Kind == document.Invoices {
@@ -43,80 +47,61 @@ func writePage(b *htmlw.Builder, p *Page) {
 	if v.MerchantName != "" {
 		title += " · " + v.MerchantName
 	}
-	page.WriteHead(b, l, title, style)
-	b.Raw("<body>\n")
-	if p.Sandbox {
-		page.WriteBanner(b, l)
-	}
-	if p.Action != "" {
-		page.WriteLangSwitch(b, l, p.Action)
-	}
-	b.Raw(`<main class="card" id="document"`)
-	b.Attr("data-state", v.State)
-	b.Raw(">\n")
-	writeSummary(b, v, l)
-	writeError(b, p)
-	writeDetails(b, v, l)
-	b.Raw(`<section class="state" id="status" aria-labelledby="status-title">` + "\n")
+	return ui.Document{Lang: l, Title: title, Style: style, Body: []h.Node{
+		h.If(p.Sandbox, ui.Banner(l)),
+		h.If(p.Action != "", ui.LangSwitch(l, p.Action)),
+		h.Main(h.Class("card"), h.ID("document"), h.Data("state", v.State), nl,
+			summary(v, l),
+			errorBox(p),
+			details(v, l),
+			h.Section(h.Class("state"), h.ID("status"), h.Aria("labelledby", "status-title"), nl,
+				state(p)),
+			nl),
+		nl,
+		ui.Footer(l.T("page.footer")),
+	}}
+}
+
+// state is the status section's content: the form while payable, else the state's headline
+// and message.
+func state(p *Page) h.Node {
+	v, l := p.View, p.Lang.Lang
 	merchant := v.MerchantName
+	headline := func(class, title, message string) h.Node {
+		return h.Group{h.H2(h.Class(class), h.ID("status-title"), h.Text(title)), nl,
+			h.P(h.Class("state-message"), h.ID("status-message"), h.Text(message)), nl}
+	}
 	switch v.State {
 	case StatePayable:
-		writeForm(b, p)
+		return answersForm(p)
 	case StateUnavailable:
 		if merchant == "" {
 			merchant = l.T("doc.this_merchant")
 		}
-		b.Raw(`<h2 class="state-title" id="status-title">`)
-		b.Text(l.T("doc.unavailable.title"))
-		b.Raw("</h2>\n" + `<p class="state-message" id="status-message">`)
-		b.Text(l.T("doc.unavailable", "merchant", merchant))
-		b.Raw("</p>\n")
+		return headline("state-title", l.T("doc.unavailable.title"), l.T("doc.unavailable", "merchant", merchant))
 	case StatePaid:
-		b.Raw(`<h2 class="state-title state-paid" id="status-title">`)
-		b.Text(l.T(kindKey(v, "doc.paid")))
-		b.Raw("</h2>\n" + `<p class="state-message" id="status-message">`)
-		b.Text(l.T("doc.paid.message"))
-		b.Raw("</p>\n")
-	default:
-		b.Raw(`<h2 class="state-title" id="status-title">`)
-		b.Text(l.T(kindKey(v, "doc.closed")))
-		b.Raw("</h2>\n" + `<p class="state-message" id="status-message">`)
-		if merchant != "" {
-			b.Text(l.T("doc.closed.message", "merchant", merchant))
-		} else {
-			b.Text(l.T("doc.closed.message_anon"))
-		}
-		b.Raw("</p>\n")
+		return headline("state-title state-paid", l.T(kindKey(v, "doc.paid")), l.T("doc.paid.message"))
 	}
-	b.Raw("</section>\n</main>\n")
-	page.WriteFooter(b, l, nil)
-	b.Raw("</body>\n</html>\n")
+	message := l.T("doc.closed.message_anon")
+	if merchant != "" {
+		message = l.T("doc.closed.message", "merchant", merchant)
+	}
+	return headline("state-title", l.T(kindKey(v, "doc.closed")), message)
 }
 
-// writeError writes the message of a refused post: p.Error, then each of p.Problems.
-func writeError(b *htmlw.Builder, p *Page) {
+// errorBox is the message of a refused post: p.Error, then each of p.Problems.
+func errorBox(p *Page) h.Node {
 	if p.Error == "" && len(p.Problems) == 0 {
-		return
+		return nil
 	}
 	l := p.Lang.Lang
-	b.Raw(`<div class="error" id="error" role="alert">`)
-	if p.Error != "" {
-		b.Raw("<p>")
-		b.Text(p.Error)
-		b.Raw("</p>")
-	}
-	if len(p.Problems) > 0 {
-		b.Raw("<p>")
-		b.Text(l.T("doc.check_answers"))
-		b.Raw("</p><ul>")
-		for _, pr := range p.Problems {
-			b.Raw("<li>")
-			b.Text(problemText(l, pr))
-			b.Raw("</li>")
-		}
-		b.Raw("</ul>")
-	}
-	b.Raw("</div>\n")
+	return h.Group{h.Div(h.Class("error"), h.ID("error"), h.Role("alert"),
+		h.If(p.Error != "", h.P(h.Text(p.Error))),
+		h.If(len(p.Problems) > 0, h.Group{
+			h.P(h.Text(l.T("doc.check_answers"))),
+			h.Ul(h.Map(p.Problems, func(pr Problem) h.Node { return h.Li(h.Text(problemText(l, pr))) })),
+		}),
+	), nl}
 }
 
 // problemText words one refused answer in l: "Size: choose one of the options".
@@ -135,37 +120,23 @@ func problemText(l page.Lang, pr Problem) string {
 	return l.T("doc.problem", "label", label, "problem", l.T(pr.Key, args...))
 }
 
-// writeSummary writes the header: merchant, reference, the amount and, while payable, the due
-// date or the expiry.
-func writeSummary(b *htmlw.Builder, v *View, l page.Lang) {
+// summary is the header: merchant, reference, whom an invoice is for, the amount and, while
+// payable, the due date or the expiry.
+func summary(v *View, l page.Lang) h.Node {
 	invoice := v.Kind == document.Invoices
-	b.Raw(`<header class="summary">` + "\n")
+	var who h.Node
 	switch {
 	case v.MerchantName == "" && invoice: // never an empty heading
-		b.Raw(`<h1 class="merchant" id="merchant-name">`)
-		b.Text(l.T("doc.invoice"))
-		b.Raw("</h1>\n")
+		who = h.Group{h.H1(h.Class("merchant"), h.ID("merchant-name"), h.Text(l.T("doc.invoice"))), nl}
 	case v.MerchantName == "":
-		b.Raw(`<h1 class="merchant" id="merchant-name">`)
-		b.Text(l.T("doc.link"))
-		b.Raw("</h1>\n")
+		who = h.Group{h.H1(h.Class("merchant"), h.ID("merchant-name"), h.Text(l.T("doc.link"))), nl}
 	default:
-		b.Raw(`<p class="kind" id="kind">`)
+		kind := l.T("doc.pay_to")
 		if invoice {
-			b.Text(l.T("doc.invoice_from"))
-		} else {
-			b.Text(l.T("doc.pay_to"))
+			kind = l.T("doc.invoice_from")
 		}
-		b.Raw("</p>\n" + `<h1 class="merchant" id="merchant-name">`)
-		b.Text(v.MerchantName)
-		b.Raw("</h1>\n")
-	}
-	if v.Reference != "" {
-		b.Raw(`<p class="reference">`)
-		b.Text(l.T("page.reference"))
-		b.Raw(` <span id="reference">`)
-		b.Text(v.Reference)
-		b.Raw("</span></p>\n")
+		who = h.Group{h.P(h.Class("kind"), h.ID("kind"), h.Text(kind)), nl,
+			h.H1(h.Class("merchant"), h.ID("merchant-name"), h.Text(v.MerchantName)), nl}
 	}
 	label, amount := "doc.price", v.OutstandingMinor
 	switch {
@@ -176,116 +147,102 @@ func writeSummary(b *htmlw.Builder, v *View, l page.Lang) {
 	case v.MaxQuantity > 1:
 		label = "doc.price_each"
 	}
-	b.Raw(`<p class="amount-label" id="amount-label">`)
-	b.Text(l.T(label))
-	b.Raw("</p>\n" + `<p class="amount" id="amount">`)
-	b.Text(l.Amount(money.Paisa(amount)))
-	b.Raw("</p>\n")
+	var when h.Node
 	if v.State == StatePayable {
-		if invoice && v.DueAt != nil {
-			writeDate(b, l, "due", "doc.due", *v.DueAt)
-		}
-		if !invoice && v.ExpiresAt != nil {
-			writeDate(b, l, "expiry", "doc.until", *v.ExpiresAt)
+		switch {
+		case invoice && v.DueAt != nil:
+			when = dateLine(l, "due", "doc.due", *v.DueAt)
+		case !invoice && v.ExpiresAt != nil:
+			when = dateLine(l, "expiry", "doc.until", *v.ExpiresAt)
 		}
 	}
-	b.Raw("</header>\n")
+	return h.Group{h.Header(h.Class("summary"), nl,
+		who,
+		h.If(v.Reference != "", h.Group{h.P(h.Class("reference"), h.Text(l.T("page.reference")+" "),
+			h.Span(h.ID("reference"), h.Text(v.Reference))), nl}),
+		billedTo(v, l),
+		h.P(h.Class("amount-label"), h.ID("amount-label"), h.Text(l.T(label))), nl,
+		h.P(h.Class("amount"), h.ID("amount"), ui.Money(l, money.Paisa(amount))), nl,
+		when,
+	), nl}
 }
 
-// writeDate writes a date line: the message key around the date-time in Dhaka time, or s as
-// it is when it is not an RFC 3339 date-time.
-func writeDate(b *htmlw.Builder, l page.Lang, id, key, s string) {
+// billedTo is whom an invoice is for (the invoice's customer name), when it names one.
+func billedTo(v *View, l page.Lang) h.Node {
+	if v.Kind != document.Invoices || v.CustomerName == "" {
+		return nil
+	}
+	before, after := l.Split("doc.billed_to", "name")
+	return h.Group{h.P(h.Class("billed-to"), h.Text(before), h.Span(h.ID("customer-name"), h.Text(v.CustomerName)), h.Text(after)), nl}
+}
+
+// dateLine is a date line: the message key around the date-time (ui.Date), or s as it is when
+// it is not an RFC 3339 date-time.
+func dateLine(l page.Lang, id, key, s string) h.Node {
 	before, after := l.Split(key, "date")
-	b.Raw(`<p class="date"`)
-	b.Attr("id", id)
-	b.Raw(">")
-	b.Text(before)
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		b.Text(s)
-	} else {
-		b.Raw("<time")
-		b.Attr("datetime", t.UTC().Format(time.RFC3339))
-		b.Raw(">")
-		b.Text(l.DateTime(t))
-		b.Raw("</time>")
+	var date h.Node = h.Text(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		date = ui.Date(l, t)
 	}
-	b.Text(after)
-	b.Raw("</p>\n")
+	return h.Group{h.P(h.Class("date"), h.ID(id), h.Text(before), date, h.Text(after)), nl}
 }
 
-// writeDetails writes the description, the line items and, for an invoice, the totals.
-func writeDetails(b *htmlw.Builder, v *View, l page.Lang) {
+// details is the description, the line items and, for an invoice, the totals.
+func details(v *View, l page.Lang) h.Node {
 	invoice := v.Kind == document.Invoices
 	if v.Description == "" && len(v.Items) == 0 && !invoice {
-		return
+		return nil
 	}
-	b.Raw(`<section class="details" aria-labelledby="details-title">` + "\n" + `<h2 class="section-title" id="details-title">`)
-	b.Text(l.T("doc.details"))
-	b.Raw("</h2>\n")
-	if v.Description != "" {
-		b.Raw(`<p class="description" id="description">`)
-		b.Text(v.Description)
-		b.Raw("</p>\n")
+	return h.Group{h.Section(h.Class("details"), h.Aria("labelledby", "details-title"), nl,
+		h.H2(h.Class("section-title"), h.ID("details-title"), h.Text(l.T("doc.details"))), nl,
+		h.If(v.Description != "", h.Group{h.P(h.Class("description"), h.ID("description"), h.Text(v.Description)), nl}),
+		h.If(len(v.Items) > 0, items(v, l)),
+		h.If(invoice, totals(v, l)),
+	), nl}
+}
+
+// items is the table of line items.
+func items(v *View, l page.Lang) h.Node {
+	num := func(key string) h.Node { return h.Th(h.Attr("scope", "col"), h.Class("num"), h.Text(l.T(key))) }
+	return h.Group{h.Table(h.Class("items"), h.ID("items"), nl,
+		h.Caption(h.Text(l.T("doc.items"))), nl,
+		h.Thead(h.Tr(h.Th(h.Attr("scope", "col"), h.Text(l.T("doc.col.item"))), num("doc.col.qty"), num("doc.col.unit"), num("doc.col.amount"))), nl,
+		h.Tbody(nl, h.Map(v.Items, func(it document.LineItem) h.Node {
+			return h.Group{h.Tr(h.Td(h.Text(it.Title)),
+				h.Td(h.Class("num"), h.Text(l.Number(it.Quantity))),
+				h.Td(h.Class("num"), ui.Money(l, money.Paisa(it.UnitAmountMinor))),
+				h.Td(h.Class("num"), ui.Money(l, money.Paisa(it.Quantity*it.UnitAmountMinor)))), nl}
+		})), nl,
+	), nl}
+}
+
+// totals is an invoice's totals: the adjustments it has, the total, what is paid and what is
+// due.
+func totals(v *View, l page.Lang) h.Node {
+	row := func(class, key string, paisa int64) h.Node {
+		return h.Group{h.Tr(h.Class(class), h.Th(h.Attr("scope", "row"), h.Text(l.T(key))),
+			h.Td(h.Class("num"), ui.Money(l, money.Paisa(paisa)))), nl}
 	}
-	if len(v.Items) > 0 {
-		b.Raw(`<table class="items" id="items">` + "\n<caption>")
-		b.Text(l.T("doc.items"))
-		b.Raw(`</caption>` + "\n" + `<thead><tr><th scope="col">`)
-		b.Text(l.T("doc.col.item"))
-		b.Raw(`</th><th scope="col" class="num">`)
-		b.Text(l.T("doc.col.qty"))
-		b.Raw(`</th><th scope="col" class="num">`)
-		b.Text(l.T("doc.col.unit"))
-		b.Raw(`</th><th scope="col" class="num">`)
-		b.Text(l.T("doc.col.amount"))
-		b.Raw("</th></tr></thead>\n<tbody>\n")
-		for _, it := range v.Items {
-			b.Raw("<tr><td>")
-			b.Text(it.Title)
-			b.Raw(`</td><td class="num">`)
-			b.Text(l.Number(it.Quantity))
-			b.Raw(`</td><td class="num">`)
-			b.Text(l.Amount(money.Paisa(it.UnitAmountMinor)))
-			b.Raw(`</td><td class="num">`)
-			b.Text(l.Amount(money.Paisa(it.Quantity * it.UnitAmountMinor)))
-			b.Raw("</td></tr>\n")
+	rows := h.Group{}
+	for _, r := range []struct {
+		key   string
+		paisa int64
+	}{{"doc.tax", v.TaxMinor}, {"doc.fee", v.FeeMinor}, {"doc.shipping", v.ShippingMinor}, {"doc.discount", -v.DiscountMinor}} {
+		if r.paisa != 0 {
+			rows = append(rows, row("", r.key, r.paisa))
 		}
-		b.Raw("</tbody>\n</table>\n")
 	}
-	if invoice {
-		b.Raw(`<table class="totals" id="totals">` + "\n<caption>")
-		b.Text(l.T("doc.totals"))
-		b.Raw("</caption>\n<tbody>\n")
-		row := func(class, key string, paisa int64) {
-			b.Raw("<tr")
-			if class != "" {
-				b.Attr("class", class)
-			}
-			b.Raw(`><th scope="row">`)
-			b.Text(l.T(key))
-			b.Raw(`</th><td class="num">`)
-			b.Text(l.Amount(money.Paisa(paisa)))
-			b.Raw("</td></tr>\n")
-		}
-		for _, r := range []struct {
-			key   string
-			paisa int64
-		}{{"doc.tax", v.TaxMinor}, {"doc.fee", v.FeeMinor}, {"doc.shipping", v.ShippingMinor}, {"doc.discount", -v.DiscountMinor}} {
-			if r.paisa != 0 {
-				row("", r.key, r.paisa)
-			}
-		}
-		row("grand", "doc.total", v.TotalMinor)
-		if v.PaidMinor != 0 {
-			row("", "doc.paid", v.PaidMinor)
-		}
-		if v.State == StatePayable || v.State == StatePaid {
-			row("grand", "doc.amount_due", v.OutstandingMinor)
-		}
-		b.Raw("</tbody>\n</table>\n")
+	rows = append(rows, row("grand", "doc.total", v.TotalMinor))
+	if v.PaidMinor != 0 {
+		rows = append(rows, row("", "doc.paid", v.PaidMinor))
 	}
-	b.Raw("</section>\n")
+	if v.State == StatePayable || v.State == StatePaid {
+		rows = append(rows, row("grand", "doc.amount_due", v.OutstandingMinor))
+	}
+	return h.Group{h.Table(h.Class("totals"), h.ID("totals"), nl,
+		h.Caption(h.Text(l.T("doc.totals"))), nl,
+		h.Tbody(nl, rows), nl,
+	), nl}
 }
 
 // fieldDOMID is the element id of a custom field's control: "field-" and the field id, whose
@@ -318,238 +275,150 @@ func escapeID(id string) string {
 	return string(out)
 }
 
-// writeRequired writes the visible marker of a required field.
-func writeRequired(b *htmlw.Builder, l page.Lang, required bool) {
-	if required {
-		b.Raw(` <span class="req">`)
-		b.Text(l.T("doc.required"))
-		b.Raw("</span>")
+// requiredMark is the visible marker of a required field.
+func requiredMark(l page.Lang, required bool) h.Node {
+	if !required {
+		return nil
 	}
+	return h.Group{h.Text(" "), h.Span(h.Class("req"), h.Text(l.T("doc.required")))}
 }
 
-// writeForm writes the answers form.
-func writeForm(b *htmlw.Builder, p *Page) {
+// answersForm is the form: the quantity, the custom fields and the payer's optional contact
+// details, refilled with p.Values after a refused post. A Bangla form is novalidate: the
+// server's Bangla messages are the only ones the payer sees.
+func answersForm(p *Page) h.Node {
 	v, l := p.View, p.Lang.Lang
-	b.Raw(`<h2 class="state-title" id="status-title">`)
-	b.Text(l.T("doc.your_details"))
-	b.Raw("</h2>\n" + `<form method="post"`)
-	if p.Action != "" {
-		b.URLAttr("action", p.Lang.URL(p.Action))
-	}
-	b.Raw(` class="answers" id="answers">` + "\n")
 	anyRequired := false
 	for _, f := range v.Fields {
 		anyRequired = anyRequired || f.Required && f.Type != "file"
 	}
-	if anyRequired {
-		b.Raw(`<p class="hint row" id="required-note">`)
-		b.Text(l.T("doc.required_note"))
-		b.Raw("</p>\n")
+	action := h.Node(nil)
+	if p.Action != "" {
+		action = h.Action(p.Lang.URL(p.Action))
 	}
-	writeQuantity(b, p)
-	for _, f := range v.Fields {
-		writeField(b, l, f, p.Values.Fields[f.ID])
+	return h.Group{
+		h.H2(h.Class("state-title"), h.ID("status-title"), h.Text(l.T("doc.your_details"))), nl,
+		h.Form(h.Method("post"), action, h.Class("answers"), h.ID("answers"), h.Bool("novalidate", l == page.BN), nl,
+			h.If(anyRequired, h.Group{h.P(h.Class("hint row"), h.ID("required-note"), h.Text(l.T("doc.required_note"))), nl}),
+			quantity(p),
+			h.Map(v.Fields, func(f Field) h.Node { return field(l, f, p.Values.Fields[f.ID]) }),
+			h.Fieldset(h.Class("group"), h.ID("payer"), nl,
+				h.Legend(h.Text(l.T("doc.contact")+" "), h.Span(h.Class("req"), h.Text(l.T("doc.optional")))), nl,
+				payerInput(l, "payer-name", FormPayerName, "doc.name", "text", MaxPayerName, "name", p.Values.Payer.Name, false),
+				payerInput(l, "payer-email", FormPayerEmail, "doc.email", "email", MaxPayerEmail, "email", p.Values.Payer.Email, true),
+				payerInput(l, "payer-phone", FormPayerPhone, "doc.phone", "tel", MaxPayerPhone, "tel", p.Values.Payer.Phone, true),
+			), nl,
+			h.Button(h.Type("submit"), h.Class("button primary"), h.ID("continue"), h.Text(l.T("doc.continue"))), nl,
+		), nl,
 	}
-	b.Raw(`<fieldset class="group" id="payer">` + "\n<legend>")
-	b.Text(l.T("doc.contact"))
-	b.Raw(` <span class="req">`)
-	b.Text(l.T("doc.optional"))
-	b.Raw("</span></legend>\n")
-	payerInput := func(id, name, labelKey, typ, max, autocomplete, value string, plain bool) {
-		b.Raw(`<div class="row"><label class="field-label"`)
-		b.Attr("for", id)
-		b.Raw(">")
-		b.Text(l.T(labelKey))
-		b.Raw(`</label><input class="field"`)
-		b.Attr("type", typ)
-		b.Attr("name", name)
-		b.Attr("id", id)
-		b.Attr("maxlength", max)
-		b.Attr("autocomplete", autocomplete)
-		if plain {
-			b.Raw(` autocapitalize="none" spellcheck="false"`)
-		}
-		if value != "" {
-			b.Attr("value", value)
-		}
-		b.Raw("></div>\n")
-	}
-	payerInput("payer-name", FormPayerName, "doc.name", "text", strconv.Itoa(MaxPayerName), "name", p.Values.Payer.Name, false)
-	payerInput("payer-email", FormPayerEmail, "doc.email", "email", strconv.Itoa(MaxPayerEmail), "email", p.Values.Payer.Email, true)
-	payerInput("payer-phone", FormPayerPhone, "doc.phone", "tel", strconv.Itoa(MaxPayerPhone), "tel", p.Values.Payer.Phone, true)
-	b.Raw("</fieldset>\n" + `<button type="submit" class="button primary" id="continue">`)
-	b.Text(l.T("doc.continue"))
-	b.Raw("</button>\n</form>\n")
 }
 
-// writeQuantity writes the quantity: a number input for a payment link that sells more than
-// one unit, else a hidden 1.
-func writeQuantity(b *htmlw.Builder, p *Page) {
+// payerInput is one of the payer's contact details: its label and input, refilled with value.
+func payerInput(l page.Lang, id, name, labelKey, typ string, maxLen int, autocomplete, value string, plain bool) h.Node {
+	return h.Group{h.Div(h.Class("row"),
+		h.Label(h.Class("field-label"), h.For(id), h.Text(l.T(labelKey))),
+		h.Input(h.Class("field"), h.Type(typ), h.Name(name), h.ID(id), h.Attr("maxlength", strconv.Itoa(maxLen)),
+			h.Attr("autocomplete", autocomplete),
+			h.If(plain, h.Group{h.Attr("autocapitalize", "none"), h.Attr("spellcheck", "false")}),
+			h.AttrIf("value", value)),
+	), nl}
+}
+
+// quantity is a number input for a payment link that sells more than one unit, else a hidden
+// 1.
+func quantity(p *Page) h.Node {
 	v, l := p.View, p.Lang.Lang
 	if v.Kind == document.Invoices || v.MaxQuantity <= 1 {
-		b.Raw(`<input type="hidden" name="quantity" value="1">` + "\n")
-		return
+		return h.Group{ui.Hidden("quantity", "1"), nl}
 	}
 	q := int64(1)
 	if p.Values.Quantity != nil && *p.Values.Quantity >= 1 && *p.Values.Quantity <= v.MaxQuantity {
 		q = *p.Values.Quantity
 	}
-	b.Raw(`<div class="row">` + "\n" + `<label class="field-label" for="quantity">`)
-	b.Text(l.T("doc.quantity"))
-	b.Raw(`</label>` + "\n" + `<input class="field" type="number" name="quantity" id="quantity" min="1"`)
-	b.Attr("max", strconv.FormatInt(v.MaxQuantity, 10))
-	b.Raw(` step="1"`)
-	b.Attr("value", strconv.FormatInt(q, 10))
-	b.Raw(` required inputmode="numeric" aria-describedby="quantity-hint">` + "\n" + `<p class="hint" id="quantity-hint">`)
-	b.Text(l.T("doc.quantity_hint", "min", l.Number(1), "max", l.Number(v.MaxQuantity), "amount", l.Amount(money.Paisa(v.OutstandingMinor))))
-	b.Raw("</p>\n</div>\n")
+	return h.Group{h.Div(h.Class("row"), nl,
+		h.Label(h.Class("field-label"), h.For("quantity"), h.Text(l.T("doc.quantity"))), nl,
+		h.Input(h.Class("field"), h.Type("number"), h.Name("quantity"), h.ID("quantity"), h.Attr("min", "1"),
+			h.Attr("max", strconv.FormatInt(v.MaxQuantity, 10)), h.Attr("step", "1"), h.Value(strconv.FormatInt(q, 10)),
+			h.Required(true), h.Attr("inputmode", "numeric"), h.Aria("describedby", "quantity-hint")), nl,
+		h.P(h.Class("hint"), h.ID("quantity-hint"), h.Text(l.T("doc.quantity_hint", "min", l.Number(1), "max", l.Number(v.MaxQuantity),
+			"amount", l.Amount(money.Paisa(v.OutstandingMinor))))), nl,
+	), nl}
 }
 
-// writeField writes one custom field's control with its label, filled with value.
-func writeField(b *htmlw.Builder, l page.Lang, f Field, value Answer) {
+// field is one custom field's control with its label, filled with value.
+func field(l page.Lang, f Field, value Answer) h.Node {
 	id := fieldDOMID(f.ID)
 	name := FormFieldPrefix + f.ID
 	switch f.Type {
 	case "text", "textarea":
-		writeTextField(b, l, f, value, id, name)
+		return textField(l, f, value, id, name)
 	case "select":
-		writeSelect(b, l, f, value, id, name)
+		return selectField(l, f, value, id, name)
 	case "radio":
-		writeRadios(b, l, f, value, id, name)
+		return radios(l, f, value, id, name)
 	case "checkbox":
-		writeCheckbox(b, l, f, value, id, name)
+		return checkbox(l, f, value, id, name)
 	case "file":
-		writeFileField(b, l, f, id)
+		return h.Group{h.Div(h.Class("row"), h.ID(id),
+			h.P(h.Class("field-label"), h.Text(f.Label)), h.P(h.Class("note"), h.Text(l.T("doc.file_unavailable")))), nl}
 	}
+	return nil
 }
 
-// writeTextField writes a text or textarea field, refilled with value.
-func writeTextField(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
-	b.Raw(`<div class="row">
-<label class="field-label"`)
-	b.Attr("for", id)
-	b.Raw(">")
-	b.Text(f.Label)
-	writeRequired(b, l, f.Required)
-	b.Raw("</label>\n")
+// textField is a text or textarea field, refilled with value.
+func textField(l page.Lang, f Field, value Answer, id, name string) h.Node {
+	var control h.Node
 	if f.Type == "text" {
-		b.Raw(`<input class="field" type="text"`)
-		b.Attr("name", name)
-		b.Attr("id", id)
-		b.Attr("maxlength", strconv.Itoa(MaxText))
-		if f.Required {
-			b.Raw(" required")
-		}
-		if value.Text != "" {
-			b.Attr("value", value.Text)
-		}
-		b.Raw(">\n")
+		control = h.Input(h.Class("field"), h.Type("text"), h.Name(name), h.ID(id), h.Attr("maxlength", strconv.Itoa(MaxText)),
+			h.Required(f.Required), h.AttrIf("value", value.Text))
 	} else {
-		b.Raw(`<textarea class="field" rows="4"`)
-		b.Attr("name", name)
-		b.Attr("id", id)
-		b.Attr("maxlength", strconv.Itoa(MaxTextarea))
-		if f.Required {
-			b.Raw(" required")
-		}
-		// The parser drops one newline right after the start tag: this one, never the
-		// value's own first line break.
-		b.Raw(">\n")
-		b.Text(value.Text)
-		b.Raw("</textarea>\n")
+		// The parser drops one newline right after the start tag: this one, never the value's
+		// own first line break.
+		control = h.Textarea(h.Class("field"), h.Attr("rows", "4"), h.Name(name), h.ID(id), h.Attr("maxlength", strconv.Itoa(MaxTextarea)),
+			h.Required(f.Required), nl, h.Text(value.Text))
 	}
-	b.Raw("</div>\n")
+	return h.Group{h.Div(h.Class("row"), nl,
+		h.Label(h.Class("field-label"), h.For(id), h.Text(f.Label), requiredMark(l, f.Required)), nl,
+		control, nl,
+	), nl}
 }
 
-// writeSelect writes a select field, value's option selected.
-func writeSelect(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
-	b.Raw(`<div class="row">
-<label class="field-label"`)
-	b.Attr("for", id)
-	b.Raw(">")
-	b.Text(f.Label)
-	writeRequired(b, l, f.Required)
-	b.Raw(`</label>
-<select class="field"`)
-	b.Attr("name", name)
-	b.Attr("id", id)
+// selectField is a select field, value's option selected.
+func selectField(l page.Lang, f Field, value Answer, id, name string) h.Node {
+	none := l.T("doc.no_answer")
 	if f.Required {
-		b.Raw(" required>\n" + `<option value="">`)
-		b.Text(l.T("doc.choose_option"))
-	} else {
-		b.Raw(">\n" + `<option value="">`)
-		b.Text(l.T("doc.no_answer"))
+		none = l.T("doc.choose_option")
 	}
-	b.Raw("</option>\n")
-	for _, o := range f.Options {
-		b.Raw("<option")
-		b.Attr("value", o)
-		if o != "" && o == value.Text {
-			b.Raw(" selected")
-		}
-		b.Raw(">")
-		b.Text(o)
-		b.Raw("</option>\n")
-	}
-	b.Raw("</select>\n</div>\n")
+	return h.Group{h.Div(h.Class("row"), nl,
+		h.Label(h.Class("field-label"), h.For(id), h.Text(f.Label), requiredMark(l, f.Required)), nl,
+		h.Select(h.Class("field"), h.Name(name), h.ID(id), h.Required(f.Required), nl,
+			h.Option(h.Value(""), h.Text(none)), nl,
+			h.Map(f.Options, func(o string) h.Node {
+				return h.Group{h.Option(h.Value(o), h.Selected(o != "" && o == value.Text), h.Text(o)), nl}
+			}),
+		), nl,
+	), nl}
 }
 
-// writeRadios writes a radio group, value's option checked.
-func writeRadios(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
-	b.Raw(`<fieldset class="group"`)
-	b.Attr("id", id)
-	b.Raw("><legend>")
-	b.Text(f.Label)
-	writeRequired(b, l, f.Required)
-	b.Raw("</legend>\n")
+// radios is a radio group, value's option checked.
+func radios(l page.Lang, f Field, value Answer, id, name string) h.Node {
+	opts := make(h.Group, 0, len(f.Options))
 	for i, o := range f.Options {
 		oid := optionDOMID(f.ID, i+1)
-		b.Raw(`<label class="option"`)
-		b.Attr("for", oid)
-		b.Raw(`><input type="radio"`)
-		b.Attr("name", name)
-		b.Attr("id", oid)
-		b.Attr("value", o)
-		if f.Required {
-			b.Raw(" required")
-		}
-		if o != "" && o == value.Text {
-			b.Raw(" checked")
-		}
-		b.Raw("> <span>")
-		b.Text(o)
-		b.Raw("</span></label>\n")
+		opts = append(opts, h.Label(h.Class("option"), h.For(oid),
+			h.Input(h.Type("radio"), h.Name(name), h.ID(oid), h.Value(o), h.Required(f.Required), h.Checked(o != "" && o == value.Text)),
+			h.Text(" "), h.Span(h.Text(o))), nl)
 	}
-	b.Raw("</fieldset>\n")
+	return h.Group{h.Fieldset(h.Class("group"), h.ID(id),
+		h.Legend(h.Text(f.Label), requiredMark(l, f.Required)), nl,
+		opts,
+	), nl}
 }
 
-// writeCheckbox writes a checkbox field, checked when value is.
-func writeCheckbox(b *htmlw.Builder, l page.Lang, f Field, value Answer, id, name string) {
-	b.Raw(`<div class="check"><input type="checkbox"`)
-	b.Attr("name", name)
-	b.Attr("id", id)
-	b.Raw(` value="true"`)
-	if f.Required {
-		b.Raw(" required")
-	}
-	if value.Bool != nil && *value.Bool {
-		b.Raw(" checked")
-	}
-	b.Raw("><label")
-	b.Attr("for", id)
-	b.Raw(">")
-	b.Text(f.Label)
-	writeRequired(b, l, f.Required)
-	b.Raw("</label></div>\n")
-}
-
-// writeFileField writes a file field as unavailable (file upload is not available yet).
-func writeFileField(b *htmlw.Builder, l page.Lang, f Field, id string) {
-	b.Raw(`<div class="row"`)
-	b.Attr("id", id)
-	b.Raw(`><p class="field-label">`)
-	b.Text(f.Label)
-	b.Raw(`</p><p class="note">`)
-	b.Text(l.T("doc.file_unavailable"))
-	b.Raw("</p></div>\n")
+// checkbox is a checkbox field, checked when value is.
+func checkbox(l page.Lang, f Field, value Answer, id, name string) h.Node {
+	return h.Group{h.Div(h.Class("check"),
+		h.Input(h.Type("checkbox"), h.Name(name), h.ID(id), h.Value("true"), h.Required(f.Required), h.Checked(value.Bool != nil && *value.Bool)),
+		h.Label(h.For(id), h.Text(f.Label), requiredMark(l, f.Required)),
+	), nl}
 }

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 
-	"github.com/takapay/payments/shared/foundation/htmlw"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 )
 
 // Page is what RenderPage shows.
@@ -45,7 +45,7 @@ var (
 // language switch, the summary (merchant, reference, amount, due date or expiry), the
 // description, line items and totals, then by state the form (quantity, custom fields,
 // optional contact details, "Continue to payment"), the paid message or the closed message.
-// It has no script; every value is escaped by package htmlw (see markup.go); the response
+// It has no script; every value is escaped by package h (see markup.go); the response
 // must carry SecurityHeaders.
 func RenderPage(w io.Writer, p Page) error {
 	if p.View == nil {
@@ -54,10 +54,7 @@ func RenderPage(w io.Writer, p Page) error {
 	if p.Lang.Lang == "" {
 		p.Lang.Lang = page.EN
 	}
-	var b htmlw.Builder
-	b.Grow(len(style.Source()) + 8192)
-	writePage(&b, &p)
-	_, err := b.WriteTo(w)
+	_, err := w.Write(pageDoc(&p).Bytes())
 	return err
 }
 
@@ -65,7 +62,7 @@ func RenderPage(w io.Writer, p Page) error {
 // found"). self, when not "", is the page's path for the language switch. The response must
 // carry SecurityHeaders.
 func ErrorPage(w io.Writer, l page.Lang, title, message, self string) error {
-	return page.WriteError(w, style, page.Error{Lang: l, Title: title, Message: message, Self: self})
+	return ui.ErrorPage(w, style, page.Error{Lang: l, Title: title, Message: message, Self: self})
 }
 
 // SecurityHeaders returns a new map of the headers every response of the public page (the

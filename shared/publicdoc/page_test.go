@@ -340,10 +340,15 @@ func TestPageStates(t *testing.T) {
 	t.Run("payable invoice", func(t *testing.T) {
 		page := render(t, invoicePage(t, document.StatusIssued, 50000))
 		mustContain(t, page, `<input type="hidden" name="quantity" value="1">`, "Continue to payment", "Amount due",
-			`<td>Physics textbook</td><td class="num">2</td><td class="num">৳750.00</td><td class="num">৳1,500.00</td>`,
-			`<th scope="row">Discount</th><td class="num">-৳50.00</td>`, `<th scope="row">Paid</th><td class="num">৳500.00</td>`,
+			`<td>Physics textbook</td><td class="num">2</td><td class="num"><span class="money">৳750.00</span></td><td class="num"><span class="money">৳1,500.00</span></td>`,
+			`<th scope="row">Discount</th><td class="num"><span class="money">-৳50.00</span></td>`, `<th scope="row">Paid</th><td class="num"><span class="money">৳500.00</span></td>`,
 			`Due <time datetime="2026-03-15T12:00:00Z">15 March 2026, 18:00</time> (Dhaka time)`)
-		mustNotContain(t, page, "sandbox-banner", "PRIVATE", "Rahim")
+		// Whom the invoice is for, by name only: never the customer's email, phone or notes.
+		mustNotContain(t, page, "sandbox-banner", "PRIVATE", "private.payer", "1711", "notes")
+		mustContain(t, page, `<p class="billed-to">Billed to: <span id="customer-name">Rahim Uddin</span></p>`)
+		if strings.Index(page, `id="customer-name"`) > strings.Index(page, `id="amount"`) {
+			t.Errorf("the customer's name is below the amount")
+		}
 		if textByID(t, page, "amount") != "৳1,632.50" {
 			t.Errorf("amount %q", textByID(t, page, "amount"))
 		}

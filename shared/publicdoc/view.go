@@ -85,6 +85,10 @@ type View struct {
 	Fields []Field `json:"fields"`
 	// State is StatePayable, StatePaid, StateClosed or StateUnavailable.
 	State string `json:"state"`
+	// CustomerName is whom an invoice is for: its body's name ("" when it names nobody, and
+	// always "" for a payment link). The page shows it; the JSON view does not carry it (its
+	// members are the API's contract).
+	CustomerName string `json:"-"`
 }
 
 // Field is one custom field as a payer sees it.
@@ -155,6 +159,9 @@ func ViewOf(doc *document.Record, merchantName string, now time.Time) (*View, er
 		v.ShippingMinor, v.DiscountMinor = val(body.ShippingMinor), val(body.DiscountMinor)
 		v.OutstandingMinor, _ = doc.Outstanding() // 0 without an amount
 		v.DueAt = clone(body.DueAt)
+		if body.Name != nil {
+			v.CustomerName = *body.Name
+		}
 		v.AmountDisplay = money.Paisa(v.OutstandingMinor).Display()
 	} else {
 		unit := val(body.AmountMinor)

@@ -18,10 +18,11 @@ import (
 // testNow is the clock of the tests: 1 March 2026, 10:00 in Dhaka.
 var testNow = time.Date(2026, 3, 1, 4, 0, 0, 0, time.UTC)
 
-// invoiceBody uses every member a document body may carry, private ones included.
+// invoiceBody uses every member a document body may carry, private ones included; its name
+// is whom the invoice is for, which the page shows (the JSON view does not).
 const invoiceBody = `{
   "reference": "INV-2026-001",
-  "name": "Rahim Uddin PRIVATE-NAME",
+  "name": "Rahim Uddin",
   "email": "private.payer@example.com.bd",
   "phone": "+880 1711-999888",
   "notes": "PRIVATE-NOTES call the customer",
@@ -116,7 +117,7 @@ func TestViewOfInvoice(t *testing.T) {
 		Items:       []document.LineItem{{Title: "Physics textbook", Quantity: 2, UnitAmountMinor: 75000}, {Title: "Notebook", Quantity: 10, UnitAmountMinor: 5000}},
 		AmountMinor: invoiceTotal, TaxMinor: 11250, FeeMinor: 1000, ShippingMinor: 6000, DiscountMinor: 5000,
 		TotalMinor: invoiceTotal, PaidMinor: 50000, OutstandingMinor: invoiceTotal - 50000,
-		AmountDisplay: "৳1,632.50", DueAt: &due, MaxQuantity: 1,
+		AmountDisplay: "৳1,632.50", DueAt: &due, MaxQuantity: 1, CustomerName: "Rahim Uddin",
 		Fields: []Field{
 			{ID: "student", Label: "Student name", Type: "text", Required: true},
 			{ID: "class", Label: "Class", Type: "select", Options: []string{"Six", "Seven"}},

@@ -1,6 +1,6 @@
 // Takapay hosted checkout: progressive enhancement only; the page works without it.
-// Inlined into the page; its SHA-256 is in the Content-Security-Policy. It adapts the payer
-// field to the chosen route, counts down to the expiry, polls the payment's JSON while a
+// Inlined into the page; its SHA-256 is in the Content-Security-Policy. It chooses the method
+// whose field the payer types into, counts down to the expiry, polls the payment's JSON while a
 // locked payment waits for the provider (see pollDelay) and, once the payment is final, shows
 // that and then goes to the merchant (or reloads the page).
 (function () {
@@ -153,53 +153,15 @@
     return;
   }
 
-  // Route choice: the payer field follows the chosen route's label, placeholder and kind.
-  var payer = document.getElementById("payer");
-  var payerLabel = document.getElementById("payer-label");
-  var payerHint = document.getElementById("payer-hint");
-
-  function applyRoute(radio) {
-    if (!payer || !radio) {
-      return;
-    }
-    var kind = radio.getAttribute("data-payer-kind");
-    if (payerLabel) {
-      payerLabel.textContent = radio.getAttribute("data-payer-label") || msg("payer");
-    }
-    var placeholder = radio.getAttribute("data-placeholder");
-    if (placeholder) {
-      payer.setAttribute("placeholder", placeholder);
-    } else {
-      payer.removeAttribute("placeholder");
-    }
-    if (kind === "phone") {
-      payer.type = "tel";
-      payer.setAttribute("inputmode", "tel");
-      payer.setAttribute("autocomplete", "tel");
-    } else if (kind === "email") {
-      payer.type = "email";
-      payer.setAttribute("inputmode", "email");
-      payer.setAttribute("autocomplete", "email");
-    } else {
-      payer.type = "text";
-      payer.removeAttribute("inputmode");
-      payer.setAttribute("autocomplete", "off");
-    }
-    if (payerHint) {
-      payerHint.hidden = true;
-    }
-  }
-
-  var radios = document.querySelectorAll('input[name="route"]');
-  Array.prototype.forEach.call(radios, function (radio) {
-    radio.addEventListener("change", function () {
-      if (radio.checked) {
-        applyRoute(radio);
+  // Route choice: typing into a method's own field chooses that method (without the script
+  // the payer ticks the radio; the server reads the chosen method's field either way).
+  Array.prototype.forEach.call(document.querySelectorAll('input[name^="payer_"]'), function (field) {
+    field.addEventListener("input", function () {
+      var radio = document.getElementById("route-" + field.id.replace(/^payer-/, ""));
+      if (radio && !radio.checked && field.value !== "") {
+        radio.checked = true;
       }
     });
-    if (radio.checked) {
-      applyRoute(radio);
-    }
   });
 
   // One submission at a time: a second tap (or Approve then Decline) is ignored.

@@ -674,6 +674,18 @@ func TestLanguageAcrossTheFlow(t *testing.T) {
 	if res.StatusCode != 422 || !strings.Contains(body, `<html lang="bn">`) || !strings.Contains(body, "বাংলাদেশি মোবাইল নম্বর লিখুন") {
 		t.Errorf("invalid lock in Bangla: %d %s", res.StatusCode, body)
 	}
+	// The page keeps what the payer chose and typed: the method checked, the number in its
+	// own field (the method's field name and the old single "payer" alike).
+	for _, post := range []string{"route=bkash&payer=12", "route=nagad&payer_nagad=0171&payer_card=x%40y"} {
+		_, body := do("POST", p.Page+"/lock?lang=bn", post, form...)
+		q, _ := url.ParseQuery(post)
+		route := q.Get("route")
+		for _, want := range []string{`id="route-` + route + `" required checked>`, `id="payer-` + route + `"`, `value="` + q.Get("payer") + q.Get("payer_nagad") + `"`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("after %s the page lacks %q", post, want)
+			}
+		}
+	}
 	// A number in Bangla digits is the same number; the 303 keeps the language.
 	res, _ = do("POST", p.Page+"/lock?lang=bn", "route=bkash&payer="+url.QueryEscape("০১৭১২৩৪৫৬৭৮"), form...)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != p.Page+"?lang=bn" {

@@ -99,15 +99,15 @@ func TestBrowserBanglaJourneys(t *testing.T) {
 	checkText(t, ctx, "checkout in Bangla", "bn", []string{
 		"স্যান্ডবক্স — আসল টাকা লেনদেন হবে না", "প্রাপক", "রেফারেন্স", "order-bn-1", "৳১,৫০০.০০",
 		"পর্যন্ত পেমেন্ট করা যাবে (ঢাকার সময়)", "কীভাবে পেমেন্ট করবেন, বেছে নিন", "পেমেন্ট মাধ্যম", "bKash", "Nagad", "কার্ড",
-		"মোবাইল নম্বর বা ইমেইল", "এগিয়ে যান", "পেমেন্ট বাতিল করুন", "Takapay-এর নিরাপদ পেমেন্ট", "English",
+		"bKash অ্যাকাউন্ট নম্বর", "রসিদ পাঠানোর ইমেইল", "এগিয়ে যান", "পেমেন্ট বাতিল করুন", "Takapay-এর নিরাপদ পেমেন্ট", "English",
 	}, "Choose how to pay", "Cancel payment", "৳1,500.00")
-	// The script's words are Bangla too: the payer field follows the chosen route, and the
+	// Each method has its own Bangla-labelled field, and the script's words are Bangla: the
 	// countdown runs in Bangla digits.
 	if err := do(ctx, chromedp.Click(chromedp.ID("route-bkash")),
 		chromedp.WaitVisible(chromedp.CSS("#countdown:not([hidden])"))); err != nil {
 		t.Fatal(err)
 	}
-	if label, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("payer-label"))); err != nil || label != "bKash অ্যাকাউন্ট নম্বর" {
+	if label, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("payer-bkash-label"))); err != nil || label != "bKash অ্যাকাউন্ট নম্বর" {
 		t.Errorf("payer label after choosing bKash: %q %v", label, err)
 	}
 	if cd, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("countdown"))); err != nil || !strings.HasPrefix(cd, "· আর ") ||
@@ -116,7 +116,7 @@ func TestBrowserBanglaJourneys(t *testing.T) {
 	}
 	browsertest.Screenshots(t, ctx, "checkout-pending-bn")
 	// The payer types their wallet number with a Bangla keyboard: Bangla digits.
-	if err := do(ctx, chromedp.SendKeys(chromedp.ID("payer"), "০১৭১২৩৪৫৬৭৮"), chromedp.Click(chromedp.ID("continue")),
+	if err := do(ctx, chromedp.SendKeys(chromedp.ID("payer-bkash"), "০১৭১২৩৪৫৬৭৮"), chromedp.Click(chromedp.ID("continue")),
 		chromedp.WaitVisible(chromedp.ID("approve"))); err != nil {
 		browsertest.Screenshot(t, ctx, "checkout-bn-failed.png")
 		t.Fatalf("lock in Bangla: %v", err)
@@ -240,7 +240,7 @@ func payInBangla(t *testing.T, ctx context.Context, a *localapi.TestAPI) {
 	t.Helper()
 	if err := do(ctx,
 		chromedp.Click(chromedp.ID("route-bkash")),
-		chromedp.SendKeys(chromedp.ID("payer"), "01712345678"),
+		chromedp.SendKeys(chromedp.ID("payer-bkash"), "01712345678"),
 		chromedp.Click(chromedp.ID("continue")),
 		chromedp.WaitVisible(chromedp.ID("approve")),
 	); err != nil {

@@ -108,9 +108,25 @@ func TestBrowserJourney(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "checkout-pending.png")
+	// Typing into the Nagad field ticks Nagad; a wrong number comes back with Nagad still
+	// ticked and the number still in its field, and the error says what to fix.
+	if err := do(ctx,
+		chromedp.SendKeys(chromedp.ID("payer-nagad"), "0171"),
+		chromedp.Click(chromedp.ID("continue")),
+		chromedp.WaitVisible(chromedp.ID("error")),
+	); err != nil {
+		screenshot(t, ctx, "checkout-refused-failed.png")
+		t.Fatal(err)
+	}
+	kept, err := browsertest.Run(ctx, chromedp.Evaluate[string](
+		`document.getElementById("route-nagad").checked + " " + document.getElementById("payer-nagad").value + " " + document.getElementById("payer-nagad").getAttribute("aria-invalid")`))
+	if err != nil || kept != "true 0171 true" {
+		t.Errorf("after a wrong number: %q %v, want Nagad ticked, 0171 kept, the field invalid", kept, err)
+	}
+	screenshot(t, ctx, "checkout-refused.png")
 	if err := do(ctx,
 		chromedp.Click(chromedp.ID("route-bkash")),
-		chromedp.SendKeys(chromedp.ID("payer"), "01712345678"),
+		chromedp.SendKeys(chromedp.ID("payer-bkash"), "01712345678"),
 		chromedp.Click(chromedp.ID("continue")),
 		chromedp.WaitVisible(chromedp.ID("approve")),
 	); err != nil {

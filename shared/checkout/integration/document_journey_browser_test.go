@@ -97,7 +97,7 @@ func payInBrowser(t *testing.T, ctx context.Context, a *localapi.TestAPI, done c
 	if err := do(ctx,
 		chromedp.WaitVisible(chromedp.ID("route-bkash")),
 		chromedp.Click(chromedp.ID("route-bkash")),
-		chromedp.SendKeys(chromedp.ID("payer"), "01712345678"),
+		chromedp.SendKeys(chromedp.ID("payer-bkash"), "01712345678"),
 		chromedp.Click(chromedp.ID("continue")),
 		chromedp.WaitVisible(chromedp.ID("approve")),
 	); err != nil {
@@ -189,6 +189,14 @@ func TestBrowserDocumentJourney(t *testing.T) {
 	}
 	if text, err = browsertest.Run(ctx, chromedp.Text(chromedp.CSS("body"))); err != nil || !strings.Contains(text, "৳3,000.00") {
 		t.Errorf("checkout of 2 × ৳1,500.00 does not show ৳3,000.00: %q %v", text, err)
+	}
+	// What is bought, above the total: the quantity × the unit price and the chosen options.
+	if got, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("purchase"))); err != nil || got != "Quantity: 2 × ৳1,500.00" {
+		t.Errorf("checkout purchase %q %v", got, err)
+	}
+	if got, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("options"))); err != nil ||
+		!strings.Contains(got, "Name on the card") || !strings.Contains(got, nameOnCard) || !strings.Contains(got, "Size") || !strings.Contains(got, "Large") {
+		t.Errorf("checkout options %q %v", got, err)
 	}
 	linkIntent, err := browsertest.Run(ctx, chromedp.Text(chromedp.ID("invoice")))
 	if err != nil || linkIntent == "" {

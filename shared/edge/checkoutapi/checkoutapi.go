@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/takapay/payments/shared/checkout"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/jsonbody"
+	"github.com/takapay/payments/shared/foundation/obs"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
 	"github.com/takapay/payments/shared/payment"
@@ -79,7 +81,7 @@ func (h *Handlers) View(ctx context.Context, r *web.Request) (*web.Response, err
 		return nil, err
 	}
 	if m.html {
-		return h.page(p, base, m, "", http.StatusOK), nil
+		return h.page(ctx, p, base, m, "", http.StatusOK), nil
 	}
 	body, err := web.Marshal(checkout.ViewOf(p, h.Service.Clock()))
 	if err != nil {
@@ -126,26 +128,29 @@ func (h *Handlers) Lock(ctx context.Context, r *web.Request) (*web.Response, err
 			return nil, err
 		}
 	}
-	f, err := fields(r, m, "route", "payer")
+	route, payer, typed, err := lockFields(r, m, p)
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.Service.Lock(ctx, p, f["route"], f["payer"], r.CorrelationID)
+	res, err := h.Service.Lock(ctx, p, route, payer, r.CorrelationID)
 	var ae *apierr.Error
 	if m.html && errors.As(err, &ae) && ae.Code == apierr.ValidationFailed {
-		route, _ := checkout.FindRoute(p, f["route"])
-		return h.page(p, base, m, payerMessage(m.lang.Lang, route, ae.Violations), http.StatusUnprocessableEntity), nil
+		// The page comes back with the payer's choice and every number typed.
+		chosen, _ := checkout.FindRoute(p, route)
+		return h.render(ctx, p, base, m, func(v *checkout.View) {
+			v.Error, v.Chosen, v.Typed = payerMessage(m.lang.Lang, chosen, ae.Violations), route, typed
+		}, http.StatusUnprocessableEntity), nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	if res.Closed != nil {
-		return h.closed(res, base, m)
+		return h.closed(ctx, res, base, m)
 	}
 	if m.html {
 		return h.seeOther(m.lang.URL(base)), nil
 	}
-	return h.page(res.Payment, base, m, "", http.StatusOK), nil
+	return h.page(ctx, res.Payment, base, m, "", http.StatusOK), nil
 }
 
 // Notice serves POST /v1/public/checkout/{token}/notices/{noticeAction}: cancel (any PENDING
@@ -169,30 +174,30 @@ func (h *Handlers) Notice(ctx context.Context, r *web.Request) (*web.Response, e
 		return nil, err
 	}
 	if res.Closed != nil {
-		return h.closed(res, base, m)
+		return h.closed(ctx, res, base, m)
 	}
-	return h.outcome(res.Payment, base, m), nil
+	return h.outcome(ctx, res.Payment, base, m), nil
 }
 
 // closed answers an action refused because the merchant closed the intent's document: the
 // page with the payer's words (409) to a browser, the 409 envelope to an API client.
-func (h *Handlers) closed(res *checkout.Result, base string, m mode) (*web.Response, error) {
+func (h *Handlers) closed(ctx context.Context, res *checkout.Result, base string, m mode) (*web.Response, error) {
 	if m.html {
-		return h.page(res.Payment, base, m, m.lang.Lang.T(res.ClosedKey), http.StatusConflict), nil
+		return h.page(ctx, res.Payment, base, m, m.lang.Lang.T(res.ClosedKey), http.StatusConflict), nil
 	}
 	return nil, res.Closed
 }
 
 // outcome answers a notice whose outcome the payment has: a browser goes on to the merchant's
 // return URL (or back to the page), an API client gets the payment's view.
-func (h *Handlers) outcome(p *payment.Payment, base string, m mode) *web.Response {
+func (h *Handlers) outcome(ctx context.Context, p *payment.Payment, base string, m mode) *web.Response {
 	if m.html {
 		if u := checkout.ReturnURL(p, p.EffectiveStatus(h.Service.Clock())); u != "" {
 			return h.seeOther(u)
 		}
 		return h.seeOther(m.lang.URL(base))
 	}
-	return h.page(p, base, m, "", http.StatusOK)
+	return h.page(ctx, p, base, m, "", http.StatusOK)
 }
 
 // ErrorPage renders an error as a page for a browser (nil for an API client, which gets the
@@ -206,12 +211,26 @@ func (h *Handlers) ErrorPage(r *web.Request, e *apierr.Error) *web.Response {
 }
 
 // page answers with the payment: the HTML page to a browser, the view as JSON otherwise.
-func (h *Handlers) page(p *payment.Payment, base string, m mode, errMsg string, status int) *web.Response {
+func (h *Handlers) page(ctx context.Context, p *payment.Payment, base string, m mode, errMsg string, status int) *web.Response {
+	return h.render(ctx, p, base, m, func(v *checkout.View) { v.Error = errMsg }, status)
+}
+
+// render answers with the payment: the view as JSON to an API client; to a browser the HTML
+// page, with the page-only fields fill sets (the error, a refused post's values).
+func (h *Handlers) render(ctx context.Context, p *payment.Payment, base string, m mode, fill func(*checkout.View), status int) *web.Response {
 	v := checkout.ViewOf(p, h.Service.Clock())
 	if !m.html {
 		return web.JSON(status, v)
 	}
-	v.ActionBase, v.Error, v.Lang = base, errMsg, m.lang
+	v.ActionBase, v.Lang = base, m.lang
+	fill(&v)
+	var err error
+	if v.Purchase, err = h.Service.Purchase(ctx, p); err != nil {
+		// The options are a courtesy: the page still says the quantity and the price, and
+		// the request's log line says why the options are missing.
+		obs.Annotate(ctx, slog.String("purchase_error", err.Error()))
+		v.Purchase = checkout.PurchaseOf(p)
+	}
 	var buf bytes.Buffer
 	if err := checkout.RenderPage(&buf, v); err != nil {
 		return h.htmlError(apierr.Wrap(apierr.Internal, err, "internal error"), m.lang.Lang, base)
@@ -238,19 +257,45 @@ func (h *Handlers) htmlError(e *apierr.Error, l page.Lang, self string) *web.Res
 	return &web.Response{Status: e.Status(), Headers: hd, Raw: buf.Bytes()}
 }
 
-// fields reads the POST body: a JSON object, or a form from the page.
-func fields(r *web.Request, m mode, names ...string) (map[string]string, error) {
-	out := map[string]string{}
-	if m.html && isForm(r) {
-		form, err := url.ParseQuery(string(r.Body))
-		if err != nil {
-			return nil, apierr.New(apierr.MalformedRequest, "the form could not be read")
-		}
-		for _, n := range names {
-			out[n] = strings.TrimSpace(form.Get(n))
-		}
-		return out, nil
+// lockFields reads a lock's route and payer identity. A JSON object has "route" and "payer"
+// (only). The page's form has "route" and each route's own field (checkout.PayerField: the
+// bKash number, the Nagad number, the card receipt's email); the chosen route's field is the
+// payer, and the form's old single field "payer" still counts when that one is empty. A form
+// without a route whose fields hold exactly one value chooses that value's route. typed is
+// what the form's fields held, by route id, to refill a refused form.
+func lockFields(r *web.Request, m mode, p *payment.Payment) (route, payer string, typed map[string]string, err error) {
+	if !m.html || !isForm(r) {
+		f, err := fields(r, "route", "payer")
+		return f["route"], f["payer"], nil, err
 	}
+	form, perr := url.ParseQuery(string(r.Body))
+	if perr != nil {
+		return "", "", nil, apierr.New(apierr.MalformedRequest, "the form could not be read")
+	}
+	typed = map[string]string{}
+	only := ""
+	for _, rt := range checkout.Routes(p) {
+		if v := strings.TrimSpace(form.Get(checkout.PayerField(rt.ID))); v != "" {
+			typed[rt.ID], only = v, rt.ID
+		}
+	}
+	route = strings.TrimSpace(form.Get("route"))
+	if route == "" && len(typed) == 1 {
+		route = only
+	}
+	payer = typed[route]
+	if payer == "" {
+		payer = strings.TrimSpace(form.Get("payer"))
+		if payer != "" && route != "" {
+			typed[route] = payer
+		}
+	}
+	return route, payer, typed, nil
+}
+
+// fields reads a JSON POST body: an object with only the names given, each a string.
+func fields(r *web.Request, names ...string) (map[string]string, error) {
+	out := map[string]string{}
 	if len(bytes.TrimSpace(r.Body)) == 0 {
 		return out, nil
 	}

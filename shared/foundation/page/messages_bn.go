@@ -59,7 +59,6 @@ var messagesBN = catalogue{
 	"checkout.no_routes":    "এই পেমেন্টের জন্য এখনো কোনো পেমেন্ট মাধ্যম চালু নেই।",
 	// Choice: "মাধ্যম" (means) for a payment method, as the wallets' "পেমেন্ট মাধ্যম".
 	"checkout.pay_with": "পেমেন্ট মাধ্যম",
-	"checkout.payer":    "মোবাইল নম্বর বা ইমেইল",
 	// Choice: the provider names stay bKash and Nagad (see above); a card is "কার্ড".
 	"checkout.route.bkash":       "bKash",
 	"checkout.route.nagad":       "Nagad",
@@ -69,7 +68,9 @@ var messagesBN = catalogue{
 	"checkout.route.card.payer":  "রসিদ পাঠানোর ইমেইল",
 	"checkout.continue":          "এগিয়ে যান",
 	"checkout.cancel":            "পেমেন্ট বাতিল করুন",
-	"checkout.invoice":           "ইনভয়েস {id}",
+	"checkout.payment_ref":       "পেমেন্ট রেফারেন্স: {id}",
+	"checkout.purchase":          "পরিমাণ: {quantity} × {unit}",
+	"checkout.option_yes":        "হ্যাঁ",
 	"checkout.err.route":         "কীভাবে পেমেন্ট করবেন, বেছে নিন।",
 	"checkout.err.phone":         "০১৭১২৩৪৫৬৭৮-এর মতো একটি বাংলাদেশি মোবাইল নম্বর লিখুন।",
 	"checkout.err.email":         "সঠিক ইমেইল ঠিকানা লিখুন।",
@@ -96,6 +97,7 @@ var messagesBN = catalogue{
 	"doc.invoice":      "ইনভয়েস",
 	"doc.link":         "পেমেন্ট লিংক",
 	"doc.invoice_from": "ইনভয়েস প্রেরক",
+	"doc.billed_to":    "গ্রাহক: {name}",
 	"doc.pay_to":       "প্রাপক",
 	// Choice: "বকেয়া" (outstanding) for "Amount due": the word on utility and shop bills.
 	"doc.amount_due":    "বকেয়া",
