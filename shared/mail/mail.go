@@ -286,10 +286,7 @@ func duration(l page.Lang, d time.Duration) string {
 		n, u = int64((d+time.Minute-1)/time.Minute), unit{"minute", "minutes", "মিনিট"}
 	}
 	if l == page.BN {
-		return l.Number(n) + " " + u.bn
+		return l.Count(n, u.bn, u.bn)
 	}
-	if n == 1 {
-		return "1 " + u.one
-	}
-	return l.Number(n) + " " + u.many
+	return l.Count(n, u.one, u.many)
 }
