@@ -148,9 +148,6 @@ var messagesBN = catalogue{
 	"doc.problem.choose":        "একটি বিকল্প বেছে নিন",
 	"doc.problem.check":         "এই ঘরে টিক দিতে হবে",
 	"doc.problem.too_long":      "সর্বোচ্চ {max}টি অক্ষর লেখা যাবে",
-	// Choice: a counted message's ".one" form (English's "1 character") is the same words in
-	// Bangla, which has one form for every number (Lang.Plural).
-	"doc.problem.too_long.one":  "সর্বোচ্চ {max}টি অক্ষর লেখা যাবে",
 	"doc.problem.control":       "বিশেষ নিয়ন্ত্রণ-অক্ষরগুলো মুছে দিন",
 	"doc.problem.not_option":    "দেওয়া বিকল্পগুলোর একটি বেছে নিন",
 	"doc.problem.unknown":       "এই প্রশ্নটি এই পেজে নেই",

@@ -126,7 +126,6 @@ var messagesEN = catalogue{
 	"doc.problem.choose":        "choose one of the options",
 	"doc.problem.check":         "this box must be ticked",
 	"doc.problem.too_long":      "at most {max} characters",
-	"doc.problem.too_long.one":  "at most {max} character",
 	"doc.problem.control":       "remove the special (control) characters",
 	"doc.problem.not_option":    "choose one of the options given",
 	"doc.problem.unknown":       "this question is not on this page",

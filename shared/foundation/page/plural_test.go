@@ -31,31 +31,49 @@ func TestCount(t *testing.T) {
 }
 
 func TestPlural(t *testing.T) {
+	// A counted message as a catalogue writes one: its other form, and its ".one" form in every
+	// language (the Bangla the same words).
+	msgs := map[Lang][2]string{
+		EN: {"{n} payments are waiting", "{n} payment is waiting"},
+		BN: {"{n}টি পেমেন্ট অপেক্ষায় আছে", "{n}টি পেমেন্ট অপেক্ষায় আছে"},
+	}
+	for l, m := range msgs {
+		catalogues[l]["test.waiting"], catalogues[l]["test.waiting.one"] = m[0], m[1]
+	}
+	t.Cleanup(func() {
+		for l := range msgs {
+			delete(catalogues[l], "test.waiting")
+			delete(catalogues[l], "test.waiting.one")
+		}
+	})
 	for _, c := range []struct {
 		l    Lang
 		n    int64
 		want string
 	}{
-		{EN, 1, "at most 1 character"},
-		{EN, 2, "at most 2 characters"},
-		{EN, 0, "at most 0 characters"},
-		{BN, 1, "সর্বোচ্চ ১টি অক্ষর লেখা যাবে"},
-		{BN, 200, "সর্বোচ্চ ২০০টি অক্ষর লেখা যাবে"},
+		{EN, 1, "1 payment is waiting"},
+		{EN, 2, "2 payments are waiting"},
+		{EN, 0, "0 payments are waiting"},
+		{BN, 1, "১টি পেমেন্ট অপেক্ষায় আছে"},
+		{BN, 200, "২০০টি পেমেন্ট অপেক্ষায় আছে"},
 	} {
-		if got := c.l.Plural("doc.problem.too_long", c.n, "max", c.l.Number(c.n)); got != c.want {
-			t.Errorf("%s.Plural(too_long, %d) = %q, want %q", c.l, c.n, got, c.want)
+		if got := c.l.Plural("test.waiting", c.n, "n", c.l.Number(c.n)); got != c.want {
+			t.Errorf("%s.Plural(test.waiting, %d) = %q, want %q", c.l, c.n, got, c.want)
 		}
 	}
 	// A message without a ".one" form is T's.
 	if got, want := EN.Plural("checkout.title", 1, "amount", "৳1.00", "merchant", "Shop"), EN.T("checkout.title", "amount", "৳1.00", "merchant", "Shop"); got != want {
 		t.Errorf("Plural without .one = %q, want %q", got, want)
 	}
-	// Every ".one" form has its other form.
-	for _, cat := range catalogues {
+}
+
+// Every ".one" form in the catalogues has its other form.
+func TestPluralFormsArePaired(t *testing.T) {
+	for l, cat := range catalogues {
 		for k := range cat {
 			if base, ok := strings.CutSuffix(k, ".one"); ok {
 				if _, has := cat[base]; !has {
-					t.Errorf("%s has no other form %s", k, base)
+					t.Errorf("%s: %s has no other form %s", l, k, base)
 				}
 			}
 		}
