@@ -57,24 +57,35 @@ func GoldenPages(t testing.TB, dir string) map[string]string {
 	return out
 }
 
-// overflowProbe is a page one element of which is wider than a phone, so that a widths test
-// shows that Overflow finds what it should.
-const overflowProbe = `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>probe</title></head>` +
-	`<body><main><p>fits</p><p id="too-wide" style="width:700px">a line wider than a phone</p></main></body></html>`
+// overflowProbes are pages wider than a phone, so that a widths test shows that Overflow
+// finds what it should: one element wider than the page, and a URL that does not wrap (its
+// element's box fits; its text does not), and a box that escapes its scroll box. Each
+// maps to what Overflow must name.
+var overflowProbes = map[string]struct{ page, names string }{
+	"/overflow-probe-box": {`<!doctype html><html lang="en"><head><title>probe</title></head>` +
+		`<body><main><p>fits</p><p id="too-wide" style="width:700px">a line wider than a phone</p></main></body></html>`, "past the right edge: p#too-wide"},
+	"/overflow-probe-text": {`<!doctype html><html lang="en"><head><title>probe</title></head>` +
+		`<body><main><dl><dt>Link</dt><dd id="url">https://pay.takapay.example.com.bd/v1/public/documents/lEZVx2mQ7s0e9p4uYc1bN8aR3dF6gH5jK2wT0vXyZ</dd></dl></main></body></html>`, "past the right edge: the unwrapped text of dd#url"},
+	// An absolutely positioned box escapes a static scroll box around it (a visually hidden
+	// label in a table that scrolls, say): the page scrolls, though the table does not.
+	"/overflow-probe-escape": {`<!doctype html><html lang="en"><head><title>probe</title></head>` +
+		`<body><main><div style="overflow-x:auto"><table><tr><td>cell<span id="escape" style="position:absolute;left:500px;width:1px;height:1px;overflow:hidden">label</span></td></tr></table></div></main></body></html>`, "past the right edge: span#escape"},
+}
 
 // CheckGoldenWidths serves every golden page of a family ("<case>.<lang>", GoldenPages) with
 // the family's security headers and checks each at every size of Widths (CheckWidths): no
 // sideways scroll, 0 axe-core violations, screenshots .artifacts/<prefix><case>-<lang>-<width>.png.
 // skip leaves out pages that prove something else (the hostile ones, which prove escaping).
-// It first checks that Overflow finds a too-wide element on a probe page.
+// It first checks that Overflow finds a too-wide element, an unwrapped URL and a box that
+// escapes its scroll box, on probe pages.
 func CheckGoldenWidths(t *testing.T, dir, prefix string, headers map[string]string, skip func(name string) bool) {
 	t.Helper()
 	Chromium(t)
 	axeSource := AxeSource(t)
 	pages := GoldenPages(t, dir)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/overflow-probe" {
-			_, _ = w.Write([]byte(overflowProbe))
+		if probe, ok := overflowProbes[r.URL.Path]; ok {
+			_, _ = w.Write([]byte(probe.page))
 			return
 		}
 		doc, ok := pages[strings.TrimPrefix(r.URL.Path, "/")]
@@ -89,12 +100,14 @@ func CheckGoldenWidths(t *testing.T, dir, prefix string, headers map[string]stri
 	}))
 	t.Cleanup(srv.Close)
 	ctx := New(t, "")
-	if err := Do(ctx, chromedp.EmulateViewport(Widths[0].Width, Widths[0].Height),
-		chromedp.Navigate(srv.URL+"/overflow-probe"), chromedp.WaitReady(chromedp.ID("too-wide"))); err != nil {
-		t.Fatal(err)
-	}
-	if what, err := Overflow(ctx); err != nil || !strings.Contains(what, "p#too-wide") {
-		t.Fatalf("the overflow check on a page with a 700 px paragraph at 360 px: %q, %v", what, err)
+	for path, probe := range overflowProbes {
+		if err := Do(ctx, chromedp.EmulateViewport(Widths[0].Width, Widths[0].Height),
+			chromedp.Navigate(srv.URL+path), chromedp.WaitReady(chromedp.CSS("main"))); err != nil {
+			t.Fatal(err)
+		}
+		if what, err := Overflow(ctx); err != nil || !strings.Contains(what, probe.names) {
+			t.Fatalf("the overflow check on %s at %s: %q, %v; want it to name %q", path, Widths[0], what, err, probe.names)
+		}
 	}
 	var names []string
 	for name := range pages {

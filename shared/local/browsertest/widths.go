@@ -26,32 +26,64 @@ var Widths = []Viewport{{360, 740}, {390, 844}, {1366, 900}}
 
 // overflowJS reports the shown page's sideways scroll: "" when
 // document.documentElement.scrollWidth <= innerWidth; else the two widths and the widest
-// element whose right edge is past innerWidth (not counting an element a scroll or clip box
-// holds: that one does not widen the page), named by its tag, id, classes and its start.
+// element, or text (a long URL that does not wrap overflows its element's box), whose right
+// edge is past innerWidth (not counting one a scroll or clip box holds: that one does not
+// widen the page), named by its tag, id, classes, where it is and how its text starts.
 const overflowJS = `(() => {
 	const iw = window.innerWidth, sw = document.documentElement.scrollWidth;
 	if (sw <= iw) return "";
-	const held = el => {
-		for (let p = el.parentElement; p && p !== document.body && p !== document.documentElement; p = p.parentElement) {
-			if (getComputedStyle(p).overflowX !== "visible") return true;
+	// clipper is the box that clips what starts at p (a box positioned pos, or text: "static"),
+	// or null: the first ancestor whose overflow is not visible, skipping for an absolutely
+	// positioned box the static ones (its containing block is the nearest positioned one) and
+	// every one for a fixed box.
+	const clipper = (p, pos) => {
+		for (; p && p !== document.body && p !== document.documentElement; p = p.parentElement) {
+			const cs = getComputedStyle(p);
+			if (pos === "fixed") return null;
+			if (pos === "absolute" && cs.position === "static") continue;
+			if (cs.overflowX !== "visible") return p;
+			pos = cs.position;
 		}
-		return false;
+		return null;
 	};
-	let worst = null, wr = null;
+	const held = el => clipper(el.parentElement, getComputedStyle(el).position);
+	// Candidates: every element by its box, and every text by its own box (a long unbroken
+	// URL overflows the element that holds it without widening that element's box).
+	let worst = null, wr = null, isText = false;
 	for (const el of document.body.querySelectorAll("*")) {
 		const r = el.getBoundingClientRect();
 		if (r.width > 0 && r.right > iw + 0.5 && (!wr || r.width > wr.width) && !held(el)) { worst = el; wr = r; }
 	}
-	if (!worst) return "scrollWidth " + sw + " > innerWidth " + iw + " (no element past the right edge found)";
-	let name = worst.tagName.toLowerCase() + (worst.id ? "#" + worst.id : "");
-	for (const c of worst.classList) name += "." + c;
-	const path = [];
-	for (let p = worst.parentElement; p && p !== document.body && path.length < 4; p = p.parentElement) {
-		path.unshift(p.tagName.toLowerCase() + (p.id ? "#" + p.id : "") + (p.classList.length ? "." + Array.from(p.classList).join(".") : ""));
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	const range = document.createRange();
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		if (!n.textContent.trim() || !n.parentElement) continue;
+		range.selectNodeContents(n);
+		const r = range.getBoundingClientRect();
+		if (r.width > 0 && r.right > iw + 0.5 && (!wr || r.width > wr.width) && !clipper(n.parentElement, "static")) {
+			worst = n.parentElement; wr = r; isText = true;
+		}
 	}
+	const label = e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.classList.length ? "." + Array.from(e.classList).join(".") : "");
+	if (!worst) {
+		// Nothing outside a clipping box: name the widest inside one, and the box, whose
+		// clipping does not hold it (a table box, say, on which overflow does not apply).
+		let inner = null, ir = null;
+		for (const el of document.body.querySelectorAll("*")) {
+			const r = el.getBoundingClientRect();
+			if (r.width > 0 && r.right > iw + 0.5 && (!ir || r.width > ir.width)) { inner = el; ir = r; }
+		}
+		if (!inner) return "scrollWidth " + sw + " > innerWidth " + iw + " (no element past the right edge found)";
+		const box = held(inner);
+		return "scrollWidth " + sw + " > innerWidth " + iw + "; widest past the right edge: " + label(inner) + " (" +
+			Math.round(ir.width) + " px wide, right edge at " + Math.round(ir.right) + " px), inside " + (box ? label(box) + " (overflow-x: " +
+			getComputedStyle(box).overflowX + ", display: " + getComputedStyle(box).display + ", position: " + getComputedStyle(inner).position + ")" : "body");
+	}
+	const path = [];
+	for (let p = worst.parentElement; p && p !== document.body && path.length < 4; p = p.parentElement) path.unshift(label(p));
 	const text = (worst.textContent || "").replace(/\s+/g, " ").trim().slice(0, 60);
-	return "scrollWidth " + sw + " > innerWidth " + iw + "; widest element past the right edge: " + name +
-		" (" + Math.round(wr.width) + " px wide, right edge at " + Math.round(wr.right) + " px; in " + (path.join(" > ") || "body") +
+	return "scrollWidth " + sw + " > innerWidth " + iw + "; widest past the right edge: " + (isText ? "the unwrapped text of " : "") +
+		label(worst) + " (" + Math.round(wr.width) + " px wide, right edge at " + Math.round(wr.right) + " px; in " + (path.join(" > ") || "body") +
 		(text ? "; text \"" + text + "\"" : "") + ")";
 })()`
 
