@@ -23,7 +23,7 @@ import (
 type widthPage struct{ name, path string }
 
 // TestBrowserWidths is issue 32's "done when" for the dashboard: every page, signed out (sign
-// in, sign up, the forgotten password, the check-email page, a bad reset link) and signed in
+// in, sign up, the forgotten password, the check-email pages, bad links, an invitation) and signed in
 // as the owner of a workspace with data in it (payments paid and pending, one of a lakh and a
 // half; an issued invoice, a published and paid payment link, customers, keys, a webhook
 // delivery, a pending invitation, the activity log, passkeys, the export form, the forms that
@@ -93,12 +93,19 @@ func TestBrowserWidths(t *testing.T) {
 		t.Fatalf("invite: %d at %s", p.status, p.url)
 	}
 
+	invite, _ := s.mailLink(t, "new.developer@rahim-traders-old-dhaka.example.com.bd", "/dashboard/invite", 0)
+
 	signedOut := []widthPage{
 		{"sign-in", "/dashboard/sign-in"},
+		{"sign-in-signed-out", "/dashboard/sign-in?notice=signed-out"},
 		{"sign-up", "/dashboard/sign-up"},
+		{"sign-up-invited", "/dashboard/sign-up?next=" + url.QueryEscape(invite)},
+		{"check-email-sign-up", "/dashboard/check-email?for=sign-up"},
 		{"forgot-password", "/dashboard/forgot-password"},
-		{"check-email", "/dashboard/check-email?for=reset"},
+		{"check-email-reset", "/dashboard/check-email?for=reset"},
 		{"reset-bad-link", "/dashboard/reset-password?token=not-a-token"},
+		{"verify-bad-link", "/dashboard/verify-email?token=not-a-token"},
+		{"invite", invite},
 	}
 	signedIn := []widthPage{
 		{"home", "/dashboard"},
@@ -106,16 +113,22 @@ func TestBrowserWidths(t *testing.T) {
 		{"payments-filtered", "/dashboard/payments?status=COMPLETED"},
 		{"payment-paid", "/dashboard/payments/" + paid},
 		{"payment-pending", "/dashboard/payments/" + pending},
+		{"payments-empty", "/dashboard/payments?status=FAILED"},
+		{"payments-invalid", "/dashboard/payments?from=2026-02-31&status=PAID"},
+		{"payment-not-found", "/dashboard/payments/0195f3a4-5555-7000-8000-000000000001"},
 		{"invoices", "/dashboard/invoices"},
 		{"invoice-issued", "/dashboard/invoices/" + invoice},
 		{"invoice-draft", "/dashboard/invoices/" + draft},
 		{"invoice-new", "/dashboard/invoices/new"},
+		{"invoice-edit", "/dashboard/invoices/" + draft + "/edit"},
 		{"payment-links", "/dashboard/payment-links"},
 		{"payment-link", "/dashboard/payment-links/" + link},
 		{"payment-link-new", "/dashboard/payment-links/new"},
 		{"customers", "/dashboard/customers"},
 		{"customer", "/dashboard/customers/" + customer},
 		{"customer-new", "/dashboard/customers/new"},
+		{"customer-edit", "/dashboard/customers/" + customer + "/edit"},
+		{"customers-search", "/dashboard/customers?q=rahim"},
 		{"keys", "/dashboard/keys"},
 		{"webhooks", "/dashboard/webhooks"},
 		{"webhook-secrets", "/dashboard/webhook-secrets"},
@@ -123,6 +136,7 @@ func TestBrowserWidths(t *testing.T) {
 		{"activity", "/dashboard/activity"},
 		{"passkeys", "/dashboard/passkeys"},
 		{"export", "/dashboard/export"},
+		{"invite-signed-in", invite},
 	}
 
 	ctx := browsertest.New(t, "en")

@@ -87,6 +87,23 @@ const overflowJS = `(() => {
 		(text ? "; text \"" + text + "\"" : "") + ")";
 })()`
 
+// innerScrollJS lists the boxes of the page shown whose content scrolls sideways inside them
+// (a wide table in its scroll box): allowed, as the page itself does not scroll, but worth
+// knowing at a phone's width.
+const innerScrollJS = `(() => {
+	const out = [];
+	for (const el of document.body.querySelectorAll("*")) {
+		const ox = getComputedStyle(el).overflowX;
+		if ((ox === "auto" || ox === "scroll") && el.scrollWidth > el.clientWidth + 1) {
+			const first = el.firstElementChild;
+			out.push(el.tagName.toLowerCase() + (el.className ? "." + String(el.className).trim().replace(/\s+/g, ".") : "") +
+				(first ? " (its " + first.tagName.toLowerCase() + (first.id ? "#" + first.id : "") + ")" : "") +
+				" " + el.scrollWidth + " px in " + el.clientWidth);
+		}
+	}
+	return out.join("; ");
+})()`
+
 // Overflow is "" when the page shown does not scroll sideways, else what widens it
 // (overflowJS).
 func Overflow(ctx context.Context) (string, error) {
@@ -110,6 +127,8 @@ func CheckWidths(t testing.TB, ctx context.Context, axeSource, name, lang string
 		}
 		if what != "" {
 			t.Errorf("%s (%s) at %s scrolls sideways: %s", name, lang, v, what)
+		} else if inner, err := Run(ctx, chromedp.Evaluate[string](innerScrollJS)); err == nil && inner != "" && v.Width < 1000 {
+			t.Logf("%s (%s) at %s: scrolls sideways inside: %s", name, lang, v, inner)
 		}
 		violations := axeLoaded(t, ctx, axeSource)
 		for _, x := range violations {
