@@ -1325,7 +1325,7 @@ type CheckoutLockRoute string
 
 // CheckoutView defines model for CheckoutView.
 type CheckoutView struct {
-	// AmountDisplay e.g. ৳1,500.00
+	// AmountDisplay For people, grouped as Bangladeshi banks print taka (lakh and crore), e.g. ৳1,500.00, ৳1,50,000.00. Read the amount from amount_minor, not from this.
 	AmountDisplay string                  `json:"amount_display"`
 	AmountMinor   int                     `json:"amount_minor"`
 	Currency      interface{}             `json:"currency"`
@@ -1962,7 +1962,7 @@ type PublicDocumentPayResponse struct {
 
 // PublicDocumentView defines model for PublicDocumentView.
 type PublicDocumentView struct {
-	// AmountDisplay What the payer pays now, e.g. "৳1,500.00".
+	// AmountDisplay What the payer pays now, for people, grouped as Bangladeshi banks print taka (lakh and crore), e.g. "৳1,500.00", "৳1,50,000.00". Read amounts from the *_minor fields, not from this.
 	AmountDisplay string                        `json:"amount_display"`
 	AmountMinor   int                           `json:"amount_minor"`
 	Description   string                        `json:"description"`

@@ -136,6 +136,7 @@ func TestAmounts(t *testing.T) {
 		{99, "99", "0.99"},
 		{100, "100", "1.00"},
 		{150000, "150000", "1500.00"},
+		{15000000, "15000000", "150000.00"}, // plain digits: no lakh grouping (the pages have it), no comma
 		{100_000_000_000, "100000000000", "1000000000.00"},
 	}
 	var rows []Row

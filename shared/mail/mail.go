@@ -6,8 +6,8 @@
 // Compose is the one place an email's words, links and headers are decided. Everything it puts
 // into a message is checked first: the recipient is one bare address, no value carries a control
 // character (so nothing can add a header line or a forged paragraph), the link is an absolute
-// http(s) URL; the HTML is written with package htmlw (the page kit's writer), which escapes
-// every value by context.
+// http(s) URL; the HTML is a tree of package h's nodes in ui.Email (the page kit's
+// components), which escape every value by where it goes.
 // Numbers shown to people (hours, days, attempts) use the language's digits, as the payer pages
 // do (page.Lang.Number).
 package mail
@@ -286,10 +286,7 @@ func duration(l page.Lang, d time.Duration) string {
 		n, u = int64((d+time.Minute-1)/time.Minute), unit{"minute", "minutes", "মিনিট"}
 	}
 	if l == page.BN {
-		return l.Number(n) + " " + u.bn
+		return l.Count(n, u.bn, u.bn)
 	}
-	if n == 1 {
-		return "1 " + u.one
-	}
-	return l.Number(n) + " " + u.many
+	return l.Count(n, u.one, u.many)
 }

@@ -76,6 +76,9 @@ func TestNumbersInTheLanguagesDigits(t *testing.T) {
 		{SignInAttempts, func(d *Data) { d.Attempts = 12 }, "12 failed sign-in attempts", "১২ বার"},
 		{SignInAttempts, func(d *Data) { d.Attempts = 1 }, "1 failed sign-in attempt ", "১ বার"},
 		{ResetPassword, func(d *Data) { d.ValidFor = time.Hour }, "expires in 1 hour.", "১ ঘণ্টা"},
+		{ResetPassword, func(d *Data) { d.ValidFor = time.Minute }, "expires in 1 minute.", "১ মিনিট পর"},
+		{ResetPassword, func(d *Data) { d.ValidFor = 90 * time.Second }, "expires in 2 minutes.", "২ মিনিট পর"},
+		{Invitation, func(d *Data) { d.ValidFor = 48 * time.Hour }, "valid for 2 days.", "২ দিন পর্যন্ত"},
 	}
 	for _, c := range cases {
 		d := sample(c.k)

@@ -163,10 +163,7 @@ func textsEN(k Kind, d Data, valid string) content {
 	case SignInAttempts:
 		c.Subject = "Failed sign-in attempts on your Takapay account"
 		c.Heading = "Someone is trying to guess your password"
-		attempts := l.Number(int64(d.Attempts)) + " failed sign-in attempts"
-		if d.Attempts == 1 {
-			attempts = "1 failed sign-in attempt"
-		}
+		attempts := l.Count(int64(d.Attempts), "failed sign-in attempt", "failed sign-in attempts")
 		c.Before = []string{
 			"There were " + attempts + " with a wrong password on your Takapay account. Further attempts are being slowed down for now.",
 			"If this was not you, there is nothing to do: nobody can sign in without your password.",

@@ -2127,7 +2127,7 @@ export interface components {
             total_minor: number;
             paid_minor: number;
             outstanding_minor: number;
-            /** @description What the payer pays now, e.g. "৳1,500.00". */
+            /** @description What the payer pays now, for people, grouped as Bangladeshi banks print taka (lakh and crore), e.g. "৳1,500.00", "৳1,50,000.00". Read amounts from the *_minor fields, not from this. */
             amount_display: string;
             /** Format: date-time */
             due_at: string | null;
@@ -2185,7 +2185,7 @@ export interface components {
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
             amount_minor: number;
-            /** @description e.g. ৳1,500.00 */
+            /** @description For people, grouped as Bangladeshi banks print taka (lakh and crore), e.g. ৳1,500.00, ৳1,50,000.00. Read the amount from amount_minor, not from this. */
             amount_display: string;
             /** @constant */
             currency: "BDT";

@@ -258,11 +258,28 @@ func (p Paisa) TakaString() string {
 // without allocating when dst has room (for streaming writers such as the CSV export).
 func (p Paisa) AppendTaka(dst []byte) []byte { return p.appendTaka(dst, "", false) }
 
-// Display formats p for people as "৳1,500.00", with Western three-digit
-// comma grouping and a leading '-' before the sign for negative amounts.
+// Display formats p for people as Bangladeshi banks print taka: "৳1,500.00",
+// "৳1,50,000.00" (one lakh and a half), "৳1,00,00,000.00" (one crore): the last three
+// digits of the whole taka, then groups of two (AppendLakhGrouped), and a leading '-' before the
+// sign for negative amounts. The JSON views' amount_display; page.Lang.Amount writes the
+// same in Bangla digits.
 func (p Paisa) Display() string {
 	var buf [48]byte
 	return string(p.appendTaka(buf[:0], "৳", true))
+}
+
+// AppendLakhGrouped appends the ASCII digits to dst grouped as South Asia writes numbers
+// (CLDR's #,##,##0 for bn and en-IN): a comma before the last three digits and then before
+// every second digit further left, so 1,000, 1,00,000 (a lakh), 1,00,00,000 (a crore).
+func AppendLakhGrouped(dst, digits []byte) []byte {
+	for k, c := range digits {
+		// left is how many digits remain from this one on.
+		if left := len(digits) - k; k > 0 && (left == 3 || left > 3 && (left-3)%2 == 0) {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 func (p Paisa) appendTaka(dst []byte, symbol string, group bool) []byte {
@@ -276,12 +293,7 @@ func (p Paisa) appendTaka(dst []byte, symbol string, group bool) []byte {
 	var digits [20]byte
 	w := strconv.AppendUint(digits[:0], whole, 10)
 	if group {
-		for k, c := range w {
-			if k > 0 && (len(w)-k)%3 == 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, c)
-		}
+		dst = AppendLakhGrouped(dst, w)
 	} else {
 		dst = append(dst, w...)
 	}

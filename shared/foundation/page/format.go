@@ -32,33 +32,14 @@ func (l Lang) Digits(s string) string {
 	return string(out)
 }
 
-// Amount formats paisa as taka for a payer. English: ৳1,500.00, exactly money.Paisa.Display
-// (the JSON views' amount_display). Bangla: Bangla digits grouped as Bangla writes numbers
-// (CLDR's bn pattern #,##,##0.00: thousands, then every two digits — lakh, crore), so
-// ৳১,৫০০.০০ and ৳১,০০,০০০.০০ for one lakh taka. A negative amount (a discount) starts with
-// '-', as Display does.
+// Amount formats paisa as taka for a payer, grouped as Bangladeshi banks print amounts: the
+// last three digits of the whole taka, then groups of two (lakh, crore; CLDR's bn pattern
+// #,##,##0.00). English: ৳1,500.00, ৳1,50,000.00, exactly money.Paisa.Display (the JSON views'
+// amount_display). Bangla: the same in Bangla digits, ৳১,৫০০.০০ and ৳১,০০,০০০.০০ for one lakh
+// taka. One grouping (money.AppendLakhGrouped) serves both. A negative amount (a discount)
+// starts with '-', as Display does.
 func (l Lang) Amount(p money.Paisa) string {
-	if l != BN {
-		return p.Display()
-	}
-	u := uint64(p)
-	sign := ""
-	if p < 0 {
-		sign, u = "-", -u
-	}
-	whole := strconv.FormatUint(u/100, 10)
-	frac := u % 100
-	grouped := make([]byte, 0, len(whole)+len(whole)/2)
-	for i := 0; i < len(whole); i++ {
-		// Digits left after this one: a comma goes before the last three and then before
-		// every second digit further left.
-		left := len(whole) - i
-		if i > 0 && (left == 3 || left > 3 && (left-3)%2 == 0) {
-			grouped = append(grouped, ',')
-		}
-		grouped = append(grouped, whole[i])
-	}
-	return sign + "৳" + BN.Digits(string(grouped)+"."+string(rune('0'+frac/10))+string(rune('0'+frac%10)))
+	return l.Digits(p.Display())
 }
 
 // Number formats a count (a quantity) in the language's digits, without grouping.

@@ -1,0 +1,28 @@
+//go:build !race
+
+// Excluded from -race builds like the other browser tests (chromedp races on its own).
+
+package integration_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/takapay/payments/shared/local/browsertest"
+	"github.com/takapay/payments/shared/publicdoc"
+)
+
+// Issue 32's "done when", for the public invoice and payment-link pages: every state and
+// every error page (each golden file but the hostile* ones, which prove escaping), in both
+// languages, at 360×740, 390×844 and 1366×900, with the page's stylesheet and security
+// headers: no sideways scroll (a failure names the page, language, size and the widest
+// element past the right edge) and 0 axe-core violations. Screenshots:
+// .artifacts/widths/publicdoc/<state>-<lang>-<width>.png. A new state is a new golden file.
+func TestBrowserWidthsEveryState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	browsertest.CheckGoldenWidths(t, filepath.Join("..", "testdata", "golden"), "widths/publicdoc/",
+		publicdoc.SecurityHeaders(false), func(name string) bool { return strings.HasPrefix(name, "hostile") })
+}
