@@ -230,15 +230,15 @@ func (s *Service) CustomersPage(ctx context.Context, wr *web.Request) (*web.Resp
 func (s *Service) customersPage(r *req, status int, f *form, list *document.ListResult, q map[string]string) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.customers.title"), func(d *doc) {
 		if r.viewer.can(auth.WriteDocuments) {
-			d.emit(links(d.linkTo("/dashboard/customers/new", "new-customer", "dash.customers.new")))
+			d.node(links(d.linkNode("/dashboard/customers/new", "new-customer", "dash.customers.new")))
 		}
-		d.emit(d.errorList(f), d.custSearch(f), d.customersTable(list.Items, q))
+		d.node(d.errorSummaryNode(f, "f-"), d.custSearch(f), d.customersTable(list.Items, q))
 		if list.NextCursor != nil {
 			next := "/dashboard/customers?cursor=" + urlQueryEscape(*list.NextCursor)
 			if q["q"] != "" {
 				next += "&q=" + urlQueryEscape(q["q"])
 			}
-			d.emit(links(d.linkTo(next, "customers-next", "dash.customers.next")))
+			d.node(links(d.linkNode(next, "customers-next", "dash.customers.next")))
 		}
 	})
 }
@@ -277,7 +277,7 @@ func (d *doc) customersTable(items []*document.Record, q map[string]string) h.No
 func (d *doc) custSearch(f *form) h.Node {
 	return d.getForm("/dashboard/customers", "customers-search",
 		d.fieldOf(f, ui.Field{Name: "q", Type: "search", Autocomplete: "off"}, "dash.customers.search", "dash.customers.search_hint"),
-		h.Button(h.Class("linkbutton"), h.Type("submit"), h.ID("customers-search-submit"), d.msg("dash.customers.search_submit")))
+		h.Button(h.Class("linkbutton"), h.Type("submit"), h.ID("customers-search-submit"), d.tx("dash.customers.search_submit")))
 }
 
 // --- one customer -------------------------------------------------------------------------
@@ -310,18 +310,18 @@ func (s *Service) customerPage(r *req, res *document.ListResult) *web.Response {
 	return s.page(r, 200, t(r.l(), "dash.customers.one_title", "reference", c.Reference), func(d *doc) {
 		switch r.Query["notice"] {
 		case "created":
-			d.emit(ui.Flash(d.t("dash.customers.notice.created")))
+			d.node(ui.Flash(d.t("dash.customers.notice.created")))
 		case "saved":
-			d.emit(ui.Flash(d.t("dash.customers.notice.saved")))
+			d.node(ui.Flash(d.t("dash.customers.notice.saved")))
 		}
 		if r.viewer.can(auth.WriteDocuments) {
-			d.emit(links(d.linkTo("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")))
+			d.node(links(d.linkNode("/dashboard/customers/"+c.ID+"/edit", "edit-customer", "dash.customers.edit")))
 		}
-		d.emit(d.customerFacts(c, v), d.customerOther(other), d.customerInvoices(invoices))
+		d.node(d.customerFacts(c, v), d.customerOther(other), d.customerInvoices(invoices))
 		if res.NextCursor != nil {
-			d.emit(links(d.linkTo("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")))
+			d.node(links(d.linkNode("/dashboard/customers/"+c.ID+"?cursor="+urlQueryEscape(*res.NextCursor), "customer-invoices-next", "dash.customers.inv.next")))
 		}
-		d.emit(links(d.linkTo("/dashboard/customers", "back-customers", "dash.customers.back")))
+		d.node(links(d.linkNode("/dashboard/customers", "back-customers", "dash.customers.back")))
 	})
 }
 
@@ -332,7 +332,7 @@ func (d *doc) customerFacts(c *document.Record, v map[string]string) h.Node {
 		var value h.Node
 		switch {
 		case v[f.name] == "":
-			value = d.msg("dash.customers.empty")
+			value = d.tx("dash.customers.empty")
 		case f.multiline:
 			value = custMultiline(v[f.name])
 		default:
@@ -343,7 +343,7 @@ func (d *doc) customerFacts(c *document.Record, v map[string]string) h.Node {
 	facts = append(facts,
 		ui.Fact{Term: d.t("dash.customers.created"), Value: ui.Date(d.l, c.CreatedAt)},
 		ui.Fact{Term: d.t("dash.customers.updated"), Value: h.Group{ui.Date(d.l, c.UpdatedAt), h.Text(" · "),
-			d.msg("dash.customers.version", "version", d.l.Number(c.Version))}},
+			d.tx("dash.customers.version", "version", d.l.Number(c.Version))}},
 		ui.Fact{Term: d.t("dash.customers.id"), Value: ui.Long(c.ID, true)})
 	return ui.Facts("customer-fields", facts...)
 }
@@ -355,8 +355,8 @@ func (d *doc) customerOther(other [][2]string) h.Node {
 		return nil
 	}
 	return h.Group{
-		h.H2(d.msg("dash.customers.other")),
-		h.P(h.Class("hint"), d.msg("dash.customers.other_hint")),
+		h.H2(d.tx("dash.customers.other")),
+		h.P(h.Class("hint"), d.tx("dash.customers.other_hint")),
 		h.Dl(h.Class("facts"), h.ID("customer-other"), h.Map(other, func(o [2]string) h.Node {
 			return h.Div(h.Class("fact"), h.Dt(h.Code(h.Text(o[0]))), h.Dd(ui.Long(o[1], true)))
 		})),
@@ -366,7 +366,7 @@ func (d *doc) customerOther(other [][2]string) h.Node {
 // customerInvoices is a page of the customer's invoices: reference (the link), total, status,
 // created, paid. Its id names the table, or the empty state when there is none.
 func (d *doc) customerInvoices(invoices []*document.Record) h.Node {
-	head := h.H2(h.ID("customer-invoices-title"), d.msg("dash.customers.invoices"))
+	head := h.H2(h.ID("customer-invoices-title"), d.tx("dash.customers.invoices"))
 	if len(invoices) == 0 {
 		return h.Group{head, ui.Empty("customer-invoices", d.t("dash.customers.inv.none"), nil)}
 	}
@@ -376,7 +376,7 @@ func (d *doc) customerInvoices(invoices []*document.Record) h.Node {
 		if has("dash.customers.inv.status." + inv.Status) {
 			status = d.t("dash.customers.inv.status." + inv.Status)
 		}
-		total := d.msg("dash.customers.empty")
+		total := d.tx("dash.customers.empty")
 		if inv.AmountMinor != nil {
 			total = ui.Money(d.l, money.Paisa(*inv.AmountMinor))
 		}
@@ -536,10 +536,10 @@ func (s *Service) custFormPage(r *req, status int, cf *custForm) *web.Response {
 	}
 	return s.page(r, status, title, func(d *doc) {
 		if cf.conflict != nil {
-			d.emit(custConflict(d, cf))
+			d.node(custConflict(d, cf))
 		}
 		if cf.problem != "" {
-			d.emit(h.P(h.Class("error"), h.Role("alert"), h.ID("form-problem"), h.Text(cf.problem)))
+			d.node(h.P(h.Class("error"), h.Role("alert"), h.ID("form-problem"), h.Text(cf.problem)))
 		}
 		fields := make(h.Group, 0, len(custFields))
 		for _, f := range custFields {
@@ -562,13 +562,13 @@ func (s *Service) custFormPage(r *req, status int, cf *custForm) *web.Response {
 		if cf.id != "" {
 			back += "/" + cf.id
 		}
-		d.emit(d.errorList(cf.form),
-			d.postTo(action, h.ID("customer-form"),
+		d.node(d.errorSummaryNode(cf.form, "f-"),
+			d.formPost(action, h.ID("customer-form"),
 				ui.Hidden("idem", cf.idem),
 				h.If(cf.id != "", ui.Hidden("version", strconv.FormatInt(cf.version, 10))),
 				fields,
 				ui.Submit("save-customer", d.t("dash.customers.save"))),
-			links(d.linkTo(back, "cancel-edit", "dash.customers.cancel")))
+			links(d.linkNode(back, "cancel-edit", "dash.customers.cancel")))
 	})
 }
 
@@ -583,26 +583,26 @@ func custConflict(d *doc, cf *custForm) h.Node {
 		}
 	}
 	side := func(key, v string) h.Node {
-		value := d.msg("dash.customers.empty")
+		value := d.tx("dash.customers.empty")
 		if v != "" {
 			value = custMultiline(v)
 		}
-		return h.Dd(d.msg("dash.customers.conflict_col."+key), h.Text(": "), value)
+		return h.Dd(d.tx("dash.customers.conflict_col."+key), h.Text(": "), value)
 	}
 	var fields h.Node
 	if len(diff) > 0 {
 		// A list, not a table: it fits a phone's width without scrolling.
 		fields = h.Group{
-			h.P(d.msg("dash.customers.conflict_caption")),
+			h.P(d.tx("dash.customers.conflict_caption")),
 			h.Dl(h.ID("conflict-fields"), h.Map(diff, func(name string) h.Node {
-				return h.Group{h.Dt(d.msg("dash.customers.field." + name)),
+				return h.Group{h.Dt(d.tx("dash.customers.field." + name)),
 					side("theirs", cf.conflict[name]), side("yours", cf.value(name))}
 			})),
 		}
 	}
 	return h.Div(h.Class("error"), h.Role("alert"), h.ID("conflict"),
-		h.P(d.msg("dash.customers.conflict", "version", d.l.Number(cf.version))),
+		h.P(d.tx("dash.customers.conflict", "version", d.l.Number(cf.version))),
 		fields,
-		h.P(d.msg("dash.customers.conflict_retry"), h.Text(" "),
-			d.linkTo("/dashboard/customers/"+cf.id+"/edit", "conflict-reload", "dash.customers.conflict_reload")))
+		h.P(d.tx("dash.customers.conflict_retry"), h.Text(" "),
+			d.linkNode("/dashboard/customers/"+cf.id+"/edit", "conflict-reload", "dash.customers.conflict_reload")))
 }

@@ -21,9 +21,9 @@ func (df *docForm) title(r *req) string {
 // rule, document.Editable), with a link to its page.
 func (s *Service) notEditablePage(r *req, df *docForm, status string) *web.Response {
 	return s.page(r, 409, df.title(r), func(d *doc) {
-		d.put(h.Div(h.Class("notice"), h.Role("alert"), h.ID("conflict"),
+		d.node(h.Div(h.Class("notice"), h.Role("alert"), h.ID("conflict"),
 			h.P(d.tx("dash.docform.not_editable_"+df.k.msg, "status", d.t("dash.docform.status."+status))),
-			h.P(h.Class("links"), d.a(df.k.path+"/"+df.id, "conflict-review", "dash.docform.open_"+df.k.msg))))
+			h.P(h.Class("links"), d.linkNode(df.k.path+"/"+df.id, "conflict-review", "dash.docform.open_"+df.k.msg))))
 	})
 }
 
@@ -39,8 +39,8 @@ func (s *Service) docPage(r *req, status int, df *docForm) *web.Response {
 		if df.id != "" {
 			back = df.k.path + "/" + df.id
 		}
-		d.put(h.If(df.notice != "", ui.Flash(d.t(df.notice))), conflict, d.formErrors(df.f), d.docForm(df),
-			h.P(h.Class("links"), d.a(back, "cancel-edit", "dash.docform.cancel")))
+		d.node(h.If(df.notice != "", ui.Flash(d.t(df.notice))), conflict, d.formErrors(df.f), d.docForm(df),
+			h.P(h.Class("links"), d.linkNode(back, "cancel-edit", "dash.docform.cancel")))
 	})
 }
 
@@ -62,8 +62,8 @@ func (d *doc) docConflict(df *docForm) h.Node {
 		h.H2(d.tx("dash.docform.conflict_title_"+df.k.msg)),
 		h.P(d.tx("dash.docform.conflict", "yours", d.l.Number(df.version), "now", d.l.Number(df.conflictAt))),
 		h.Ul(
-			h.Li(d.a(df.k.path+"/"+df.id, "conflict-review", "dash.docform.conflict_review")),
-			h.Li(d.a(df.k.path+"/"+df.id+"/edit", "conflict-reload", "dash.docform.conflict_reload")),
+			h.Li(d.linkNode(df.k.path+"/"+df.id, "conflict-review", "dash.docform.conflict_review")),
+			h.Li(d.linkNode(df.k.path+"/"+df.id+"/edit", "conflict-reload", "dash.docform.conflict_reload")),
 			h.Li(d.tx("dash.docform.conflict_reapply", "now", d.l.Number(df.conflictAt))),
 		))
 }
@@ -92,7 +92,7 @@ func (d *doc) docForm(df *docForm) h.Node {
 	if df.conflictAt > 0 {
 		save = d.t("dash.docform.save_over", "now", d.l.Number(df.conflictAt))
 	}
-	return d.postForm(action, h.ID("doc-form"), d.novalidate(),
+	return d.formPost(action, h.ID("doc-form"),
 		// The first submit button is the one Enter presses: save, not "add rows".
 		h.Button(h.Type("submit"), h.Name("action"), h.Value("save"), h.Bool("hidden", true), h.Attr("tabindex", "-1"), h.Aria("hidden", "true")),
 		hidden,

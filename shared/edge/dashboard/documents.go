@@ -135,7 +135,7 @@ func (s *Service) documentsList(k docKind) web.HandlerFunc {
 			return nil, asBadRequest(err)
 		}
 		return s.page(r, 200, t(r.l(), "dash.docs."+k.msg+".list_title"), func(d *doc) {
-			d.put(d.documentsList(k, query["q"], query["cursor"], res))
+			d.node(d.documentsList(k, query["q"], query["cursor"], res))
 		}), nil
 	})
 }
@@ -173,12 +173,12 @@ func (d *doc) documentsList(k docKind, q, cursor string, res *document.ListResul
 		first += "?q=" + url.QueryEscape(q)
 	}
 	return h.Group{
-		h.If(r.viewer.can(auth.WriteDocuments), h.P(h.Class("links"), d.a(k.path+"/new", "new-document", msg+".new"))),
+		h.If(r.viewer.can(auth.WriteDocuments), h.P(h.Class("links"), d.linkNode(k.path+"/new", "new-document", msg+".new"))),
 		d.documentsSearch(k, q),
 		h.IfElse(len(rows) == 0, ui.Empty("documents-empty", none, nil), ui.Table("documents-table", caption, cols, rows)),
 		h.If(cursor != "" || next != "", h.Nav(h.Class("links pager"), h.Aria("label", d.t("dash.docs.pages")),
-			h.If(cursor != "", h.Group{d.a(first, "first-page", "dash.docs.first_page"), h.Text(" ")}),
-			h.If(next != "", d.a(next, "next-page", "dash.docs.next_page")))),
+			h.If(cursor != "", h.Group{d.linkNode(first, "first-page", "dash.docs.first_page"), h.Text(" ")}),
+			h.If(next != "", d.linkNode(next, "next-page", "dash.docs.next_page")))),
 	}
 }
 
@@ -188,7 +188,7 @@ func (d *doc) documentsList(k docKind, q, cursor string, res *document.ListResul
 func (d *doc) documentsSearch(k docKind, q string) h.Node {
 	return h.Details(h.Class("filters"), h.ID("documents-filter"), h.Bool("open", q != ""),
 		h.Summary(d.tx("dash.docs.filter")),
-		h.Form(h.Method("get"), h.Role("search"), h.ID("documents-search"), h.Action(k.path), d.novalidate(),
+		h.Form(h.Method("get"), h.Role("search"), h.ID("documents-search"), h.Action(k.path), d.banglaNoValidate(),
 			h.If(d.r.env() == auth.Live, ui.Hidden(envParam, "live")),
 			h.If(d.r.lang.Explicit, ui.Hidden(page.QueryParam, string(d.l))),
 			ui.Field{Name: "q", Type: "search", Label: d.t("dash.docs.search"), Value: q, Hint: d.t("dash.docs.search_hint"),
@@ -358,7 +358,7 @@ func (s *Service) documentView(v *docView, status int, notice string, conflict b
 	return s.page(r, status, title, func(d *doc) {
 		known := notice == "issue" || notice == "cancel" || notice == "publish" || notice == "archive" ||
 			notice == "created" || notice == "saved"
-		d.put(h.If(known, ui.Flash(d.t("dash.docs.notice."+notice))),
+		d.node(h.If(known, ui.Flash(d.t("dash.docs.notice."+notice))),
 			h.If(conflict, h.Div(h.Class("error"), h.Role("alert"), h.ID("transition-conflict"),
 				h.P(d.tx("dash.docs.conflict", "state", d.t("dash.docs.state."+rec.Status), "version", d.l.Number(rec.Version))))),
 			v.summary(d), v.actions(d), v.linkSection(d), v.bodyFacts(d), v.itemsTable(d), v.fieldsTable(d),

@@ -58,11 +58,11 @@ func (v *docView) actions(d *doc) h.Node {
 	for _, tr := range document.Transitions {
 		if tr.Kind == k.kind && slices.Contains(tr.From, rec.Status) {
 			danger := tr.Action == "cancel" || tr.Action == "archive"
-			buttons = append(buttons, d.action(k.docPath(rec.ID)+"/"+tr.Action, tr.Action, "dash.docs.action."+tr.Action, danger, "version", version))
+			buttons = append(buttons, d.actionButton(k.docPath(rec.ID)+"/"+tr.Action, tr.Action, "dash.docs.action."+tr.Action, danger, "version", version))
 		}
 	}
 	return h.Div(h.Class("actions"), h.ID("document-actions"),
-		h.If(document.Editable(rec.Kind, rec.Status), d.a(k.docPath(rec.ID)+"/edit", "edit-document", "dash.docs.edit")),
+		h.If(document.Editable(rec.Kind, rec.Status), d.linkNode(k.docPath(rec.ID)+"/edit", "edit-document", "dash.docs.edit")),
 		buttons)
 }
 
@@ -90,8 +90,8 @@ func (v *docView) linkSection(d *doc) h.Node {
 			// Our own drawing (package qr): its one text, the title, is XML-escaped there.
 			h.Figure(h.Class("qr"), h.ID("qr"), h.Aria("labelledby", "qr-caption"), h.Raw(string(v.qrSVG)),
 				h.Figcaption(h.ID("qr-caption"), h.Class("long"), d.tx("dash.docs.qr.caption", "link", link))),
-			h.P(h.Class("links"), d.a(k.docPath(rec.ID)+"/qr.svg", "qr-svg", "dash.docs.qr.svg"), h.Text(" "),
-				d.a(k.docPath(rec.ID)+"/qr.png", "qr-png", "dash.docs.qr.png")),
+			h.P(h.Class("links"), d.linkNode(k.docPath(rec.ID)+"/qr.svg", "qr-svg", "dash.docs.qr.svg"), h.Text(" "),
+				d.linkNode(k.docPath(rec.ID)+"/qr.png", "qr-png", "dash.docs.qr.png")),
 		}),
 	}
 }
@@ -255,6 +255,6 @@ func (v *docView) historyTable(d *doc) h.Node {
 	return h.Group{
 		h.H2(h.ID("history-title"), d.tx("dash.docs.history")),
 		ui.Table("document-history", d.t("dash.docs.history_hint"), d.cols("dash.docs.hist.", "version", "action", "state", "when"), rows),
-		h.P(h.Class("links"), d.a(v.k.path, "back-to-list", "dash.docs."+v.k.msg+".back")),
+		h.P(h.Class("links"), d.linkNode(v.k.path, "back-to-list", "dash.docs."+v.k.msg+".back")),
 	}
 }

@@ -28,8 +28,6 @@ type goldenKeys struct {
 	*mem
 }
 
-var goldenAt = time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC)
-
 func (g goldenKeys) ListKeys(ctx context.Context, ws string) ([]Key, error) {
 	used := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	until := goldenAt.Add(24 * time.Hour)

@@ -13,56 +13,17 @@ import (
 // is a doc method because it needs the page's language, its links' query (req.url) or the
 // viewer's CSRF token.
 
-// emit writes node trees into the page.
-func (d *doc) emit(nodes ...h.Node) {
-	for _, n := range nodes {
-		if n != nil {
-			n.Render(&d.Builder)
-		}
-	}
-}
-
-// msg is a message of the catalogue as text.
-func (d *doc) msg(key string, args ...string) h.Node { return h.Text(d.t(key, args...)) }
-
 // href links to a dashboard path, keeping the language choice and the environment.
 func (d *doc) href(path string) h.Node { return h.Href(d.r.url(path)) }
 
-// linkTo is a link to a dashboard path named by a message.
-func (d *doc) linkTo(path, id, key string) h.Node {
-	return h.A(h.ID(id), d.href(path), d.msg(key))
-}
-
 // links is a paragraph of links (class links).
 func links(kids ...h.Node) h.Node { return h.P(h.Class("links"), h.Group(kids)) }
-
-// formToken is the token of the page's POST forms.
-func (d *doc) formToken() string {
-	if d.r.viewer != nil {
-		return d.r.viewer.csrf
-	}
-	return d.r.preToken
-}
-
-// noValidate is a Bangla page's form's novalidate: the browser's own validation speaks English,
-// so a Bangla page leaves every check to the server, which answers in Bangla.
-func (d *doc) noValidate() h.Node { return h.Bool("novalidate", d.l == page.BN) }
-
-// postTo is a POST form to a dashboard path with the CSRF token (ui.PostForm).
-func (d *doc) postTo(path string, kids ...h.Node) h.Node {
-	return ui.PostForm(d.r.url(path), d.formToken(), d.noValidate(), h.Group(kids))
-}
-
-// buttonTo is a one-button POST form (ui.ActionButton) named by a message.
-func (d *doc) buttonTo(path, id, key string, danger bool, hidden ...string) h.Node {
-	return ui.ActionButton(d.r.url(path), d.formToken(), id, d.t(key), danger, hidden...)
-}
 
 // getForm is a GET form (a search or filters: nothing changes, so no CSRF token) to path;
 // the environment and an explicit language are hidden fields, since a GET form replaces its
 // action's query.
 func (d *doc) getForm(path, id string, kids ...h.Node) h.Node {
-	return h.Form(h.Method("get"), h.Role("search"), h.ID(id), h.Action(path), d.noValidate(),
+	return h.Form(h.Method("get"), h.Role("search"), h.ID(id), h.Action(path), d.banglaNoValidate(),
 		h.If(d.r.env() == auth.Live, ui.Hidden(envParam, "live")),
 		h.If(d.r.lang.Explicit, ui.Hidden(page.QueryParam, string(d.l))),
 		h.Group(kids))
@@ -85,7 +46,7 @@ func (d *doc) choice(f *form, name, labelKey string, options [][2]string) h.Node
 		return h.Select(h.Class("field"), h.ID(id), h.Name(name),
 			h.If(f.err(name) != "", h.Attr("aria-invalid", "true")), h.Aria("describedby", describedBy),
 			h.Map(options, func(o [2]string) h.Node {
-				return h.Option(h.Value(o[0]), h.Selected(f.value(name) == o[0]), d.msg(o[1]))
+				return h.Option(h.Value(o[0]), h.Selected(f.value(name) == o[0]), d.tx(o[1]))
 			}))
 	}}, labelKey, "")
 }
@@ -95,18 +56,6 @@ func (d *doc) choice(f *form, name, labelKey string, options [][2]string) h.Node
 func fold(id, summary string, open bool, kids ...h.Node) h.Node {
 	return h.Details(h.Class("fold"), h.ID(id), h.Bool("open", open),
 		h.Summary(h.Text(summary)), h.Group(kids))
-}
-
-// errorList lists the form's problems at its top (ui.ErrorSummary), in field order.
-func (d *doc) errorList(f *form) h.Node {
-	if !f.failed() {
-		return nil
-	}
-	errs := make([]ui.FieldError, 0, len(f.order))
-	for _, name := range f.order {
-		errs = append(errs, ui.FieldError{ID: "f-" + name, Message: f.errs[name]})
-	}
-	return ui.ErrorSummary(d.t("dash.fix"), errs)
 }
 
 // payPill is a payment's status as a pill: its colour and its words.

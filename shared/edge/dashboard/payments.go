@@ -178,14 +178,14 @@ var paymentFilters = []string{"q", "status", "source", "from", "to"}
 
 func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListResult) *web.Response {
 	return s.page(r, status, t(r.l(), "dash.pay.title"), func(d *doc) {
-		d.emit(d.errorList(f), d.paymentsFilters(f))
+		d.node(d.errorSummaryNode(f, "f-"), d.paymentsFilters(f))
 		if list == nil {
 			return
 		}
 		if len(list.Items) == 0 {
-			d.emit(ui.Empty("payments-empty", d.t("dash.pay.empty"), nil))
+			d.node(ui.Empty("payments-empty", d.t("dash.pay.empty"), nil))
 		} else {
-			d.emit(d.paymentsTable(list.Items))
+			d.node(d.paymentsTable(list.Items))
 		}
 		if list.NextCursor != nil {
 			next := "/dashboard/payments?cursor=" + urlQueryEscape(*list.NextCursor)
@@ -194,7 +194,7 @@ func (s *Payments) paymentsPage(r *req, status int, f *form, list *intent.ListRe
 					next += "&" + k + "=" + urlQueryEscape(v)
 				}
 			}
-			d.emit(links(h.A(h.ID("payments-next"), h.Attr("rel", "next"), d.href(next), d.msg("dash.pay.next"))))
+			d.node(links(h.A(h.ID("payments-next"), h.Attr("rel", "next"), d.href(next), d.tx("dash.pay.next"))))
 		}
 	})
 }
@@ -236,7 +236,7 @@ func (d *doc) paymentsTable(items []*intent.Intent) h.Node {
 			ui.Money(d.l, it.AmountMinor),
 			d.payPill(it.Status),
 			ui.Date(d.l, it.CreatedAt),
-			d.msg("dash.pay.source." + string(it.Source.Kind)),
+			d.tx("dash.pay.source." + string(it.Source.Kind)),
 			ui.Long(it.ID, true),
 		}})
 	}
@@ -275,24 +275,24 @@ func (s *Payments) detailPage(r *req, it *intent.Intent) *web.Response {
 	return s.page(r, 200, title, func(d *doc) {
 		switch r.Query["notice"] {
 		case "resent":
-			d.emit(ui.Flash(d.t("dash.pay.notice.resent")))
+			d.node(ui.Flash(d.t("dash.pay.notice.resent")))
 		case "cancelled":
-			d.emit(ui.Flash(d.t("dash.pay.notice.cancelled")))
+			d.node(ui.Flash(d.t("dash.pay.notice.cancelled")))
 		}
-		d.emit(d.paymentFacts(it), d.paymentTimeline(it))
+		d.node(d.paymentFacts(it), d.paymentTimeline(it))
 		if v.can(auth.WriteDocuments) && r.env() == auth.Sandbox && it.Status == payment.Pending {
-			d.emit(d.buttonTo("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true))
+			d.node(d.actionButton("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true))
 		}
-		d.emit(d.paymentDelivery(it, v.can(auth.WriteDocuments)))
+		d.node(d.paymentDelivery(it, v.can(auth.WriteDocuments)))
 	})
 }
 
 // paymentFacts is a payment's amount, status, reference, date, source and id.
 func (d *doc) paymentFacts(it *intent.Intent) h.Node {
-	source := d.msg("dash.pay.source.standalone")
+	source := d.tx("dash.pay.source.standalone")
 	switch it.Source.Kind {
 	case payment.SourceInvoice, payment.SourcePaymentLinks:
-		source = d.linkTo("/dashboard/"+string(it.Source.Kind)+"/"+it.Source.DocumentID, "payment-document", "dash.pay.source."+string(it.Source.Kind))
+		source = d.linkNode("/dashboard/"+string(it.Source.Kind)+"/"+it.Source.DocumentID, "payment-document", "dash.pay.source."+string(it.Source.Kind))
 	}
 	return ui.Facts("payment-facts",
 		ui.Fact{Term: d.t("dash.pay.col.amount"), Value: ui.Money(d.l, it.AmountMinor), ID: "payment-amount"},
@@ -323,7 +323,7 @@ func (d *doc) routeName(route string) string {
 // paymentTimeline is a payment's timeline, oldest first.
 func (d *doc) paymentTimeline(it *intent.Intent) h.Node {
 	step := func(id, key string, at time.Time, args ...string) h.Node {
-		return h.Li(h.ID(id), ui.Date(d.l, at), h.Text(" — "), d.msg(key, args...))
+		return h.Li(h.ID(id), ui.Date(d.l, at), h.Text(" — "), d.tx(key, args...))
 	}
 	steps := h.Group{step("tl-created", "dash.pay.tl.created", it.CreatedAt)}
 	if it.Lock != nil {
@@ -338,7 +338,7 @@ func (d *doc) paymentTimeline(it *intent.Intent) h.Node {
 	if it.FirstVerifiedAt != nil {
 		steps = append(steps, step("tl-verified", "dash.pay.tl.verified", *it.FirstVerifiedAt))
 	}
-	return h.Group{h.H2(d.msg("dash.pay.timeline")), h.Ol(h.Class("timeline"), h.ID("payment-timeline"), steps)}
+	return h.Group{h.H2(d.tx("dash.pay.timeline")), h.Ol(h.Class("timeline"), h.ID("payment-timeline"), steps)}
 }
 
 // paymentDelivery is a payment's webhook delivery with its recent attempts, newest first,
@@ -346,8 +346,8 @@ func (d *doc) paymentTimeline(it *intent.Intent) h.Node {
 func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 	dl := it.Delivery
 	if dl == nil {
-		return h.Section(h.ID("deliveries"), h.H2(d.msg("dash.pay.deliveries")),
-			h.P(h.ID("deliveries-none"), d.msg("dash.pay.deliveries.none")))
+		return h.Section(h.ID("deliveries"), h.H2(d.tx("dash.pay.deliveries")),
+			h.P(h.ID("deliveries-none"), d.tx("dash.pay.deliveries.none")))
 	}
 	summary := "dash.pay.delivery.summary"
 	if dl.Attempts == 1 {
@@ -358,33 +358,33 @@ func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 		rows := make([]ui.Row, 0, len(dl.AttemptLog))
 		for i := len(dl.AttemptLog) - 1; i >= 0; i-- { // newest first
 			a := dl.AttemptLog[i]
-			code := d.msg("dash.pay.attempts.no_answer")
+			code := d.tx("dash.pay.attempts.no_answer")
 			if a.HTTPStatus != 0 {
 				code = d.number(a.HTTPStatus)
 			}
 			rows = append(rows, ui.Row{Cells: []h.Node{ui.Date(d.l, a.At), code,
-				d.msg("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS)), errorOrNone(d, a.Error)}})
+				d.tx("dash.pay.attempts.ms", "ms", d.l.Number(a.DurationMS)), errorOrNone(d, a.Error)}})
 		}
 		attempts = ui.Table("attempts-table", d.t("dash.pay.attempts.caption"),
 			d.headings("dash.pay.attempts.", "at", "code#", "duration#", "error"), rows)
 	} else if dl.Detail != "" {
 		attempts = h.P(h.ID("delivery-detail"), ui.Long(dl.Detail, false))
 	}
-	return h.Section(h.ID("deliveries"), h.H2(d.msg("dash.pay.deliveries")),
+	return h.Section(h.ID("deliveries"), h.H2(d.tx("dash.pay.deliveries")),
 		h.P(h.ID("delivery-summary"),
-			d.msg(summary, "kind", dl.Kind, "status", d.t("dash.pay.delivery."+dl.Status), "attempts", d.l.Digits(itoa(dl.Attempts))),
+			d.tx(summary, "kind", dl.Kind, "status", d.t("dash.pay.delivery."+dl.Status), "attempts", d.l.Digits(itoa(dl.Attempts))),
 			h.Text(" "), ui.Long(dl.EventID, true)),
 		h.If(dl.Status == payment.DeliveryPending,
-			h.P(h.ID("delivery-next"), d.msg("dash.pay.delivery.next"), h.Text(" "), ui.Date(d.l, dl.NextAttemptAt))),
+			h.P(h.ID("delivery-next"), d.tx("dash.pay.delivery.next"), h.Text(" "), ui.Date(d.l, dl.NextAttemptAt))),
 		attempts,
-		h.If(mayResend, d.buttonTo("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)),
+		h.If(mayResend, d.actionButton("/dashboard/payments/"+it.ID+"/resend", "resend", "dash.pay.resend", false, "event_id", dl.EventID)),
 	)
 }
 
 // errorOrNone is an attempt's error, or "None" (a card on a phone shows every cell's label).
 func errorOrNone(d *doc, e string) h.Node {
 	if e == "" {
-		return d.msg("dash.pay.attempts.no_error")
+		return d.tx("dash.pay.attempts.no_error")
 	}
 	return ui.Long(e, false)
 }

@@ -254,11 +254,11 @@ func (d *doc) errorSummaryNode(f *form, prefix string) h.Node {
 	return ui.ErrorSummary(d.t("dash.fix"), f.fieldErrors(prefix))
 }
 
-// field is a labelled input (ui.Field) with the form's value and error: the control's id is
-// "f-" + name.
-func (d *doc) field(f *form, name, typ, labelKey, autocomplete, hintKey string, required bool) ui.Field {
+// field is a labelled input (ui.Field) with the form's value and error, and extra attributes of
+// the control (maxlength, pattern…): the control's id is "f-" + name.
+func (d *doc) field(f *form, name, typ, labelKey, autocomplete, hintKey string, required bool, extra ...h.Node) ui.Field {
 	fl := ui.Field{Name: name, Type: typ, Label: d.t(labelKey), Value: f.value(name), Error: f.err(name),
-		Required: required, Autocomplete: autocomplete}
+		Required: required, Autocomplete: autocomplete, Extra: extra}
 	if hintKey != "" {
 		fl.Hint = d.t(hintKey)
 	}

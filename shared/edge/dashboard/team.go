@@ -49,14 +49,14 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 		case "invited", "role-changed", "removed", "transferred", "invite-revoked":
 			d.notice("dash.notice." + notice)
 		}
-		d.put(d.membersTable(members, manage, v.user.UserID))
+		d.node(d.membersTable(members, manage, v.user.UserID))
 		if manage {
-			d.put(d.invites(invites), d.inviteForm(f))
+			d.node(d.invites(invites), d.inviteForm(f))
 		}
 		if v.can(auth.TransferOwnership) {
-			d.put(d.transferForm(members, v.user.UserID))
+			d.node(d.transferForm(members, v.user.UserID))
 		}
-		d.put(h.H2(d.say("dash.team.leave")), h.P(h.Class("hint"), d.say("dash.team.leave_hint")),
+		d.node(h.H2(d.tx("dash.team.leave")), h.P(h.Class("hint"), d.tx("dash.team.leave_hint")),
 			d.oneButton("/dashboard/team/leave", "leave", "dash.team.leave_submit", true))
 	}), nil
 }
@@ -87,7 +87,7 @@ func (d *doc) memberRow(m Member, manage bool, self string) ui.Row {
 		tone = ui.Good
 	}
 	cells := []h.Node{
-		h.Group{ui.Long(m.Email, false), h.If(m.UserID == self, h.Group{h.Text(" "), h.Span(h.Class("tag"), d.say("dash.team.you"))})},
+		h.Group{ui.Long(m.Email, false), h.If(m.UserID == self, h.Group{h.Text(" "), h.Span(h.Class("tag"), d.tx("dash.team.you"))})},
 		ui.TonePill(tone, string(m.Role), d.t("dash.role."+string(m.Role))),
 		ui.Date(d.l, m.Since),
 	}
@@ -113,7 +113,7 @@ func (d *doc) memberActions(m Member) h.Node {
 
 // invites lists the pending invitations, cards on a phone, each with its revoke form.
 func (d *doc) invites(invites []Invite) h.Node {
-	head := h.H2(h.ID("invites-title"), d.say("dash.team.invites"))
+	head := h.H2(h.ID("invites-title"), d.tx("dash.team.invites"))
 	if len(invites) == 0 {
 		return h.Group{head, ui.Empty("invites", d.t("dash.team.no_invites"), nil)}
 	}
@@ -123,7 +123,7 @@ func (d *doc) invites(invites []Invite) h.Node {
 	for i, in := range invites {
 		rows[i] = ui.Row{ID: "invite-" + in.ID, Cells: []h.Node{
 			ui.Long(in.Email, false),
-			d.say("dash.role." + string(in.Role)),
+			d.tx("dash.role." + string(in.Role)),
 			ui.TonePill(ui.Waiting, "invited", d.t("dash.team.invited")),
 			ui.Date(d.l, in.ExpiresAt),
 			d.oneButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true),
@@ -139,16 +139,16 @@ func (d *doc) inviteForm(f *form) h.Node {
 		want = string(auth.RoleDeveloper)
 	}
 	return h.Group{
-		h.H2(h.ID("invite-title"), d.say("dash.team.invite")),
-		d.problems(f),
+		h.H2(h.ID("invite-title"), d.tx("dash.team.invite")),
+		d.errorSummaryNode(f, "f-"),
 		d.formNode("/dashboard/team/invites", "invite-form", onceInput(),
-			d.fieldNode(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true),
+			d.field(f, "email", "email", "dash.field.email", "off", "dash.hint.invite", true),
 			h.Div(h.Class("row"),
-				h.Label(h.Class("field-label"), h.For("f-role"), d.say("dash.team.role")),
+				h.Label(h.Class("field-label"), h.For("f-role"), d.tx("dash.team.role")),
 				h.Select(h.Class("field"), h.ID("f-role"), h.Name("role"),
 					h.If(f.err("role") != "", h.Group{h.Attr("aria-invalid", "true"), h.Aria("describedby", "f-role-error")}),
 					h.Map(invitable, func(ro auth.Role) h.Node {
-						return h.Option(h.Value(string(ro)), h.Selected(string(ro) == want), d.say("dash.role."+string(ro)))
+						return h.Option(h.Value(string(ro)), h.Selected(string(ro) == want), d.tx("dash.role."+string(ro)))
 					})),
 				h.If(f.err("role") != "", h.P(h.Class("field-error"), h.ID("f-role-error"), h.Text(f.err("role"))))),
 			d.mainButton("invite-submit", "dash.team.invite_submit")),
@@ -167,10 +167,10 @@ func (d *doc) transferForm(members []Member, self string) h.Node {
 		return nil
 	}
 	return h.Group{
-		h.H2(d.say("dash.team.transfer")),
+		h.H2(d.tx("dash.team.transfer")),
 		d.formNode("/dashboard/team/transfer", "transfer-form",
 			h.Div(h.Class("row"),
-				h.Label(h.Class("field-label"), h.For("f-transfer"), d.say("dash.team.transfer_to")),
+				h.Label(h.Class("field-label"), h.For("f-transfer"), d.tx("dash.team.transfer_to")),
 				h.Select(h.Class("field"), h.ID("f-transfer"), h.Name("user"), h.Map(others, func(m Member) h.Node {
 					return h.Option(h.Value(m.UserID), h.Text(m.Email))
 				}))),
@@ -305,18 +305,18 @@ func (s *Service) InvitePage(ctx context.Context, wr *web.Request) (*web.Respons
 		}
 		self := "/dashboard/invite?token=" + url.QueryEscape(r.token())
 		return s.page(r, 200, t(r.l(), "dash.invite.title", "workspace", in.WorkspaceName), func(d *doc) {
-			d.put(h.P(h.ID("invite-message"), d.say("dash.invite.message", "inviter", in.InviterEmail, "workspace", in.WorkspaceName,
+			d.node(h.P(h.ID("invite-message"), d.tx("dash.invite.message", "inviter", in.InviterEmail, "workspace", in.WorkspaceName,
 				"role", t(d.l, "dash.role."+string(in.Role)))))
 			if r.viewer != nil {
-				d.put(d.formNode(self, "accept-form",
-					h.P(d.say("dash.invite.as", "email", r.viewer.user.Email)),
+				d.node(d.formNode(self, "accept-form",
+					h.P(d.tx("dash.invite.as", "email", r.viewer.user.Email)),
 					d.mainButton("accept-invite", "dash.invite.accept")))
 				return
 			}
-			d.put(h.P(h.Class("links"),
-				d.goTo("/dashboard/sign-up?next="+urlQueryEscape(self), "invite-sign-up", "dash.invite.sign_up"),
+			d.node(h.P(h.Class("links"),
+				d.linkNode("/dashboard/sign-up?next="+urlQueryEscape(self), "invite-sign-up", "dash.invite.sign_up"),
 				h.Text(" · "),
-				d.goTo("/dashboard/sign-in?next="+urlQueryEscape(self), "invite-sign-in", "dash.invite.sign_in")))
+				d.linkNode("/dashboard/sign-in?next="+urlQueryEscape(self), "invite-sign-in", "dash.invite.sign_in")))
 		}), nil
 	})(ctx, wr)
 }
@@ -347,9 +347,9 @@ func (s *Service) ActivityPage(ctx context.Context, wr *web.Request) (*web.Respo
 		}
 		events, next := list.Items, list.NextCursor
 		return s.page(r, 200, t(r.l(), "dash.activity.title"), func(d *doc) {
-			d.put(h.P(h.Class("hint"), d.say("dash.activity.retention")), d.activityTable(events))
+			d.node(h.P(h.Class("hint"), d.tx("dash.activity.retention")), d.activityTable(events))
 			if next != "" {
-				d.put(h.P(h.Class("links"), d.goTo("/dashboard/activity?cursor="+urlQueryEscape(next), "activity-next", "dash.activity.older")))
+				d.node(h.P(h.Class("links"), d.linkNode("/dashboard/activity?cursor="+urlQueryEscape(next), "activity-next", "dash.activity.older")))
 			}
 		}), nil
 	})(ctx, wr)
@@ -369,7 +369,7 @@ func (d *doc) activityTable(events []activity.Entry) h.Node {
 	for i, e := range events {
 		what := h.Text(string(e.Action))
 		if key := "dash.action." + string(e.Action); has(key) {
-			what = d.say(key)
+			what = d.tx(key)
 		}
 		rows[i] = ui.Row{Cells: []h.Node{
 			ui.Date(d.l, e.At),
@@ -415,19 +415,19 @@ func (s *Service) passkeysPage(ctx context.Context, r *req, status int, f *form,
 		case "added", "renamed", "removed-passkey":
 			d.notice("dash.notice." + notice)
 		}
-		d.put(h.P(d.say("dash.passkeys.about")), d.passkeyList(list))
+		d.node(h.P(d.tx("dash.passkeys.about")), d.passkeyList(list))
 		if confirm {
-			d.put(h.H2(d.say("dash.passkeys.add")), d.confirmForm(f))
+			d.node(h.H2(d.tx("dash.passkeys.add")), d.confirmForm(f))
 			return
 		}
 		if ceremony == "" {
 			return
 		}
-		d.put(h.H2(d.say("dash.passkeys.add")), d.problems(f),
-			h.P(h.Class("hint"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), d.say("dash.passkeys.needs_js")),
-			h.El("noscript", h.P(h.Class("hint"), d.say("dash.passkeys.needs_js"))),
+		d.node(h.H2(d.tx("dash.passkeys.add")), d.errorSummaryNode(f, "f-"),
+			h.P(h.Class("hint"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), d.tx("dash.passkeys.needs_js")),
+			h.El("noscript", h.P(h.Class("hint"), d.tx("dash.passkeys.needs_js"))),
 			d.passkeyForm("/dashboard/passkeys/register", "passkey-register-form", "register", options, ceremony,
-				d.fieldNode(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true),
+				d.field(f, "name", "text", "dash.passkeys.name", "off", "dash.hint.passkey_name", true),
 				"dash.passkeys.add_submit", "passkey-add"))
 	}), nil
 }
@@ -445,7 +445,7 @@ func (d *doc) passkeyList(list []Passkey) h.Node {
 		state := ui.TonePill(ui.Good, "active", d.t("dash.keys.state.active"))
 		if p.Pending {
 			state = h.Group{ui.TonePill(ui.Waiting, "pending", d.t("dash.passkeys.state.pending")), h.Br(),
-				d.goTo("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")}
+				d.linkNode("/dashboard/passkeys/activate", "activate-"+p.ID, "dash.passkeys.pending")}
 		}
 		rows[i] = ui.Row{ID: "passkey-" + p.ID, Cells: []h.Node{
 			h.Strong(ui.Long(p.Name, false)),
@@ -453,7 +453,7 @@ func (d *doc) passkeyList(list []Passkey) h.Node {
 			ui.Date(d.l, p.CreatedAt),
 			h.Div(h.Class("actions"),
 				d.formNode("/dashboard/passkeys/"+p.ID+"/rename", "",
-					h.Label(h.For("rename-"+p.ID), d.say("dash.passkeys.name")),
+					h.Label(h.For("rename-"+p.ID), d.tx("dash.passkeys.name")),
 					h.Input(h.Class("inline-field"), h.Name("name"), h.Attr("maxlength", "64"), h.Required(true),
 						h.ID("rename-"+p.ID), h.Value(p.Name)),
 					d.button("rename-submit-"+p.ID, "dash.passkeys.rename", false)),
@@ -472,11 +472,11 @@ func (d *doc) passkeyList(list []Passkey) h.Node {
 func (d *doc) passkeyForm(action, id, kind, options, ceremony string, fields h.Node, submitKey, submitID string) h.Node {
 	return h.Form(h.Method("post"), h.Bool("hidden", true), h.ID(id), h.Action(d.r.url(action)),
 		h.Attr("data-passkey", kind), h.Attr("data-passkey-options", options), h.Bool("novalidate", d.l == page.BN),
-		h.Input(h.Type("hidden"), h.Name(csrfField), h.Value(d.csrfToken())),
+		h.Input(h.Type("hidden"), h.Name(csrfField), h.Value(d.formToken())),
 		ui.Hidden("ceremony", ceremony),
 		ui.Hidden("response", ""),
 		fields,
-		h.P(h.Class("error"), h.Attr("data-passkey-error", ""), h.Role("alert"), h.Bool("hidden", true), d.say("dash.passkeys.failed")),
+		h.P(h.Class("error"), h.Attr("data-passkey-error", ""), h.Role("alert"), h.Bool("hidden", true), d.tx("dash.passkeys.failed")),
 		d.mainButton(submitID, submitKey))
 }
 
@@ -524,10 +524,10 @@ func (s *Service) ActivatePasskeys(ctx context.Context, wr *web.Request) (*web.R
 // /dashboard/confirm-password (DashboardFunction), which goes back to the passkeys page.
 func (d *doc) confirmForm(f *form) h.Node {
 	return h.Group{
-		h.P(d.say("dash.passkeys.confirm")),
-		d.problems(f),
+		h.P(d.tx("dash.passkeys.confirm")),
+		d.errorSummaryNode(f, "f-"),
 		d.formNode("/dashboard/confirm-password", "passkey-confirm-form",
-			d.fieldNode(f, "password", "password", "dash.field.password", "current-password", "", true),
+			d.field(f, "password", "password", "dash.field.password", "current-password", "", true),
 			d.mainButton("passkey-confirm", "dash.passkeys.confirm_submit")),
 	}
 }
@@ -552,7 +552,7 @@ func (s *Service) ConfirmPassword(ctx context.Context, wr *web.Request) (*web.Re
 		default:
 			return s.redirect(r, "/dashboard/passkeys"), nil
 		}
-		return s.page(r, 422, t(r.l(), "dash.passkeys.confirm_submit"), func(d *doc) { d.put(d.confirmForm(f)) }), nil
+		return s.page(r, 422, t(r.l(), "dash.passkeys.confirm_submit"), func(d *doc) { d.node(d.confirmForm(f)) }), nil
 	})(ctx, wr)
 }
 
@@ -607,11 +607,11 @@ func (s *Service) PasskeySignIn(ctx context.Context, wr *web.Request) (*web.Resp
 			return nil, err
 		}
 		return s.page(r, 200, t(r.l(), "dash.passkey.sign_in"), func(d *doc) {
-			d.put(h.P(d.say("dash.passkeys.wait")),
-				h.P(h.Class("error"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), d.say("dash.passkeys.needs_js")),
+			d.node(h.P(d.tx("dash.passkeys.wait")),
+				h.P(h.Class("error"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), d.tx("dash.passkeys.needs_js")),
 				d.passkeyForm("/dashboard/passkeys/sign-in/finish", "passkey-sign-in-form", "login", options, ceremony, nil,
 					"dash.passkey.sign_in", "passkey-sign-in-submit"),
-				h.P(h.Class("links"), d.goTo("/dashboard/sign-in", "back-sign-in", "dash.sign_in.password")))
+				h.P(h.Class("links"), d.linkNode("/dashboard/sign-in", "back-sign-in", "dash.sign_in.password")))
 		}), nil
 	})(ctx, wr)
 }

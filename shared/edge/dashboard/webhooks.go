@@ -132,7 +132,7 @@ func (s *Service) webhooksPage(ctx context.Context, r *req, status int, f *form,
 		return nil, err
 	}
 	return s.page(r, status, t(r.l(), "dash.webhooks.title"), func(d *doc) {
-		d.emit(h.P(h.Class("hint"), d.msg("dash.webhooks.env", "environment", d.t("dash.env."+string(env)))),
+		d.node(h.P(h.Class("hint"), d.tx("dash.webhooks.env", "environment", d.t("dash.env."+string(env)))),
 			// Signing secrets: metadata only, for the roles that may see them.
 			d.webhookSecrets(secrets, viewKeys, r.viewer.can(auth.ManageKeys)),
 			d.testSection(f, res, problem),
@@ -143,26 +143,26 @@ func (s *Service) webhooksPage(ctx context.Context, r *req, status int, f *form,
 // webhookSecrets is the signing secrets' section: their metadata when visible (the roles that
 // may see keys), with the link to manage them (manage) or view them.
 func (d *doc) webhookSecrets(secrets []WebhookSecret, visible, manage bool) h.Node {
-	head := h.H2(h.ID("webhook-secrets-title"), d.msg("dash.webhooks.secrets"))
+	head := h.H2(h.ID("webhook-secrets-title"), d.tx("dash.webhooks.secrets"))
 	if !visible {
 		return h.Section(h.ID("webhook-secrets"), h.Aria("labelledby", "webhook-secrets-title"), head,
-			h.P(h.Class("hint"), d.msg("dash.webhooks.secrets_hidden")))
+			h.P(h.Class("hint"), d.tx("dash.webhooks.secrets_hidden")))
 	}
 	key := "dash.webhooks.secrets_view"
 	if manage {
 		key = "dash.webhooks.secrets_manage"
 	}
 	items := h.Map(secrets, func(w WebhookSecret) h.Node {
-		return h.Li(ui.Long(w.ID, true), h.Text(" · "), d.msg("dash.webhooks.created"), h.Text(" "), ui.Date(d.l, w.CreatedAt),
-			h.If(w.Current, h.Group{h.Text(" · "), h.Strong(d.msg("dash.secrets.current"))}),
-			h.If(w.ExpiresAt != nil, h.Group{h.Text(" · "), d.msg("dash.keys.until"), h.Text(" "), dateOf(d, w.ExpiresAt)}))
+		return h.Li(ui.Long(w.ID, true), h.Text(" · "), d.tx("dash.webhooks.created"), h.Text(" "), ui.Date(d.l, w.CreatedAt),
+			h.If(w.Current, h.Group{h.Text(" · "), h.Strong(d.tx("dash.secrets.current"))}),
+			h.If(w.ExpiresAt != nil, h.Group{h.Text(" · "), d.tx("dash.keys.until"), h.Text(" "), dateOf(d, w.ExpiresAt)}))
 	})
 	if len(secrets) == 0 {
-		items = h.Group{h.Li(d.msg("dash.secrets.none"))}
+		items = h.Group{h.Li(d.tx("dash.secrets.none"))}
 	}
 	return h.Section(h.ID("webhook-secrets"), h.Aria("labelledby", "webhook-secrets-title"), head,
 		h.Ul(items),
-		h.P(d.linkTo("/dashboard/webhook-secrets", "webhook-secrets-link", key)))
+		h.P(d.linkNode("/dashboard/webhook-secrets", "webhook-secrets-link", key)))
 }
 
 // dateOf is ui.Date of a time that may be absent (nil: nothing).
@@ -182,19 +182,19 @@ func (d *doc) testSection(f *form, res *TestEvent, problem string) h.Node {
 	}
 	var body h.Node
 	if !d.r.viewer.can(TestWebhookPermission) {
-		body = h.P(h.Class("hint"), h.ID("test-readonly"), d.msg("dash.webhooks.test_readonly"))
+		body = h.P(h.Class("hint"), h.ID("test-readonly"), d.tx("dash.webhooks.test_readonly"))
 	} else {
 		body = d.testForm(f)
 	}
-	return h.Section(h.Aria("labelledby", "test-title"), h.H2(h.ID("test-title"), d.msg("dash.webhooks.test")), result, body)
+	return h.Section(h.Aria("labelledby", "test-title"), h.H2(h.ID("test-title"), d.tx("dash.webhooks.test")), result, body)
 }
 
 // testForm is the test event's one-field form: its error is beside it and in #test-result
 // above (no summary).
 func (d *doc) testForm(f *form) h.Node {
 	return h.Group{
-		h.P(h.Class("hint"), d.msg("dash.webhooks.test_about")),
-		d.postTo("/dashboard/webhooks/test", h.ID("send-test-form"),
+		h.P(h.Class("hint"), d.tx("dash.webhooks.test_about")),
+		d.formPost("/dashboard/webhooks/test", h.ID("send-test-form"),
 			d.fieldOf(f, ui.Field{Name: "url", ID: "test-url", Type: "url", Inputmode: "url", Autocomplete: "url", Required: true},
 				"dash.webhooks.url", "dash.webhooks.url_hint"),
 			ui.Submit("send-test", d.t("dash.webhooks.send"))),
@@ -206,7 +206,7 @@ func (d *doc) testForm(f *form) h.Node {
 // and the payment's id last (the link to the payment). Its id names the table, or the empty
 // state when there is none.
 func (d *doc) recentDeliveries(deliveries []WebhookDelivery) h.Node {
-	head := h.H2(h.ID("deliveries-title"), d.msg("dash.webhooks.recent"))
+	head := h.H2(h.ID("deliveries-title"), d.tx("dash.webhooks.recent"))
 	caption := d.t("dash.webhooks.recent_caption")
 	if len(deliveries) == 0 {
 		return h.Section(h.Aria("labelledby", "deliveries-title"), head,
@@ -224,7 +224,7 @@ func (d *doc) recentDeliveries(deliveries []WebhookDelivery) h.Node {
 // deliveryRow is one delivery (row id "delivery-" and the payment's id), linking to its
 // payment. The status pill's data-status is the status in capitals (ui.Pill's tone).
 func (d *doc) deliveryRow(x WebhookDelivery) ui.Row {
-	http := d.msg("dash.webhooks.no_http")
+	http := d.tx("dash.webhooks.no_http")
 	if x.LastHTTPStatus != 0 {
 		http = d.number(x.LastHTTPStatus)
 	}
@@ -269,8 +269,8 @@ func (d *doc) testResult(f *form, res *TestEvent, problem string) h.Node {
 			detail += "_one"
 		}
 		say = h.Group{
-			h.P(d.msg(key, "status", d.l.Digits(strconv.Itoa(res.HTTPStatus)), "ms", ms(res.Duration))),
-			h.P(h.Class("hint"), d.msg(detail, "host", res.Host, "signatures", d.l.Digits(strconv.Itoa(res.Signatures))),
+			h.P(d.tx(key, "status", d.l.Digits(strconv.Itoa(res.HTTPStatus)), "ms", ms(res.Duration))),
+			h.P(h.Class("hint"), d.tx(detail, "host", res.Host, "signatures", d.l.Digits(strconv.Itoa(res.Signatures))),
 				h.Text(" "), ui.Long(res.EventID, true)),
 		}
 	case res != nil:
@@ -278,7 +278,7 @@ func (d *doc) testResult(f *form, res *TestEvent, problem string) h.Node {
 		if res.Forbidden {
 			key = "dash.webhooks.result.forbidden"
 		}
-		say = h.P(d.msg(key, "ms", ms(res.Duration)), h.Text(" "), h.Span(h.Lang("en"), h.Class("long"), h.Text(res.Failure)))
+		say = h.P(d.tx(key, "ms", ms(res.Duration)), h.Text(" "), h.Span(h.Lang("en"), h.Class("long"), h.Text(res.Failure)))
 	case problem != "":
 		say = h.P(h.Text(problem))
 	default:

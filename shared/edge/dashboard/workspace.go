@@ -39,7 +39,7 @@ func (s *Service) Home(ctx context.Context, wr *web.Request) (*web.Response, err
 		v := r.viewer
 		if v.ws.WorkspaceID == "" {
 			return s.page(r, 200, t(r.l(), "dash.home.none.title"), func(d *doc) {
-				d.put(h.P(d.say("dash.home.none")), d.accountActions())
+				d.node(h.P(d.tx("dash.home.none")), d.accountActions())
 			}), nil
 		}
 		var o *overview
@@ -54,11 +54,11 @@ func (s *Service) Home(ctx context.Context, wr *web.Request) (*web.Response, err
 				d.notice("dash.notice.joined", "workspace", v.ws.WorkspaceName)
 			}
 			d.envSwitch()
-			d.put(d.homeFacts())
+			d.node(d.homeFacts())
 			if o != nil {
 				d.overviewPayments(o)
 			}
-			d.put(d.homeLinks(), d.workspaces(), d.accountActions())
+			d.node(d.homeLinks(), d.workspaces(), d.accountActions())
 		}), nil
 	})(ctx, wr)
 }
@@ -72,7 +72,7 @@ func (d *doc) homeFacts() h.Node {
 	}
 	return ui.Facts("home-facts",
 		ui.Fact{Term: d.t("dash.home.workspace"), ID: "home-workspace", Value: h.Text(v.ws.WorkspaceName)},
-		ui.Fact{Term: d.t("dash.home.environment"), ID: "home-environment", Value: d.say(env)},
+		ui.Fact{Term: d.t("dash.home.environment"), ID: "home-environment", Value: d.tx(env)},
 		ui.Fact{Term: d.t("dash.home.you"), ID: "home-user", Value: h.Group{
 			ui.Long(v.user.Email, false), h.Text(" · " + d.t("dash.role."+string(v.ws.Role)))}},
 	)
@@ -81,7 +81,7 @@ func (d *doc) homeFacts() h.Node {
 // homeLinks are the pages the role may use.
 func (d *doc) homeLinks() h.Node {
 	v := d.r.viewer
-	li := func(path, id, key string) h.Node { return h.Li(d.goTo(path, id, key)) }
+	li := func(path, id, key string) h.Node { return h.Li(d.linkNode(path, id, key)) }
 	keys := "dash.home.view_keys"
 	if v.can(auth.ManageKeys) {
 		keys = "dash.home.manage_keys"
@@ -91,7 +91,7 @@ func (d *doc) homeLinks() h.Node {
 		team = "dash.home.manage_team"
 	}
 	return h.Group{
-		h.H2(d.say("dash.home.can")),
+		h.H2(d.tx("dash.home.can")),
 		h.Ul(h.ID("home-links"),
 			h.If(v.can(auth.ViewKeys), li("/dashboard/keys", "home-keys", keys)),
 			li("/dashboard/team", "home-team", team),
@@ -108,7 +108,7 @@ func (d *doc) workspaces() h.Node {
 		return nil
 	}
 	return h.Group{
-		h.H2(d.say("dash.home.workspaces")),
+		h.H2(d.tx("dash.home.workspaces")),
 		h.Ul(h.Map(v.all, func(m Membership) h.Node {
 			if m.WorkspaceID == v.ws.WorkspaceID {
 				return h.Li(h.Strong(h.Text(m.WorkspaceName)))
@@ -122,8 +122,8 @@ func (d *doc) workspaces() h.Node {
 // accountActions is the sign-out-everywhere form (with its remove-every-passkey box).
 func (d *doc) accountActions() h.Node {
 	return h.Group{
-		h.H2(d.say("dash.home.sessions")),
-		h.P(h.Class("hint"), d.say("dash.home.sessions_hint")),
+		h.H2(d.tx("dash.home.sessions")),
+		h.P(h.Class("hint"), d.tx("dash.home.sessions_hint")),
 		d.formNode("/dashboard/sign-out-everywhere", "sign-out-everywhere-form",
 			h.Div(h.Class("row"), h.Label(h.Class("check"),
 				h.Input(h.Type("checkbox"), h.Value("yes"), h.Name(removePasskeysField), h.ID("sign-out-remove-passkeys")),
@@ -195,15 +195,15 @@ func (s *Service) keysPage(ctx context.Context, r *req, status int, f *form, iss
 		}
 		d.shownNotice(st)
 		if issued != nil {
-			d.put(h.H2(h.ID("issued-title"), d.say("dash.keys.issued", "name", issued.Name)))
+			d.node(h.H2(h.ID("issued-title"), d.tx("dash.keys.issued", "name", issued.Name)))
 			d.secretBox("issued-secret", issued.Secret)
 		}
-		d.put(d.keysTable(keys, manage))
+		d.node(d.keysTable(keys, manage))
 		if !manage {
-			d.put(h.P(h.Class("hint"), h.ID("keys-readonly"), d.say("dash.keys.readonly")))
+			d.node(h.P(h.Class("hint"), h.ID("keys-readonly"), d.tx("dash.keys.readonly")))
 			return
 		}
-		d.put(d.createKeyForm(f))
+		d.node(d.createKeyForm(f))
 	}), nil
 }
 
@@ -244,12 +244,12 @@ func (d *doc) keyRow(k Key, manage bool) ui.Row {
 	for i, x := range k.Scopes {
 		sc[i] = string(x)
 	}
-	used := d.say("dash.keys.never")
+	used := d.tx("dash.keys.never")
 	if k.LastUsed != nil {
 		used = h.Time(h.Attr("datetime", k.LastUsed.UTC().Format(time.DateOnly)), h.Text(d.day(*k.LastUsed)))
 	}
 	cells := []h.Node{
-		h.Group{h.Strong(ui.Long(k.Name, false)), h.Br(), h.Span(h.Class("tag"), d.say("dash.env."+string(k.Environment)))},
+		h.Group{h.Strong(ui.Long(k.Name, false)), h.Br(), h.Span(h.Class("tag"), d.tx("dash.env."+string(k.Environment)))},
 		d.keyState(k),
 		h.Group{ui.Date(d.l, k.CreatedAt), h.Br(), h.Span(h.Class("hint long"), h.Text(k.CreatedBy))},
 		used,
@@ -268,7 +268,7 @@ func (d *doc) keyState(k Key) h.Node {
 	switch {
 	case k.State == "active" && k.ExpiresAt != nil:
 		return h.Group{ui.TonePill(ui.Waiting, "expiring", d.t("dash.keys.state.expiring")), h.Br(),
-			d.say("dash.keys.until"), h.Text(" "), ui.Date(d.l, *k.ExpiresAt)}
+			d.tx("dash.keys.until"), h.Text(" "), ui.Date(d.l, *k.ExpiresAt)}
 	case k.State == "active":
 		return ui.TonePill(ui.Good, k.State, d.t("dash.keys.state.active"))
 	case k.State == "revoked":
@@ -312,20 +312,20 @@ func (d *doc) createKeyForm(f *form) h.Node {
 	}
 	scopesErr := f.err("scopes")
 	return h.Group{
-		h.H2(h.ID("create-title"), d.say("dash.keys.create")),
-		d.problems(f),
+		h.H2(h.ID("create-title"), d.tx("dash.keys.create")),
+		d.errorSummaryNode(f, "f-"),
 		d.formNode("/dashboard/keys", "create-key-form", onceInput(),
-			d.fieldNode(f, "name", "text", "dash.field.key_name", "off", "", true),
+			d.field(f, "name", "text", "dash.field.key_name", "off", "", true),
 			h.Fieldset(h.ID("f-environment"),
-				h.Legend(d.say("dash.field.environment")),
+				h.Legend(d.tx("dash.field.environment")),
 				h.Map([]string{"sandbox", "live"}, func(e string) h.Node {
 					return h.Label(h.Class("check"),
 						h.Input(h.Type("radio"), h.Name("environment"), h.Value(e), h.ID("env-"+e), h.Checked(e == env)),
 						h.Text(" "+d.t("dash.env."+e)))
 				}),
-				h.P(h.Class("hint"), d.say("dash.keys.live_note"))),
+				h.P(h.Class("hint"), d.tx("dash.keys.live_note"))),
 			h.Fieldset(h.If(scopesErr != "", h.Aria("describedby", "f-scopes-error")), h.ID("f-scopes"),
-				h.Legend(d.say("dash.field.scopes")),
+				h.Legend(d.tx("dash.field.scopes")),
 				h.Map(keyScopes, func(sc auth.Scope) h.Node {
 					on := f == nil || strings.Contains(","+f.value("scopes")+",", ","+string(sc)+",")
 					return h.Label(h.Class("check"),
@@ -463,19 +463,19 @@ func (s *Service) secretsPage(ctx context.Context, r *req, status int, env auth.
 	return s.page(r, status, t(r.l(), "dash.secrets.title"), func(d *doc) {
 		d.shownNotice(st)
 		if secret != "" {
-			d.put(h.H2(h.ID("issued-title"), d.say("dash.secrets.issued", "environment", t(d.l, "dash.env."+string(env)))))
+			d.node(h.H2(h.ID("issued-title"), d.tx("dash.secrets.issued", "environment", t(d.l, "dash.env."+string(env)))))
 			d.secretBox("issued-secret", secret)
 		}
 		if r.Query["notice"] == "endpoint" {
 			d.notice("dash.secrets.endpoint_saved")
 		}
-		d.put(d.problems(f), h.P(d.say("dash.secrets.about")))
+		d.node(d.errorSummaryNode(f, "f-"), h.P(d.tx("dash.secrets.about")))
 		for _, e := range []auth.Environment{auth.Sandbox, auth.Live} {
-			d.put(h.H2(d.say("dash.env."+string(e))), d.secretsTable(e, lists[e]))
+			d.node(h.H2(d.tx("dash.env."+string(e))), d.secretsTable(e, lists[e]))
 			if manage {
-				d.put(d.secretForm(e, len(lists[e]) > 0))
+				d.node(d.secretForm(e, len(lists[e]) > 0))
 			}
-			d.put(d.endpointForm(e, hooks[e], manage, f))
+			d.node(d.endpointForm(e, hooks[e], manage, f))
 		}
 	}), nil
 }
@@ -495,7 +495,7 @@ func (d *doc) secretsTable(e auth.Environment, list []WebhookSecret) h.Node {
 			state = ui.TonePill(ui.Waiting, "signing", d.t("dash.secrets.signing"))
 		}
 		if w.ExpiresAt != nil {
-			state = h.Group{state, h.Br(), d.say("dash.keys.until"), h.Text(" "), ui.Date(d.l, *w.ExpiresAt)}
+			state = h.Group{state, h.Br(), d.tx("dash.keys.until"), h.Text(" "), ui.Date(d.l, *w.ExpiresAt)}
 		}
 		rows[i] = ui.Row{Cells: []h.Node{state, ui.Date(d.l, w.CreatedAt), ui.Long(w.ID, true)}}
 	}
@@ -521,7 +521,7 @@ func (d *doc) secretForm(e auth.Environment, roll bool) h.Node {
 // endpointForm shows an environment's document webhook: where the payments that payers start
 // on the invoice and payment-link pages report, and (admins) the form that sets it.
 func (d *doc) endpointForm(e auth.Environment, current string, manage bool, f *form) h.Node {
-	shown := d.say("dash.secrets.endpoint_none")
+	shown := d.tx("dash.secrets.endpoint_none")
 	if current != "" {
 		shown = h.Code(h.Text(current))
 	}
@@ -530,11 +530,11 @@ func (d *doc) endpointForm(e auth.Environment, current string, manage bool, f *f
 		f = &form{values: map[string]string{name: current}, errs: f.errsOrNil()}
 	}
 	return h.Group{
-		h.H3(d.say("dash.secrets.endpoint")),
+		h.H3(d.tx("dash.secrets.endpoint")),
 		h.P(h.ID("endpoint-"+string(e)), h.Class("long"), shown),
 		h.If(manage, d.formNode("/dashboard/webhook-secrets/endpoint", "endpoint-form-"+string(e),
 			ui.Hidden("environment", string(e)),
-			d.fieldNode(f, name, "url", "dash.secrets.endpoint_url", "url", "dash.secrets.endpoint_hint", false),
+			d.field(f, name, "url", "dash.secrets.endpoint_url", "url", "dash.secrets.endpoint_hint", false),
 			h.Div(h.Class("actions"), d.mainButton("endpoint-save-"+string(e), "dash.secrets.endpoint_save")))),
 	}
 }

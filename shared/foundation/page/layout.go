@@ -4,10 +4,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"io"
 	"strings"
-
-	"github.com/takapay/payments/shared/foundation/htmlw"
 )
 
 //go:embed assets/base.css
@@ -60,61 +57,6 @@ func BaseCSS() string { return baseCSS + componentsCSS }
 // TitleSuffix ends every page's <title>.
 const TitleSuffix = " — Takapay"
 
-// WriteHead writes the document up to and including </head>: <html lang> in the page's
-// language, the viewport, no indexing, the title (TitleSuffix added), an empty icon (no
-// request for /favicon.ico) and the family's stylesheet inline.
-func WriteHead(b *htmlw.Builder, l Lang, title string, style *Inline) {
-	b.Raw("<!doctype html>\n<html")
-	b.Attr("lang", string(l))
-	b.Raw(`>
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="robots" content="noindex, nofollow">
-<title>`)
-	b.Text(title + TitleSuffix)
-	b.Raw(`</title>
-<link rel="icon" href="data:,">
-<style>`)
-	b.Raw(style.Source())
-	b.Raw("</style>\n</head>\n")
-}
-
-// WriteBanner writes the sandbox banner.
-func WriteBanner(b *htmlw.Builder, l Lang) {
-	b.Raw(`<div class="sandbox" id="sandbox-banner" role="status">`)
-	b.Text(l.T("page.sandbox"))
-	b.Raw("</div>\n")
-}
-
-// WriteLangSwitch writes the language switch: a link to the same page (self, a path of this
-// service without a query) in the other language, named in that language with lang and
-// hreflang saying so. A plain link, no script: the next page carries the choice on.
-func WriteLangSwitch(b *htmlw.Builder, l Lang, self string) {
-	o := l.Other()
-	b.Raw(`<nav class="lang" id="lang-switch"`)
-	b.Attr("aria-label", l.T("page.language"))
-	b.Raw(`><a id="lang-other"`)
-	b.URLAttr("href", WithLang(self, o))
-	b.Attr("lang", string(o))
-	b.Attr("hreflang", string(o))
-	b.Raw(">")
-	b.Text(o.Name())
-	b.Raw("</a></nav>\n")
-}
-
-// WriteFooter writes the footer line; extra, when not nil, writes what follows the kit's
-// words.
-func WriteFooter(b *htmlw.Builder, l Lang, extra func(b *htmlw.Builder)) {
-	b.Raw(`<footer class="footer">`)
-	b.Text(l.T("page.footer"))
-	if extra != nil {
-		extra(b)
-	}
-	b.Raw("</footer>\n")
-}
-
 // Error is an error page's content: a title and a message (both "" allowed: the title becomes
 // the catalogue's "Error", never an empty heading) in a language, with the language switch
 // to Self when Self is not "".
@@ -125,33 +67,6 @@ type Error struct {
 	// Self is the path the page answers (no query): the switch links to it. "" leaves the
 	// switch out (a page whose URL is not worth repeating, such as a POST's).
 	Self string
-}
-
-// WriteError writes a whole error page with the family's stylesheet and no script. The
-// response must carry Headers.
-func WriteError(w io.Writer, style *Inline, e Error) error {
-	var b htmlw.Builder
-	b.Grow(len(style.Source()) + 1024)
-	title := e.Title
-	if title == "" {
-		title = e.Lang.T("page.error")
-	}
-	WriteHead(&b, e.Lang, title, style)
-	b.Raw("<body>\n")
-	if e.Self != "" {
-		WriteLangSwitch(&b, e.Lang, e.Self)
-	}
-	b.Raw(`<main class="card" id="error-page">
-<h1 class="state-title" id="error-title">`)
-	b.Text(title)
-	b.Raw(`</h1>
-<p class="error-message" id="error-message">`)
-	b.Text(e.Message)
-	b.Raw("</p>\n</main>\n")
-	WriteFooter(&b, e.Lang, nil)
-	b.Raw("</body>\n</html>\n")
-	_, err := b.WriteTo(w)
-	return err
 }
 
 // Policy is what a page family's responses allow; Headers turns it into headers.

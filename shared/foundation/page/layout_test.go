@@ -1,13 +1,10 @@
 package page
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"strings"
 	"testing"
-
-	"github.com/takapay/payments/shared/foundation/htmlw"
 )
 
 func sha(s string) string {
@@ -71,44 +68,5 @@ func TestHeaders(t *testing.T) {
 	h["Location"] = "x"
 	if _, shared := Headers(Policy{Style: st, FormAction: []string{"'self'"}})["Location"]; shared {
 		t.Errorf("Headers returned a shared map")
-	}
-}
-
-func TestHeadSwitchAndError(t *testing.T) {
-	st := NewStyle("")
-	var b htmlw.Builder
-	WriteHead(&b, BN, `পেমেন্ট <x>`, st)
-	WriteLangSwitch(&b, BN, `/v1/public/checkout/t"x`)
-	var buf bytes.Buffer
-	_, _ = b.WriteTo(&buf)
-	got := buf.String()
-	for _, want := range []string{
-		"<!doctype html>\n<html lang=\"bn\">",
-		"<title>পেমেন্ট &lt;x&gt; — Takapay</title>",
-		"<style>" + st.Source() + "</style>\n</head>\n",
-		`<nav class="lang" id="lang-switch" aria-label="ভাষা"><a id="lang-other" href="/v1/public/checkout/t%22x?lang=en" lang="en" hreflang="en">English</a></nav>`,
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("lacks %q in\n%s", want, got)
-		}
-	}
-	buf.Reset()
-	if err := WriteError(&buf, st, Error{Lang: BN, Self: "/p"}); err != nil {
-		t.Fatal(err)
-	}
-	got = buf.String()
-	for _, want := range []string{
-		`<html lang="bn">`, "<title>ত্রুটি — Takapay</title>", `<h1 class="state-title" id="error-title">ত্রুটি</h1>`,
-		`href="/p?lang=en" lang="en" hreflang="en">English</a>`, `<footer class="footer">Takapay-এর নিরাপদ পেমেন্ট</footer>`,
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("error page lacks %q in\n%s", want, got)
-		}
-	}
-	buf.Reset()
-	_ = WriteError(&buf, st, Error{Lang: EN, Title: "<b>", Message: "<i>"})
-	if got := buf.String(); strings.Contains(got, "<b>") || strings.Contains(got, "<i>") || strings.Contains(got, "lang-switch") ||
-		strings.Contains(got, "<script") {
-		t.Errorf("error page: unescaped values, a switch without Self, or a script:\n%s", got)
 	}
 }
