@@ -182,7 +182,7 @@ func routeChoice(d *pageData) h.Node {
 		return h.Group{title, h.P(h.Class("muted"), h.ID("no-routes"), h.Text(l.T("checkout.no_routes"))), nl}
 	}
 	return h.Group{title,
-		ui.PostForm(d.url("/lock"), "", h.Class("lock"), h.ID("lock-form"), h.Bool("novalidate", l == page.BN), nl,
+		ui.PostForm(d.url("/lock"), "", h.Class("lock"), h.ID("lock-form"), h.Bool("novalidate", true), nl,
 			h.Fieldset(h.Class("routes"), nl,
 				h.Legend(h.Text(l.T("checkout.pay_with"))), nl,
 				h.Map(d.Routes, func(r Route) h.Node { return method(d, r) }),
