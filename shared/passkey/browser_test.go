@@ -19,8 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
-	"github.com/takapay/payments/shared/foundation/htmlw"
+	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/local/browsertest"
 	"github.com/takapay/payments/shared/passkey"
 )
@@ -48,25 +49,23 @@ func (s *testSite) headers(w http.ResponseWriter) {
 }
 
 func (s *testSite) form(w http.ResponseWriter, mode string, c *passkey.Ceremony) {
-	var b htmlw.Builder
-	page.WriteHead(&b, page.EN, "Passkey "+mode, siteStyle)
-	b.Raw("<body><main>\n<p id=\"unsupported\" data-passkey-unsupported hidden>No passkeys here.</p>\n")
-	b.Raw(`<form id="pk" method="post" hidden`)
-	b.Attr("action", "/"+mode)
-	b.Attr("data-passkey", mode)
-	b.Attr("data-passkey-options", c.Options)
-	b.Raw(`><input type="hidden" name="ceremony"`)
-	b.Attr("value", c.ID)
-	b.Raw(`><input type="hidden" name="response" value="">`)
-	if mode == "register" {
-		b.Raw(`<label for="name">Name</label><input id="name" name="name" required maxlength="64">`)
-	}
-	b.Raw(`<p id="pk-error" data-passkey-error role="alert" hidden>The passkey was not used.</p>`)
-	b.Raw(`<button id="submit" type="submit">Go</button></form>` + "\n</main>\n<script>")
-	b.Raw(passkey.Script.Source())
-	b.Raw("</script>\n</body></html>\n")
+	doc := ui.Document{Lang: page.EN, Title: "Passkey " + mode, Style: siteStyle, Script: passkey.Script, Body: []h.Node{
+		h.Main(
+			h.P(h.ID("unsupported"), h.Attr("data-passkey-unsupported", ""), h.Bool("hidden", true), h.Text("No passkeys here.")),
+			h.Form(h.ID("pk"), h.Method("post"), h.Bool("hidden", true), h.Action("/"+mode),
+				h.Data("passkey", mode), h.Data("passkey-options", c.Options),
+				ui.Hidden("ceremony", c.ID), ui.Hidden("response", ""),
+				h.If(mode == "register", h.Group{
+					h.Label(h.For("name"), h.Text("Name")),
+					h.Input(h.ID("name"), h.Name("name"), h.Required(true), h.Attr("maxlength", "64")),
+				}),
+				h.P(h.ID("pk-error"), h.Attr("data-passkey-error", ""), h.Role("alert"), h.Bool("hidden", true), h.Text("The passkey was not used.")),
+				h.Button(h.ID("submit"), h.Type("submit"), h.Text("Go")),
+			),
+		),
+	}}
 	s.headers(w)
-	_, _ = b.WriteTo(w)
+	_, _ = w.Write(doc.Bytes())
 }
 
 func (s *testSite) result(w http.ResponseWriter, err error, text string) {
@@ -77,12 +76,8 @@ func (s *testSite) result(w http.ResponseWriter, err error, text string) {
 		text = "refused"
 	}
 	s.headers(w)
-	var b htmlw.Builder
-	page.WriteHead(&b, page.EN, "Result", siteStyle)
-	b.Raw(`<body><main><p id="result">`)
-	b.Text(text)
-	b.Raw("</p></main></body></html>\n")
-	_, _ = b.WriteTo(w)
+	doc := ui.Document{Lang: page.EN, Title: "Result", Style: siteStyle, Body: []h.Node{h.Main(h.P(h.ID("result"), h.Text(text)))}}
+	_, _ = w.Write(doc.Bytes())
 }
 
 func (s *testSite) lastErr() error {

@@ -5,13 +5,31 @@ import (
 	"strings"
 )
 
-// A catalogue holds the human text of every payer page in one language, by key. The keys are
+// A catalogue holds the human text of the payer pages in one language, by key. The keys are
 // namespaced by page family ("page." the kit, "checkout." the hosted checkout, "doc." the
 // public document pages); a message names its values as {name} placeholders, filled by T.
-// Every language has exactly the same keys and placeholders (TestCatalogues).
+// Every language has exactly the same keys and placeholders (TestCatalogues, and each
+// family's own test through pagetest.CheckCatalogue). The kit's words are here; a family's
+// are in its own package, which joins them at initialisation (Register), so a binary carries
+// only the words of the families it links: the dashboard's functions carry none of the
+// checkout's (DashboardPasskeysFunction's size bound depends on it, decision 75).
 type catalogue map[string]string
 
 var catalogues = map[Lang]catalogue{EN: messagesEN, BN: messagesBN}
+
+// Register joins a page family's words (English, Bangla) to the catalogue. The family's
+// package calls it from its init, before any page is written; a key the catalogue has already
+// panics (two families must not claim one word).
+func Register(en, bn map[string]string) {
+	for l, words := range map[Lang]map[string]string{EN: en, BN: bn} {
+		for k, v := range words {
+			if _, dup := catalogues[l][k]; dup {
+				panic("page: message " + k + " registered twice")
+			}
+			catalogues[l][k] = v
+		}
+	}
+}
 
 // T returns the message key in l with its placeholders filled: args are pairs of a name and
 // its value (T("checkout.pay_title", "amount", "৳10.00", "merchant", "Shop")). Values are

@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // Update is the -update flag: rewrite the golden files instead of comparing.
@@ -120,4 +123,59 @@ func clip(s string) string {
 		return s[:400] + "…"
 	}
 	return s
+}
+
+// CheckCatalogue holds a page family's catalogue (English, Bangla) to the rules every
+// catalogue keeps: exactly the same keys and, per key, the same placeholders; no empty
+// message; every Bangla message written in Bangla script without Western digits, but for the
+// names in notBangla (provider names, pure punctuation), which read the same in both; no
+// Bangla in the English one.
+func CheckCatalogue(t *testing.T, en, bn map[string]string, notBangla ...string) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, k := range notBangla {
+		names[k] = true
+	}
+	for key, e := range en {
+		b, ok := bn[key]
+		if !ok {
+			t.Errorf("%s: no Bangla", key)
+			continue
+		}
+		if e == "" || b == "" {
+			t.Errorf("%s: empty message", key)
+		}
+		if !slices.Equal(placeholders(e), placeholders(b)) {
+			t.Errorf("%s: placeholders %v in English, %v in Bangla", key, placeholders(e), placeholders(b))
+		}
+		if hasBengali(e) {
+			t.Errorf("%s: Bangla in the English catalogue: %q", key, e)
+		}
+		if !hasBengali(b) && !names[key] {
+			t.Errorf("%s: the Bangla message %q has no Bangla", key, b)
+		}
+		if names[key] && b != e {
+			t.Errorf("%s: a name changed: %q, %q", key, e, b)
+		}
+		if strings.ContainsAny(b, "0123456789") {
+			t.Errorf("%s: Western digits in Bangla: %q", key, b)
+		}
+	}
+	for key := range bn {
+		if _, ok := en[key]; !ok {
+			t.Errorf("%s: Bangla only", key)
+		}
+	}
+}
+
+var placeholderRE = regexp.MustCompile(`\{[a-z]+\}`)
+
+func placeholders(msg string) []string {
+	p := placeholderRE.FindAllString(msg, -1)
+	sort.Strings(p)
+	return p
+}
+
+func hasBengali(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Bengali, r) }) >= 0
 }
