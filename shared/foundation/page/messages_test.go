@@ -2,24 +2,8 @@ package page
 
 import (
 	"github.com/takapay/payments/shared/foundation/page/pagetest"
-	"regexp"
-	"sort"
-	"strings"
 	"testing"
-	"unicode"
 )
-
-var placeholderRE = regexp.MustCompile(`\{[a-z]+\}`)
-
-func placeholders(msg string) []string {
-	p := placeholderRE.FindAllString(msg, -1)
-	sort.Strings(p)
-	return p
-}
-
-func hasBengali(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Bengali, r) }) >= 0
-}
 
 // The kit's catalogue (with the families this test binary links: none) passes the checks
 // every family's catalogue passes (pagetest.CheckCatalogue).
