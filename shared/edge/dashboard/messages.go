@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -101,36 +100,7 @@ func t(l page.Lang, key string, args ...string) string {
 			return key
 		}
 	}
-	if len(args) == 0 || !strings.Contains(msg, "{") {
-		return msg
-	}
-	var b strings.Builder
-	for {
-		open := strings.IndexByte(msg, '{')
-		if open < 0 {
-			break
-		}
-		end := strings.IndexByte(msg[open:], '}')
-		if end < 0 {
-			break
-		}
-		name := msg[open+1 : open+end]
-		b.WriteString(msg[:open])
-		found := false
-		for i := 0; i+1 < len(args); i += 2 {
-			if args[i] == name {
-				b.WriteString(args[i+1])
-				found = true
-				break
-			}
-		}
-		if !found {
-			b.WriteString(msg[open : open+end+1])
-		}
-		msg = msg[open+end+1:]
-	}
-	b.WriteString(msg)
-	return b.String()
+	return page.Fill(msg, args)
 }
 
 // has reports whether the catalogue has a key.

@@ -35,14 +35,6 @@ func (d *doc) button(id, key string, danger bool) h.Node {
 // mainButton is a form's main submit button.
 func (d *doc) mainButton(id, key string) h.Node { return ui.Submit(id, d.t(key)) }
 
-// oneButton is a form with one button and hidden fields (name/value pairs), as smallButton.
-func (d *doc) oneButton(action, id, key string, danger bool, hidden ...string) h.Node {
-	fields := make(h.Group, 0, len(hidden)/2)
-	for i := 0; i+1 < len(hidden); i += 2 {
-		fields = append(fields, ui.Hidden(hidden[i], hidden[i+1]))
-	}
-	return d.formNode(action, "", fields, d.button(id, key, danger))
-}
 
 // inlineChoice is a labelled select of a table row or card (class inline-field): an option per
 // value, worded by optionKey+value, the one selected marked.

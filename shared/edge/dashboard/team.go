@@ -57,7 +57,7 @@ func (s *Service) teamPage(ctx context.Context, r *req, status int, f *form, not
 			d.node(d.transferForm(members, v.user.UserID))
 		}
 		d.node(h.H2(d.tx("dash.team.leave")), h.P(h.Class("hint"), d.tx("dash.team.leave_hint")),
-			d.oneButton("/dashboard/team/leave", "leave", "dash.team.leave_submit", true))
+			d.actionButton("/dashboard/team/leave", "leave", "dash.team.leave_submit", true))
 	}), nil
 }
 
@@ -107,7 +107,7 @@ func (d *doc) memberActions(m Member) h.Node {
 		d.formNode("/dashboard/team/members/"+m.UserID+"/role", "",
 			d.inlineChoice("role", "role-"+m.UserID, "dash.team.role", roles, "dash.role.", string(m.Role)),
 			d.button("change-role-"+m.UserID, "dash.team.change_role", false)),
-		d.oneButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true),
+		d.actionButton("/dashboard/team/members/"+m.UserID+"/remove", "remove-"+m.UserID, "dash.team.remove", true),
 	}
 }
 
@@ -126,7 +126,7 @@ func (d *doc) invites(invites []Invite) h.Node {
 			d.tx("dash.role." + string(in.Role)),
 			ui.TonePill(ui.Waiting, "invited", d.t("dash.team.invited")),
 			ui.Date(d.l, in.ExpiresAt),
-			d.oneButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true),
+			d.actionButton("/dashboard/team/invites/"+in.ID+"/revoke", "revoke-invite-"+in.ID, "dash.team.revoke_invite", true),
 		}}
 	}
 	return h.Group{head, ui.Table("invites", plural(d.l, "dash.team.invites_count", len(invites)), cols, rows)}
@@ -457,7 +457,7 @@ func (d *doc) passkeyList(list []Passkey) h.Node {
 					h.Input(h.Class("inline-field"), h.Name("name"), h.Attr("maxlength", "64"), h.Required(true),
 						h.ID("rename-"+p.ID), h.Value(p.Name)),
 					d.button("rename-submit-"+p.ID, "dash.passkeys.rename", false)),
-				d.oneButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)),
+				d.actionButton("/dashboard/passkeys/"+p.ID+"/remove", "remove-passkey-"+p.ID, "dash.passkeys.remove", true)),
 		}}
 	}
 	return h.Group{

@@ -113,7 +113,7 @@ func (d *doc) workspaces() h.Node {
 			if m.WorkspaceID == v.ws.WorkspaceID {
 				return h.Li(h.Strong(h.Text(m.WorkspaceName)))
 			}
-			return h.Li(d.oneButton("/dashboard/workspace", "switch-"+m.WorkspaceID, "dash.home.switch", false, "workspace", m.WorkspaceID),
+			return h.Li(d.actionButton("/dashboard/workspace", "switch-"+m.WorkspaceID, "dash.home.switch", false, "workspace", m.WorkspaceID),
 				h.Text(" "+m.WorkspaceName))
 		})),
 	}
@@ -297,7 +297,7 @@ func (d *doc) keyActions(k Key) h.Node {
 		values[i] = g.value
 	}
 	return h.Div(h.Class("actions"),
-		d.oneButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true),
+		d.actionButton("/dashboard/keys/"+k.ID+"/revoke", "revoke-"+k.ID, "dash.keys.revoke", true),
 		d.formNode("/dashboard/keys/"+k.ID+"/roll", "", onceInput(),
 			d.inlineChoice("grace", "grace-"+k.ID, "dash.keys.grace", values, "dash.grace.", ""),
 			d.button("roll-"+k.ID, "dash.keys.roll", false)),

@@ -37,7 +37,7 @@ func Register(en, bn map[string]string) {
 // missing in l falls back to English, and one missing there too is returned as the key
 // itself (TestCatalogues keeps both from happening).
 func (l Lang) T(key string, args ...string) string {
-	return fill(l.raw(key), args)
+	return Fill(l.raw(key), args)
 }
 
 // raw is the message key in l as the catalogue has it.
@@ -51,8 +51,10 @@ func (l Lang) raw(key string) string {
 	return key
 }
 
-// fill puts args into msg's placeholders in one pass.
-func fill(msg string, args []string) string {
+// Fill puts args (pairs of a name and its value) into msg's {name} placeholders in one pass:
+// a value that looks like a placeholder stays text, and a placeholder without a value stays as
+// it is. The one message filler of every catalogue (the kit's, the families', the dashboard's).
+func Fill(msg string, args []string) string {
 	if len(args) == 0 || !strings.Contains(msg, "{") {
 		return msg
 	}
@@ -95,7 +97,7 @@ func lookup(args []string, name string) (string, bool) {
 // its own (a <time>, say), then after.
 func (l Lang) Split(key, placeholder string, args ...string) (before, after string) {
 	before, after, _ = strings.Cut(l.raw(key), "{"+placeholder+"}")
-	return fill(before, args), fill(after, args)
+	return Fill(before, args), Fill(after, args)
 }
 
 // Keys lists the catalogue's keys that start with prefix, sorted: a page family's tests hold
