@@ -55,7 +55,7 @@ test: deps ## Run every test (unit, integration against dynalite/fauxqs, -race)
 	$(GO) test -race -vet=off -count=1 -timeout 20m ./...
 	cd clients/go && $(GO) vet ./... && $(GO) test -race -vet=off -count=1 ./...
 	cd clients/typescript && $(NPM) test
-	$(GO) test -vet=off -count=1 -timeout 10m -run '^TestBrowser' -v ./shared/checkout/integration/ ./shared/publicdoc/integration/ ./shared/passkey/ ./shared/edge/dashboard/ ./shared/mail/ ./cmd/devstack/
+	$(GO) test -vet=off -count=1 -timeout 20m -run '^TestBrowser' -v ./shared/checkout/integration/ ./shared/publicdoc/integration/ ./shared/passkey/ ./shared/edge/dashboard/ ./shared/mail/ ./cmd/devstack/
 
 .PHONY: bench
 bench: deps ## Cost model of a paid checkout (WRU, RRU, $ per 1M), latency vs raw requests, hottest partition share
