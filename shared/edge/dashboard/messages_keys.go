@@ -18,28 +18,28 @@ func init() {
 
 var messagesKeysEN = map[string]string{
 	"dash.keys.count.one":      "{n} key",
-	"dash.keys.count.other":    "{n} keys",
+	"dash.keys.count":          "{n} keys",
 	"dash.keys.active.one":     "{n} active",
-	"dash.keys.active.other":   "{n} active",
+	"dash.keys.active":         "{n} active",
 	"dash.keys.state.expiring": "Expiring",
 
 	"dash.secrets.caption": "{environment} secrets",
 	"dash.secrets.col.id":  "Secret id",
 	"dash.secrets.signing": "Still signs",
 
-	"dash.team.count.one":           "{n} member",
-	"dash.team.count.other":         "{n} members",
-	"dash.team.invites_count.one":   "{n} pending invitation",
-	"dash.team.invites_count.other": "{n} pending invitations",
-	"dash.team.you":                 "you",
-	"dash.team.invited":             "Invited",
-	"dash.team.expires":             "Expires",
+	"dash.team.count.one":         "{n} member",
+	"dash.team.count":             "{n} members",
+	"dash.team.invites_count.one": "{n} pending invitation",
+	"dash.team.invites_count":     "{n} pending invitations",
+	"dash.team.you":               "you",
+	"dash.team.invited":           "Invited",
+	"dash.team.expires":           "Expires",
 
-	"dash.activity.count.one":   "{n} event on this page",
-	"dash.activity.count.other": "{n} events on this page",
+	"dash.activity.count.one": "{n} event on this page",
+	"dash.activity.count":     "{n} events on this page",
 
 	"dash.passkeys.count.one":     "{n} passkey",
-	"dash.passkeys.count.other":   "{n} passkeys",
+	"dash.passkeys.count":         "{n} passkeys",
 	"dash.passkeys.state.pending": "Pending",
 	"dash.passkeys.caption":       "Your passkeys",
 
@@ -61,28 +61,28 @@ var messagesKeysEN = map[string]string{
 
 var messagesKeysBN = map[string]string{
 	"dash.keys.count.one":      "{n}টি কি",
-	"dash.keys.count.other":    "{n}টি কি",
+	"dash.keys.count":          "{n}টি কি",
 	"dash.keys.active.one":     "{n}টি চালু",
-	"dash.keys.active.other":   "{n}টি চালু",
+	"dash.keys.active":         "{n}টি চালু",
 	"dash.keys.state.expiring": "মেয়াদ ফুরোচ্ছে",
 
 	"dash.secrets.caption": "{environment} সিক্রেট",
 	"dash.secrets.col.id":  "সিক্রেটের আইডি",
 	"dash.secrets.signing": "এখনো সই করে",
 
-	"dash.team.count.one":           "{n} জন সদস্য",
-	"dash.team.count.other":         "{n} জন সদস্য",
-	"dash.team.invites_count.one":   "{n}টি অপেক্ষমাণ আমন্ত্রণ",
-	"dash.team.invites_count.other": "{n}টি অপেক্ষমাণ আমন্ত্রণ",
-	"dash.team.you":                 "আপনি",
-	"dash.team.invited":             "আমন্ত্রিত",
-	"dash.team.expires":             "মেয়াদ শেষ হবে",
+	"dash.team.count.one":         "{n} জন সদস্য",
+	"dash.team.count":             "{n} জন সদস্য",
+	"dash.team.invites_count.one": "{n}টি অপেক্ষমাণ আমন্ত্রণ",
+	"dash.team.invites_count":     "{n}টি অপেক্ষমাণ আমন্ত্রণ",
+	"dash.team.you":               "আপনি",
+	"dash.team.invited":           "আমন্ত্রিত",
+	"dash.team.expires":           "মেয়াদ শেষ হবে",
 
-	"dash.activity.count.one":   "এই পাতায় {n}টি ঘটনা",
-	"dash.activity.count.other": "এই পাতায় {n}টি ঘটনা",
+	"dash.activity.count.one": "এই পাতায় {n}টি ঘটনা",
+	"dash.activity.count":     "এই পাতায় {n}টি ঘটনা",
 
 	"dash.passkeys.count.one":     "{n}টি পাসকি",
-	"dash.passkeys.count.other":   "{n}টি পাসকি",
+	"dash.passkeys.count":         "{n}টি পাসকি",
 	"dash.passkeys.state.pending": "অপেক্ষমাণ",
 	"dash.passkeys.caption":       "আপনার পাসকি",
 

@@ -63,5 +63,5 @@ var paymentsBN = map[string]string{
 	"dash.pay.filters":              "খোঁজ ও ফিল্টার",
 	"dash.pay.col.id":               "পেমেন্ট আইডি",
 	"dash.pay.route.card":           "কার্ড",
-	"dash.pay.delivery.summary_one": "{kind}: {attempts}টি চেষ্টার পর {status}।",
+	"dash.pay.delivery.summary.one": "{kind}: {attempts}টি চেষ্টার পর {status}।",
 }

@@ -63,7 +63,7 @@ var paymentsEN = map[string]string{
 	"dash.pay.filters":              "Search and filter",
 	"dash.pay.col.id":               "Payment id",
 	"dash.pay.route.card":           "card",
-	"dash.pay.delivery.summary_one": "{kind}: {status} after {attempts} attempt.",
+	"dash.pay.delivery.summary.one": "{kind}: {status} after {attempts} attempt.",
 }
 
 // PaymentsMessages is this page group's catalogue: the functions that serve its pages

@@ -38,6 +38,6 @@ var webhooksBN = map[string]string{
 	"dash.webhooks.status.delivered":   "পৌঁছেছে",
 	"dash.webhooks.no_http":            "নেই",
 	"dash.action.webhook.test_sent":    "টেস্ট ওয়েবহুক পাঠিয়েছেন",
-	"dash.webhooks.result.detail_one":  "{host}-এ পাঠানো হয়েছে, {signatures}টি সিক্রেটে স্বাক্ষরিত। ইভেন্ট:",
-	"dash.webhooks.limited_one":        "এই ওয়ার্কস্পেস থেকে অনেক বেশি টেস্ট ইভেন্ট। {seconds} সেকেন্ড পরে আবার চেষ্টা করুন।",
+	"dash.webhooks.result.detail.one":  "{host}-এ পাঠানো হয়েছে, {signatures}টি সিক্রেটে স্বাক্ষরিত। ইভেন্ট:",
+	"dash.webhooks.limited.one":        "এই ওয়ার্কস্পেস থেকে অনেক বেশি টেস্ট ইভেন্ট। {seconds} সেকেন্ড পরে আবার চেষ্টা করুন।",
 }

@@ -38,8 +38,8 @@ var webhooksEN = map[string]string{
 	"dash.webhooks.status.delivered":   "Delivered",
 	"dash.webhooks.no_http":            "none",
 	"dash.action.webhook.test_sent":    "sent a test webhook",
-	"dash.webhooks.result.detail_one":  "Sent to {host}, signed with {signatures} secret. Event:",
-	"dash.webhooks.limited_one":        "Too many test events from this workspace. Try again in {seconds} second.",
+	"dash.webhooks.result.detail.one":  "Sent to {host}, signed with {signatures} secret. Event:",
+	"dash.webhooks.limited.one":        "Too many test events from this workspace. Try again in {seconds} second.",
 }
 
 // WebhooksMessages is this page group's catalogue: the functions that serve its pages

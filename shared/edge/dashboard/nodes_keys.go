@@ -35,7 +35,6 @@ func (d *doc) button(id, key string, danger bool) h.Node {
 // mainButton is a form's main submit button.
 func (d *doc) mainButton(id, key string) h.Node { return ui.Submit(id, d.t(key)) }
 
-
 // inlineChoice is a labelled select of a table row or card (class inline-field): an option per
 // value, worded by optionKey+value, the one selected marked.
 func (d *doc) inlineChoice(name, id, labelKey string, values []string, optionKey, selected string) h.Node {

@@ -349,10 +349,6 @@ func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 		return h.Section(h.ID("deliveries"), h.H2(d.tx("dash.pay.deliveries")),
 			h.P(h.ID("deliveries-none"), d.tx("dash.pay.deliveries.none")))
 	}
-	summary := "dash.pay.delivery.summary"
-	if dl.Attempts == 1 {
-		summary += "_one"
-	}
 	var attempts h.Node
 	if len(dl.AttemptLog) > 0 {
 		rows := make([]ui.Row, 0, len(dl.AttemptLog))
@@ -372,7 +368,7 @@ func (d *doc) paymentDelivery(it *intent.Intent, mayResend bool) h.Node {
 	}
 	return h.Section(h.ID("deliveries"), h.H2(d.tx("dash.pay.deliveries")),
 		h.P(h.ID("delivery-summary"),
-			d.tx(summary, "kind", dl.Kind, "status", d.t("dash.pay.delivery."+dl.Status), "attempts", d.l.Digits(itoa(dl.Attempts))),
+			h.Text(tn(d.l, "dash.pay.delivery.summary", dl.Attempts, "kind", dl.Kind, "status", d.t("dash.pay.delivery."+dl.Status), "attempts", d.l.Digits(itoa(dl.Attempts)))),
 			h.Text(" "), ui.Long(dl.EventID, true)),
 		h.If(dl.Status == payment.DeliveryPending,
 			h.P(h.ID("delivery-next"), d.tx("dash.pay.delivery.next"), h.Text(" "), ui.Date(d.l, dl.NextAttemptAt))),

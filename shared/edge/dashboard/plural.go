@@ -6,15 +6,20 @@ import (
 	"github.com/takapay/payments/shared/foundation/page"
 )
 
-// plural is n things in l's words: the catalogue's key+".one" for exactly one, key+".other"
-// for any other count, {n} written in l's digits ("1 key", "3 keys"; "১টি কি", "৩টি কি").
-// English changes the noun after one; Bangla does not (its counted noun takes a classifier,
-// the same for every count), so its .one and .other are the same words. Both forms are in
-// both catalogues, so TestCatalogues holds them to the same placeholders.
-func plural(l page.Lang, key string, n int) string {
-	form := ".other"
-	if n == 1 {
-		form = ".one"
+// tn is t for a counted message, the page kit's convention (page.Lang.Plural): key+".one" for
+// exactly one in English when the catalogue has that form, else key. Bangla has one form (its
+// counted noun takes a classifier, the same for every count); both catalogues hold the .one
+// key, so TestCatalogues holds it to the same placeholders.
+func tn(l page.Lang, key string, n int, args ...string) string {
+	if l != page.BN && n == 1 {
+		if _, ok := catalogue(l)[key+".one"]; ok {
+			return t(l, key+".one", args...)
+		}
 	}
-	return t(l, key+form, "n", l.Digits(strconv.Itoa(n)))
+	return t(l, key, args...)
+}
+
+// plural is n things in l's words with {n} in l's digits ("1 key", "3 keys"; "১টি কি").
+func plural(l page.Lang, key string, n int) string {
+	return tn(l, key, n, "n", l.Digits(strconv.Itoa(n)))
 }

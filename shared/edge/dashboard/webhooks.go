@@ -100,11 +100,7 @@ func (s *Service) SendTestWebhook(ctx context.Context, wr *web.Request) (*web.Re
 			return s.webhooksPage(ctx, r, 409, f, nil, t(r.l(), "dash.webhooks.no_secret"))
 		case errors.As(err, &limited) && limited.Code == apierr.RateLimited:
 			secs := int((limited.RetryAfter() + time.Second - 1) / time.Second)
-			key := "dash.webhooks.limited"
-			if secs == 1 {
-				key += "_one"
-			}
-			resp, err := s.webhooksPage(ctx, r, 429, f, nil, t(r.l(), key, "seconds", r.l().Digits(strconv.Itoa(secs))))
+			resp, err := s.webhooksPage(ctx, r, 429, f, nil, tn(r.l(), "dash.webhooks.limited", secs, "seconds", r.l().Digits(strconv.Itoa(secs))))
 			if resp != nil {
 				resp.Headers["Retry-After"] = strconv.Itoa(secs)
 			}
@@ -264,13 +260,9 @@ func (d *doc) testResult(f *form, res *TestEvent, problem string) h.Node {
 		if res.HTTPStatus < 200 || res.HTTPStatus > 299 {
 			key = "dash.webhooks.result.rejected"
 		}
-		detail := "dash.webhooks.result.detail"
-		if res.Signatures == 1 {
-			detail += "_one"
-		}
 		say = h.Group{
 			h.P(d.tx(key, "status", d.l.Digits(strconv.Itoa(res.HTTPStatus)), "ms", ms(res.Duration))),
-			h.P(h.Class("hint"), d.tx(detail, "host", res.Host, "signatures", d.l.Digits(strconv.Itoa(res.Signatures))),
+			h.P(h.Class("hint"), h.Text(tn(d.l, "dash.webhooks.result.detail", res.Signatures, "host", res.Host, "signatures", d.l.Digits(strconv.Itoa(res.Signatures)))),
 				h.Text(" "), ui.Long(res.EventID, true)),
 		}
 	case res != nil:
