@@ -230,7 +230,7 @@ func TestBrowserMerchantJourney(t *testing.T) {
 // payInCheckout completes a sandbox checkout from its route choice: bKash, the payer's
 // number, the lock, the simulated provider's approve, the completed page.
 func payInCheckout(p *browsertest.Page) {
-	p.Do(chromedp.Click(chromedp.ID("route-bkash")), chromedp.SendKeys(chromedp.ID("payer"), "01712345678"),
+	p.Do(chromedp.Click(chromedp.ID("route-bkash")), chromedp.SendKeys(chromedp.ID("payer-bkash"), "01712345678"),
 		chromedp.Click(chromedp.ID("continue")), chromedp.WaitVisible(chromedp.ID("approve")),
 		chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.CSS(`#status[data-status="COMPLETED"] #final`)))
 }
