@@ -414,3 +414,43 @@ func TestRefundRequests(t *testing.T) {
 		return err
 	})
 }
+
+// TestRefundClosedIDNeverCounts: an id closed on the payment (voided before its claim, or
+// released) can never be claimed again, so a claim arriving late (a repair pass that read the
+// refund before it was voided) cannot promise an amount without its refund.
+func TestRefundClosedIDNeverCounts(t *testing.T) {
+	s := store(t)
+	ws := uuid.NewString()
+	pay := completedPayment(t, s, ws, 1000, payment.Completed)
+	ctx := t.Context()
+	voided, released := uuid.NewString(), uuid.NewString()
+	if c, err := s.VoidClaim(ctx, pay, voided); err != nil || c != refund.Closed {
+		t.Fatalf("void: %v %v", c, err)
+	}
+	if c, err := s.ClaimRefund(ctx, pay, voided, 100, 900); err != nil || c != refund.Closed {
+		t.Fatalf("claim after void: %v %v", c, err)
+	}
+	if c, err := s.ClaimRefund(ctx, pay, released, 100, 900); err != nil || c != refund.Claimed {
+		t.Fatalf("claim: %v %v", c, err)
+	}
+	if c, err := s.VoidClaim(ctx, pay, released); err != nil || c != refund.Claimed {
+		t.Fatalf("void after claim: %v %v", c, err)
+	}
+	for range 2 { // a release is idempotent
+		if err := s.ReleaseClaim(ctx, pay, released, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, err := s.ClaimRefund(ctx, pay, released, 100, 900); err != nil || c != refund.Closed {
+		t.Fatalf("claim after release: %v %v", c, err)
+	}
+	for range 2 { // a count is idempotent
+		if err := s.CountReturned(ctx, pay, released, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := s.RefundPayment(ctx, pay)
+	if err != nil || p.Promised != 0 || p.Returned != 100 || p.Claims[voided] != 0 || p.Claims[released] != 0 || len(p.Claims) != 2 {
+		t.Fatalf("ledger %+v %v", p, err)
+	}
+}
