@@ -14,17 +14,26 @@ package dynamo
 //	         refund_counted  (M, refund id → paisa, the RETURNED refunds counted in refund_returned).
 //
 // Every step is one single-item conditional write (no transactions: dynalite has none). What
-// each write costs, as the item sizes price it (1 WCU per KB of the larger of the item before
-// and after; the payment item is ~1 KB, a refund ~0.5 KB with a short history):
+// each operation costs, measured against dynalite (shared/refund/integration TestRefundRequests
+// holds the figures; WRU by DynamoDB's rule: 1 per KB of the larger of the item before and
+// after, a write that fails its condition costing its item too, plus GSI2's 1 to add or remove
+// the follow-up entry):
 //
-//	create:          PutItem refund (1) + UpdateItem payment claim (1-2) + PutItem refund REQUESTED (1)
-//	                 after one GetItem of the payment (0.5 RCU) — 3 writes, 1 read
-//	refused create:  the claim fails its condition (still 1 WCU), one GetItem to learn why,
-//	                 UpdateItem closing the id (1), PutItem refund VOIDED (1)
-//	review/approve:  GetItem refund + PutItem refund — 1 write
-//	reject/cancel:   GetItem + PutItem refund (follow-up "release") + UpdateItem payment release
-//	                 + PutItem refund (follow-up done) — 3 writes
-//	report-returned: as reject, with the payment's count — 3 writes
+//	create:          GetItem payment (+ GetItem refund when the id comes from an
+//	                 Idempotency-Key), PutItem refund PENDING_CLAIM with its follow-up entry (2),
+//	                 UpdateItem payment claim (1), PutItem refund REQUESTED, entry removed (2):
+//	                 3 writes, 5 WRU
+//	refused create:  refused by the read before any write when the ledger already says so
+//	                 (1-2 GetItem, 0 WRU); refused by the claim (a racing refund took the room):
+//	                 the failed claim (1), one GetItem to learn why, UpdateItem closing the id (1),
+//	                 PutItem refund VOIDED (2)
+//	review/approve:  GetItem refund, PutItem refund: 1 write, 1 WRU
+//	reject/cancel:   GetItem refund, PutItem refund with follow-up "release" (2), UpdateItem
+//	                 payment release (1), PutItem refund follow-up done (2): 3 writes, 5 WRU
+//	report-returned: as reject, with the payment's count: 3 writes, 5 WRU
+//	a repeat:        GetItem refund only (0 WRU), unless a crash left its follow-up: then that
+//	repair pass:     one keys-only Query per REFUNDFIX# shard (RefundShards), then per refund
+//	                 what its writer would have done
 //
 // The first claim (and the first count) of a payment also writes the empty map: an update of
 // refund_claims.<id> needs the map to exist, so the claim that finds it missing writes the map

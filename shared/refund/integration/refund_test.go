@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
 	"github.com/takapay/payments/shared/auth"
@@ -17,6 +22,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/obs"
+	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/refund"
@@ -26,6 +32,7 @@ import (
 var (
 	stackOnce  sync.Once
 	stackStore *dynamo.Store
+	stackNew   func(opt func(*middleware.Stack) error) *dynamo.Store
 )
 
 func store(t *testing.T) *dynamo.Store {
@@ -33,9 +40,15 @@ func store(t *testing.T) *dynamo.Store {
 	devstack.RequireServers(t)
 	stackOnce.Do(func() {
 		st := devstack.StartTestStack(&onceTB{T: t})
-		cfg := st.Config.Copy()
-		awsx.Instrument(&cfg) // counts each request in the context's obs.Stats
-		stackStore = &dynamo.Store{DB: devstack.DynamoClient(cfg, st.Dynamo.Endpoint), Table: st.TableName("Table")}
+		stackNew = func(opt func(*middleware.Stack) error) *dynamo.Store {
+			cfg := st.Config.Copy()
+			awsx.Instrument(&cfg) // counts each request in the context's obs.Stats
+			if opt != nil {
+				cfg.APIOptions = append(cfg.APIOptions, opt)
+			}
+			return &dynamo.Store{DB: devstack.DynamoClient(cfg, st.Dynamo.Endpoint), Table: st.TableName("Table")}
+		}
+		stackStore = stackNew(nil)
 	})
 	if stackStore == nil {
 		t.Fatal("the local stack did not start")
@@ -379,38 +392,144 @@ func TestRefundCrashPoints(t *testing.T) {
 	}
 }
 
-// TestRefundRequests measures the DynamoDB requests of create and of each transition.
+// wru meters the write units of each PutItem and UpdateItem: DynamoDB's rule, 1 per KB of
+// the larger of the item before and after (a write that fails its condition costs the item's
+// size too), plus GSI2's (keys only): 1 to add or remove an entry, 2 to move it.
+type wru struct {
+	raw   *dynamo.Store
+	mu    sync.Mutex
+	units float64
+}
+
+func (w *wru) option(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("refundWRU",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			var k map[string]types.AttributeValue
+			switch p := in.Parameters.(type) {
+			case *dynamodb.PutItemInput:
+				k = map[string]types.AttributeValue{"pk": p.Item["pk"], "sk": p.Item["sk"]}
+			case *dynamodb.UpdateItemInput:
+				k = p.Key
+			default:
+				return next.HandleInitialize(ctx, in)
+			}
+			before := w.get(ctx, k)
+			out, md, err := next.HandleInitialize(ctx, in)
+			after := w.get(ctx, k)
+			units := math.Max(1, math.Ceil(float64(max(apitest.ItemSize(before), apitest.ItemSize(after)))/1024))
+			g := func(it map[string]types.AttributeValue) string {
+				pk, _ := it["gsi2pk"].(*types.AttributeValueMemberS)
+				sk, _ := it["gsi2sk"].(*types.AttributeValueMemberS)
+				if pk == nil || sk == nil {
+					return ""
+				}
+				return pk.Value + "\x00" + sk.Value
+			}
+			if gb, ga := g(before), g(after); gb != ga {
+				units += map[bool]float64{true: 1}[gb != ""] + map[bool]float64{true: 1}[ga != ""]
+			}
+			w.mu.Lock()
+			w.units += units
+			w.mu.Unlock()
+			return out, md, err
+		}), middleware.After)
+}
+
+func (w *wru) get(ctx context.Context, k map[string]types.AttributeValue) map[string]types.AttributeValue {
+	// Without the request's obs.Stats: the meter's reads are not the operation's.
+	out, err := w.raw.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(w.raw.Table), Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil
+	}
+	return out.Item
+}
+
+func (w *wru) take() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	u := w.units
+	w.units = 0
+	return u
+}
+
+// TestRefundRequests measures the DynamoDB requests and write units of create and of each
+// transition (logged with -v; decision 101 states them).
 func TestRefundRequests(t *testing.T) {
-	s := store(t)
+	raw := store(t)
+	meter := &wru{raw: raw}
+	s := stackNew(meter.option)
 	ws := uuid.NewString()
-	pay := completedPayment(t, s, ws, 1000, payment.Completed)
+	pay := completedPayment(t, raw, ws, 1000, payment.Completed)
 	svc := newService(s)
 	sc := scopeOf(ws)
+	// The measured figures, held: requests (GetItem, PutItem, UpdateItem, Query) and WRU.
+	want := map[string]string{
+		"create (first of a payment)": "3 2 2 0 WRU 6", "create (id from a key)": "2 2 1 0 WRU 5",
+		"create (new id)": "1 2 1 0 WRU 5", "review": "1 1 0 0 WRU 1", "approve": "1 1 0 0 WRU 1",
+		"report-returned (first of a payment)": "2 2 2 0 WRU 6", "reject": "1 2 1 0 WRU 5",
+		"cancel": "1 2 1 0 WRU 5", "report-returned": "1 2 1 0 WRU 5", "repeat (idempotent)": "1 0 0 0 WRU 0",
+		"create refused by the read": "2 0 0 0 WRU 0", "repair (nothing due)": "0 0 0 8 WRU 0",
+	}
 	count := func(name string, f func(ctx context.Context) error) {
 		ctx, st := obs.WithStats(t.Context())
+		meter.take()
 		if err := f(ctx); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		t.Logf("%-28s %v", name, st.Calls())
+		c := st.Calls()
+		got := fmt.Sprintf("%d %d %d %d WRU %.0f", c["dynamodb.GetItem"], c["dynamodb.PutItem"], c["dynamodb.UpdateItem"], c["dynamodb.Query"], meter.take())
+		t.Logf("%-38s GetItem PutItem UpdateItem Query: %s", name, got)
+		if got != want[name] {
+			t.Errorf("%s: %s, want %s", name, got, want[name])
+		}
 	}
 	var r *refund.Refund
 	count("create (first of a payment)", func(ctx context.Context) (err error) {
 		r, err = svc.Create(ctx, sc, create(ws, pay, 100))
 		return err
 	})
-	count("create", func(ctx context.Context) (err error) {
+	count("create (id from a key)", func(ctx context.Context) (err error) {
 		_, err = svc.Create(ctx, sc, create(ws, pay, 100))
 		return err
 	})
+	count("create (new id)", func(ctx context.Context) (err error) {
+		in := create(ws, pay, 100)
+		in.ID = ""
+		_, err = svc.Create(ctx, sc, in)
+		return err
+	})
 	for _, a := range []refund.Action{refund.Review, refund.Approve, refund.ReportReturned} {
-		count(string(a), func(ctx context.Context) (err error) {
+		count(string(a)+map[bool]string{true: " (first of a payment)"}[a == refund.ReportReturned], func(ctx context.Context) (err error) {
 			r, err = svc.Transition(ctx, sc, r.ID, a, refund.TransitionInput{ProviderReference: "TRX1"})
 			return err
 		})
 	}
-	r2, _ := svc.Create(t.Context(), sc, create(ws, pay, 100))
-	count("reject", func(ctx context.Context) (err error) {
-		_, err = svc.Transition(ctx, sc, r2.ID, refund.Reject, refund.TransitionInput{Reason: "no"})
+	for _, a := range []refund.Action{refund.Reject, refund.Cancel} {
+		r2, _ := svc.Create(t.Context(), sc, create(ws, pay, 100))
+		count(string(a), func(ctx context.Context) (err error) {
+			_, err = svc.Transition(ctx, sc, r2.ID, a, refund.TransitionInput{Reason: "no"})
+			return err
+		})
+	}
+	r3, _ := svc.Create(t.Context(), sc, create(ws, pay, 100))
+	_, _ = svc.Transition(t.Context(), sc, r3.ID, refund.Approve, refund.TransitionInput{})
+	count("report-returned", func(ctx context.Context) (err error) {
+		_, err = svc.Transition(ctx, sc, r3.ID, refund.ReportReturned, refund.TransitionInput{ProviderReference: "TRX2"})
+		return err
+	})
+	count("repeat (idempotent)", func(ctx context.Context) (err error) {
+		_, err = svc.Transition(ctx, sc, r3.ID, refund.ReportReturned, refund.TransitionInput{ProviderReference: "TRX2"})
+		return err
+	})
+	count("create refused by the read", func(ctx context.Context) error {
+		_, err := svc.Create(ctx, sc, create(ws, pay, 1000))
+		if err == nil {
+			return errors.New("not refused")
+		}
+		return nil
+	})
+	count("repair (nothing due)", func(ctx context.Context) error {
+		_, err := svc.Repair(ctx, time.Now())
 		return err
 	})
 }
