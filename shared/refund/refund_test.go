@@ -225,6 +225,8 @@ func TestRefundCreateRules(t *testing.T) {
 	wantCode(t, err, apierr.NotFound)
 	_, err = svc.Create(ctx, refund.Scope{WorkspaceID: "ws-2", Environment: auth.Sandbox}, input(pid, 100))
 	wantCode(t, err, apierr.NotFound)
+	_, err = svc.Create(ctx, refund.Scope{WorkspaceID: ws, Environment: auth.Live}, input(pid, 100))
+	wantCode(t, err, apierr.ScopeOrEnvironmentDenied, "sandbox-only")
 	for _, st := range []payment.Status{payment.Pending, payment.Failed, payment.Cancelled, payment.Expired} {
 		_, svc2, pid2 := setup(1000, st)
 		_, err = svc2.Create(ctx, sc, input(pid2, 100))

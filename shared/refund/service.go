@@ -187,9 +187,13 @@ func (s *Service) Ledger(ctx context.Context, scope Scope, paymentID string) (Le
 // Create asks for a refund of a COMPLETED payment: it writes the refund PENDING_CLAIM, claims
 // its amount on the payment, and marks it REQUESTED (decision 100). A claim refused for the
 // limit voids it and answers 409 with what is still refundable. With in.ID, a retry finds the
-// refund and finishes it forward (another input under the same id: 409).
+// refund and finishes it forward (another input under the same id: 409). Live is refused (403)
+// like every live money path of this release.
 func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Refund, error) {
 	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if err := payment.RequireSandbox(scope.Environment); err != nil { // no live money in this release
 		return nil, err
 	}
 	p, err := s.payment(ctx, scope, in.PaymentID)

@@ -248,7 +248,7 @@ func TestRefundRefusals(t *testing.T) {
 	live.Environment = auth.Live
 	ok := completedPayment(t, s, ws, 1000, payment.Completed)
 	_, err = svc.Create(t.Context(), live, create(ws, ok, 100))
-	wantCode(t, err, apierr.NotFound)
+	wantCode(t, err, apierr.ScopeOrEnvironmentDenied, "sandbox-only")
 	for _, id := range []string{pending, failed, theirs, ok} {
 		if p, _ := s.RefundPayment(t.Context(), id); p.Claims != nil || p.Promised != 0 {
 			t.Fatalf("a refused create wrote the ledger of %s: %+v", id, p)
