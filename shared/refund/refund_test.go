@@ -338,3 +338,34 @@ func TestRefundRepairLeavesWritersAlone(t *testing.T) {
 		t.Fatalf("ledger %+v", l)
 	}
 }
+
+// TestRefundRacingTransitions: approve, reject and cancel racing on one refund: one of them
+// decides, the others answer its outcome (a repeat) or 409, and the amount is given back at
+// most once.
+func TestRefundRacingTransitions(t *testing.T) {
+	for range 20 {
+		f, svc, pid := setup(1000, payment.Completed)
+		r := reach(t, svc, pid, refund.Requested)
+		var wg sync.WaitGroup
+		for i := range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a := []refund.Action{refund.Approve, refund.Reject, refund.Cancel}[i%3]
+				_, err := svc.Transition(context.Background(), sc, r.ID, a, refund.TransitionInput{Reason: "r"})
+				var e *apierr.Error
+				if err != nil && (!errors.As(err, &e) || e.Code != apierr.StateConflict && e.Code != apierr.VersionConflict) {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := f.check(pid); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := svc.Get(context.Background(), sc, r.ID)
+		if l, _ := svc.Ledger(context.Background(), sc, pid); got.Status.Live() != (l.Refundable() == 900) {
+			t.Fatalf("%s refund, ledger %+v", got.Status, l)
+		}
+	}
+}

@@ -350,8 +350,11 @@ func (s *Service) Transition(ctx context.Context, scope Scope, id string, action
 		}
 		next := s.apply(r, action, in, scope.By, now)
 		err = s.Store.UpdateRefund(ctx, r, next)
-		if errors.Is(err, ErrStateChanged) && attempt < 2 {
-			continue
+		if errors.Is(err, ErrStateChanged) {
+			if attempt < 2 { // changed meanwhile: the table decides again on what it is now
+				continue
+			}
+			return nil, apierr.Wrap(apierr.VersionConflict, err, "this refund is changing; retry")
 		}
 		if err != nil {
 			return nil, err
