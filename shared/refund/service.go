@@ -1,0 +1,462 @@
+package refund
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/foundation/apierr"
+	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/payment"
+)
+
+// Payment is what the refund rule reads of a payment: who owns it, its status and amount,
+// and its refund ledger. Claims maps each refund id the payment has seen to the amount it
+// counts in Promised; 0 marks a closed id (voided before its claim, or released), which can
+// never be claimed again. Counted holds the refund ids already counted in Returned.
+type Payment struct {
+	ID          string
+	WorkspaceID string
+	Environment auth.Environment
+	Status      payment.Status
+	AmountMinor money.Paisa
+	Promised    money.Paisa
+	Returned    money.Paisa
+	Claims      map[string]money.Paisa
+	Counted     map[string]bool
+}
+
+// Ledger is the payment's refund view.
+func (p *Payment) Ledger() Ledger {
+	return Ledger{PaymentID: p.ID, Paid: p.AmountMinor, Promised: p.Promised, Returned: p.Returned}
+}
+
+// Claim is what the payment says of a refund id after a claim or a void.
+type Claim int
+
+// The claim results.
+const (
+	// Claimed: the amount is counted on the payment for the refund.
+	Claimed Claim = iota
+	// Closed: the id is closed on the payment (voided or released): it counts nothing, ever.
+	Closed
+	// OverLimit: the claim was refused, as paid − promised is less than the amount.
+	OverLimit
+	// NotCompleted: the claim was refused, as the payment is not COMPLETED.
+	NotCompleted
+)
+
+// Ref names a refund with a follow-up due (the repair pass's work list).
+type Ref struct {
+	WorkspaceID string
+	Environment auth.Environment
+	ID          string
+}
+
+// Errors a Store returns.
+var (
+	// ErrExists: PutRefund found the id taken (it returns the stored refund with it).
+	ErrExists = errors.New("refund: id exists")
+	// ErrStateChanged: UpdateRefund found the refund not as read.
+	ErrStateChanged = errors.New("refund: changed since read")
+)
+
+// Store keeps refunds and their payments' ledgers, each step one single-item conditional
+// write (shared/aws/dynamo implements it).
+type Store interface {
+	// RefundPayment reads a payment with its ledger (nil when absent).
+	RefundPayment(ctx context.Context, paymentID string) (*Payment, error)
+	// PutRefund writes a new refund (conditional on its id being free): ErrExists and the
+	// stored one when it is not.
+	PutRefund(ctx context.Context, r *Refund) (*Refund, error)
+	// GetRefund reads a refund (nil when absent).
+	GetRefund(ctx context.Context, workspaceID string, env auth.Environment, id string) (*Refund, error)
+	// ClaimRefund counts amount for refundID on the payment if the payment is COMPLETED, the
+	// id is unseen, and promised ≤ maxPromised before (maxPromised = paid − amount); a retry
+	// that finds the claim already there answers Claimed.
+	ClaimRefund(ctx context.Context, paymentID, refundID string, amount, maxPromised money.Paisa) (Claim, error)
+	// VoidClaim closes refundID on the payment unless it is claimed: Closed, or Claimed when
+	// a claim won the race.
+	VoidClaim(ctx context.Context, paymentID, refundID string) (Claim, error)
+	// ReleaseClaim gives refundID's amount back (its claim becomes closed); nothing when it is
+	// not claimed.
+	ReleaseClaim(ctx context.Context, paymentID, refundID string, amount money.Paisa) error
+	// CountReturned adds amount to the payment's returned total once per refundID.
+	CountReturned(ctx context.Context, paymentID, refundID string, amount money.Paisa) error
+	// UpdateRefund replaces prev by next, conditional on prev's version, status and follow-up:
+	// ErrStateChanged when the refund is not as read.
+	UpdateRefund(ctx context.Context, prev, next *Refund) error
+	// RefundFollowUps lists refunds whose follow-up was due before dueBefore (at most limit).
+	RefundFollowUps(ctx context.Context, dueBefore time.Time, limit int) ([]Ref, error)
+}
+
+// Defaults of a Service.
+const (
+	// DefaultDueDays: an approved refund is due within 3 days (Bangladesh Bank's Merchant
+	// Acquiring and Escrow Service Policy 2023: a customer who cancels after paying is
+	// refunded within 3 days).
+	DefaultDueDays = 3
+	// DefaultGrace is how long a write's ledger step is left to its writer before the repair
+	// pass does it: longer than any function's timeout, so the writer is gone by then.
+	DefaultGrace = 5 * time.Minute
+	// repairBatch bounds one repair pass.
+	repairBatch = 200
+)
+
+// Service runs the refund workflow.
+type Service struct {
+	Store Store
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// DueDays sets due_by at approval (DefaultDueDays when 0).
+	DueDays int
+	// Grace is how long before the repair pass takes a follow-up over (DefaultGrace when 0).
+	Grace time.Duration
+}
+
+// Scope is the workspace and environment a call acts in, and who acts: By is recorded in the
+// history (a key id, a user id, or "payer").
+type Scope struct {
+	WorkspaceID string
+	Environment auth.Environment
+	By          string
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Service) grace() time.Duration {
+	if s.Grace > 0 {
+		return s.Grace
+	}
+	return DefaultGrace
+}
+
+func (s *Service) dueDays() int {
+	if s.DueDays > 0 {
+		return s.DueDays
+	}
+	return DefaultDueDays
+}
+
+func notFound(id string) error { return apierr.New(apierr.NotFound, "no refund %s", id) }
+
+// overLimit is the 409 of a refund larger than what is still refundable.
+func overLimit(asked, refundable money.Paisa) error {
+	return apierr.New(apierr.StateConflict,
+		"this refund of %d paisa is more than the payment's refundable amount: %d paisa (refundable_minor) are still refundable",
+		asked, refundable)
+}
+
+// payment reads the scope's COMPLETED payment (404 for another workspace's or environment's,
+// 409 for one not COMPLETED).
+func (s *Service) payment(ctx context.Context, scope Scope, id string) (*Payment, error) {
+	p, err := s.Store.RefundPayment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil || p.WorkspaceID != scope.WorkspaceID || p.Environment != scope.Environment {
+		return nil, apierr.New(apierr.NotFound, "no payment %s in this workspace's %s environment", id, scope.Environment)
+	}
+	if p.Status != payment.Completed {
+		return nil, apierr.New(apierr.StateConflict, "this payment is %s; only a COMPLETED payment can be refunded", p.Status)
+	}
+	return p, nil
+}
+
+// Ledger returns a payment's refund view (404 as Create says; any status).
+func (s *Service) Ledger(ctx context.Context, scope Scope, paymentID string) (Ledger, error) {
+	p, err := s.Store.RefundPayment(ctx, paymentID)
+	if err != nil {
+		return Ledger{}, err
+	}
+	if p == nil || p.WorkspaceID != scope.WorkspaceID || p.Environment != scope.Environment {
+		return Ledger{}, apierr.New(apierr.NotFound, "no payment %s in this workspace's %s environment", paymentID, scope.Environment)
+	}
+	return p.Ledger(), nil
+}
+
+// Create asks for a refund of a COMPLETED payment: it writes the refund PENDING_CLAIM, claims
+// its amount on the payment, and marks it REQUESTED (decision 100). A claim refused for the
+// limit voids it and answers 409 with what is still refundable. With in.ID, a retry finds the
+// refund and finishes it forward (another input under the same id: 409). Live is refused (403)
+// like every live money path of this release.
+func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Refund, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if err := payment.RequireSandbox(scope.Environment); err != nil { // no live money in this release
+		return nil, err
+	}
+	p, err := s.payment(ctx, scope, in.PaymentID)
+	if err != nil {
+		return nil, err
+	}
+	if in.ID != "" { // a retry finds its refund and finishes it
+		stored, err := s.Store.GetRefund(ctx, scope.WorkspaceID, scope.Environment, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if stored != nil {
+			return s.replay(ctx, stored, in, p)
+		}
+	}
+	amount := in.AmountMinor
+	if amount == 0 {
+		amount = p.Ledger().Refundable()
+	}
+	if amount == 0 || amount > p.Ledger().Refundable() {
+		return nil, overLimit(amount, p.Ledger().Refundable())
+	}
+	r, err := s.newRefund(scope, in, amount)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.Store.PutRefund(ctx, r)
+	if errors.Is(err, ErrExists) {
+		return s.replay(ctx, stored, in, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.finishClaim(ctx, r, p.AmountMinor)
+}
+
+// replay answers a create whose id is taken: the same request finishes that refund forward;
+// another (other payment or amount) is 409.
+func (s *Service) replay(ctx context.Context, stored *Refund, in CreateInput, p *Payment) (*Refund, error) {
+	if stored.PaymentID != in.PaymentID || in.AmountMinor != 0 && stored.AmountMinor != in.AmountMinor {
+		return nil, apierr.New(apierr.IdempotencyKeyReused, "this Idempotency-Key was used for another refund request")
+	}
+	return s.finishClaim(ctx, stored, p.AmountMinor)
+}
+
+func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa) (*Refund, error) {
+	id := in.ID
+	if id == "" {
+		u, err := uuid.NewV7()
+		if err != nil {
+			return nil, err
+		}
+		id = u.String()
+	}
+	now := s.now()
+	return &Refund{
+		ID: id, WorkspaceID: scope.WorkspaceID, Environment: scope.Environment, PaymentID: in.PaymentID,
+		AmountMinor: amount, Currency: Currency, Status: PendingClaim, Reason: in.Reason, Note: in.Note,
+		Reference: in.Reference, Metadata: in.Metadata, RequestedBy: in.RequestedBy,
+		History: []Entry{{Status: Requested, At: now, By: scope.By, Note: in.Note}}, Version: 1,
+		CreatedAt: now, UpdatedAt: now, FollowUp: FollowClaim, FollowUpAt: now.Add(s.grace()),
+	}, nil
+}
+
+// finishClaim takes a PENDING_CLAIM refund forward: claim, then REQUESTED; or, refused for
+// the limit, close the id on the payment and VOIDED. Any other status is answered as it is
+// (a VOIDED one as the 409 it was).
+func (s *Service) finishClaim(ctx context.Context, r *Refund, paid money.Paisa) (*Refund, error) {
+	if r.Status != PendingClaim {
+		return s.settled(ctx, r)
+	}
+	c, err := OverLimit, error(nil)
+	if r.AmountMinor <= paid { // DynamoDB conditions cannot add: the caller computes the bound
+		if c, err = s.Store.ClaimRefund(ctx, r.PaymentID, r.ID, r.AmountMinor, paid-r.AmountMinor); err != nil {
+			return nil, fmt.Errorf("claim refund %s: %w", r.ID, err)
+		}
+	}
+	if c == OverLimit || c == NotCompleted {
+		if c, err = s.Store.VoidClaim(ctx, r.PaymentID, r.ID); err != nil {
+			return nil, fmt.Errorf("void refund %s: %w", r.ID, err)
+		}
+	}
+	next := *r
+	next.FollowUp, next.FollowUpAt = NoFollowUp, time.Time{}
+	next.Status = Requested
+	if c != Claimed {
+		next.Status = Voided
+	}
+	if err := s.Store.UpdateRefund(ctx, r, &next); err != nil {
+		if !errors.Is(err, ErrStateChanged) {
+			return nil, err
+		}
+		cur, err := s.Store.GetRefund(ctx, r.WorkspaceID, r.Environment, r.ID)
+		if err != nil || cur == nil {
+			return nil, fmt.Errorf("refund %s vanished or unreadable: %w", r.ID, err)
+		}
+		return s.settled(ctx, cur)
+	}
+	return s.settled(ctx, &next)
+}
+
+// settled answers a create whose refund left PENDING_CLAIM: the refund, or for a VOIDED one
+// the 409 with what is refundable now.
+func (s *Service) settled(ctx context.Context, r *Refund) (*Refund, error) {
+	if r.Status != Voided {
+		return r, nil
+	}
+	p, err := s.Store.RefundPayment(ctx, r.PaymentID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil || p.Status != payment.Completed {
+		return nil, apierr.New(apierr.StateConflict, "this payment is no longer COMPLETED; it cannot be refunded")
+	}
+	return nil, overLimit(r.AmountMinor, p.Ledger().Refundable())
+}
+
+// Get reads a refund of the scope (404 for none, or one never shown).
+func (s *Service) Get(ctx context.Context, scope Scope, id string) (*Refund, error) {
+	r, err := s.Store.GetRefund(ctx, scope.WorkspaceID, scope.Environment, id)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil || !r.Status.Shown() {
+		return nil, notFound(id)
+	}
+	return r, nil
+}
+
+// Transition applies action to a refund: the one transition table decides; repeating an
+// action that already happened answers the refund as it is (finishing a ledger step a crash
+// left); any other wrong status is 409 naming the current one.
+func (s *Service) Transition(ctx context.Context, scope Scope, id string, action Action, in TransitionInput) (*Refund, error) {
+	now := s.now()
+	if err := in.Validate(action, now); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		r, err := s.Get(ctx, scope, id)
+		if err != nil {
+			return nil, err
+		}
+		if in.ExpectedVersion != 0 && in.ExpectedVersion != r.Version {
+			if to, _ := action.Target(); r.Status != to {
+				return nil, apierr.New(apierr.VersionConflict, "this refund is at version %d, not %d", r.Version, in.ExpectedVersion)
+			}
+		}
+		out, err := Decide(action, r.Status)
+		switch {
+		case err != nil:
+			return nil, err
+		case out == Already:
+			return r, s.followUp(ctx, r)
+		}
+		next := s.apply(r, action, in, scope.By, now)
+		err = s.Store.UpdateRefund(ctx, r, next)
+		if errors.Is(err, ErrStateChanged) {
+			if attempt < 2 { // changed meanwhile: the table decides again on what it is now
+				continue
+			}
+			return nil, apierr.Wrap(apierr.VersionConflict, err, "this refund is changing; retry")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return next, s.followUp(ctx, next)
+	}
+}
+
+// apply is the refund after action at now.
+func (s *Service) apply(r *Refund, action Action, in TransitionInput, by string, now time.Time) *Refund {
+	t := transitions[action]
+	next := *r
+	next.Status, next.Version, next.UpdatedAt = t.to, r.Version+1, now
+	next.History = append(append([]Entry(nil), r.History...), Entry{Status: t.to, At: now, By: by, Note: in.Note})
+	next.FollowUp, next.FollowUpAt = t.follow, time.Time{}
+	if t.follow != NoFollowUp {
+		next.FollowUpAt = now.Add(s.grace())
+	}
+	switch action {
+	case Approve:
+		due := now.AddDate(0, 0, s.dueDays())
+		next.DueBy = &due
+	case Reject:
+		next.RejectionReason = in.Reason
+	case ReportReturned:
+		at := now
+		if in.ReturnedAt != nil {
+			at = in.ReturnedAt.UTC()
+		}
+		next.ProviderReference, next.ReturnedAt = in.ProviderReference, &at
+	}
+	return &next
+}
+
+// followUp does the ledger step r owes (release or count) and then clears it on the refund;
+// each step is idempotent, so the writer, a repeat and the repair pass may all run it.
+func (s *Service) followUp(ctx context.Context, r *Refund) error {
+	switch r.FollowUp {
+	case NoFollowUp:
+		return nil
+	case FollowRelease:
+		if err := s.Store.ReleaseClaim(ctx, r.PaymentID, r.ID, r.AmountMinor); err != nil {
+			return fmt.Errorf("release refund %s: %w", r.ID, err)
+		}
+	case FollowCount:
+		if err := s.Store.CountReturned(ctx, r.PaymentID, r.ID, r.AmountMinor); err != nil {
+			return fmt.Errorf("count refund %s: %w", r.ID, err)
+		}
+	default:
+		return fmt.Errorf("refund %s: follow-up %q is not this write's", r.ID, r.FollowUp)
+	}
+	done := *r
+	done.FollowUp, done.FollowUpAt = NoFollowUp, time.Time{}
+	if err := s.Store.UpdateRefund(ctx, r, &done); err != nil && !errors.Is(err, ErrStateChanged) {
+		return err
+	}
+	r.FollowUp, r.FollowUpAt = NoFollowUp, time.Time{}
+	return nil
+}
+
+// Repair finishes what crashed writers left (decision 100): refunds stuck in PENDING_CLAIM are
+// claimed and REQUESTED, or voided when the claim is refused; REJECTED and CANCELLED refunds
+// whose claim is still on the payment give it back; RETURNED refunds not yet counted are
+// counted. It takes the follow-ups due before now (each writer's grace has passed) and answers
+// how many it finished.
+func (s *Service) Repair(ctx context.Context, now time.Time) (int, error) {
+	refs, err := s.Store.RefundFollowUps(ctx, now, repairBatch)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	var errs []error
+	for _, ref := range refs {
+		if err := s.repairOne(ctx, ref); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done++
+	}
+	return done, errors.Join(errs...)
+}
+
+func (s *Service) repairOne(ctx context.Context, ref Ref) error {
+	r, err := s.Store.GetRefund(ctx, ref.WorkspaceID, ref.Environment, ref.ID)
+	if err != nil || r == nil {
+		return err
+	}
+	if r.FollowUp != FollowClaim {
+		return s.followUp(ctx, r)
+	}
+	p, err := s.Store.RefundPayment(ctx, r.PaymentID)
+	if err != nil {
+		return err
+	}
+	paid := money.Paisa(0)
+	if p != nil {
+		paid = p.AmountMinor
+	}
+	_, err = s.finishClaim(ctx, r, paid)
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Code == apierr.StateConflict { // voided: that is its end
+		return nil
+	}
+	return err
+}
