@@ -175,10 +175,11 @@ func (d *doc) navItems() []ui.NavItem {
 	var items []ui.NavItem
 	item := func(path, key string) {
 		items = append(items, ui.NavItem{
-			ID:      "nav-" + strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(path, "/dashboard"), "/", ""), "-"),
-			Href:    d.r.url(path),
-			Text:    d.t(key),
-			Current: d.r.Path == path,
+			ID:        "nav-" + strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(path, "/dashboard"), "/", ""), "-"),
+			Href:      d.r.url(path),
+			Text:      d.t(key),
+			Current:   d.r.Path == path,
+			InSection: path != "/dashboard" && strings.HasPrefix(d.r.Path, path+"/"),
 		})
 	}
 	item("/dashboard", "dash.nav.home")

@@ -48,3 +48,17 @@ func TestDocumentSwitchAndErrorPage(t *testing.T) {
 		t.Errorf("error page: unescaped values, a switch without Self, or a script:\n%s", got)
 	}
 }
+
+func TestNavNamesThePageOrItsSection(t *testing.T) {
+	items := []ui.NavItem{{ID: "nav-home", Href: "/d", Text: "Overview"}, {ID: "nav-payments", Href: "/d/payments", Text: "Payments", InSection: true}}
+	got := h.String(ui.Nav("Dashboard", "Menu", items))
+	for _, want := range []string{`<summary id="nav-toggle">Menu · Payments</summary>`, `<a id="nav-payments" href="/d/payments" aria-current="true">Payments</a>`, `<a id="nav-home" href="/d">Overview</a>`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %s in %s", want, got)
+		}
+	}
+	items[1].Current = true
+	if got := h.String(ui.Nav("Dashboard", "Menu", items)); !strings.Contains(got, `aria-current="page">Payments`) || strings.Contains(got, `aria-current="true"`) {
+		t.Errorf("the page itself: %s", got)
+	}
+}

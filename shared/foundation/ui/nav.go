@@ -6,10 +6,13 @@ import (
 
 // NavItem is one link of a navigation menu.
 type NavItem struct {
-	ID      string
-	Href    string
-	Text    string
-	Current bool
+	ID   string
+	Href string
+	Text string
+	// Current marks the page itself (aria-current="page"); InSection a page below it (a
+	// payment of Payments: aria-current="true"). Either names the menu's summary.
+	Current   bool
+	InSection bool
 }
 
 // Nav is a site's navigation as a disclosure that works without JavaScript: a <details>
@@ -20,7 +23,7 @@ type NavItem struct {
 func Nav(label, menu string, items []NavItem) h.Node {
 	current := ""
 	for _, it := range items {
-		if it.Current {
+		if it.Current || it.InSection && current == "" {
 			current = it.Text
 		}
 	}
@@ -33,7 +36,8 @@ func Nav(label, menu string, items []NavItem) h.Node {
 			h.Details(h.Class("menu"), h.ID("nav-menu"),
 				h.Summary(h.ID("nav-toggle"), h.Text(summary)),
 				h.Ul(h.Map(items, func(it NavItem) h.Node {
-					return h.Li(h.A(h.ID(it.ID), h.Href(it.Href), h.If(it.Current, h.Attr("aria-current", "page")), h.Text(it.Text)))
+					return h.Li(h.A(h.ID(it.ID), h.Href(it.Href), h.If(it.Current, h.Attr("aria-current", "page")),
+						h.If(!it.Current && it.InSection, h.Attr("aria-current", "true")), h.Text(it.Text)))
 				})),
 			)),
 		h.Raw("\n"),
