@@ -539,11 +539,24 @@ func (s *Store) ExpiredPending(ctx context.Context, now time.Time, limit int) ([
 
 type sweptKey struct{ invoiceID, sk string }
 
-// sweep reads, from every shard of one GSI2 prefix, the keys whose sort key is below before, at
-// most limit in all; shards are read eight at a time.
+// sweep reads, from every shard of one GSI2 prefix, the payments' keys whose sort key is below
+// before, at most limit in all.
 func (s *Store) sweep(ctx context.Context, prefix, before string, limit int) ([]sweptKey, error) {
-	n := int(s.shards())
-	results := make([][]sweptKey, n)
+	return sweepGSI2(ctx, s, prefix, int(s.shards()), before, limit, func(item map[string]types.AttributeValue) (sweptKey, bool) {
+		pkv, _ := item["pk"].(*types.AttributeValueMemberS)
+		skv, _ := item["gsi2sk"].(*types.AttributeValueMemberS)
+		if pkv == nil || skv == nil || !strings.HasPrefix(pkv.Value, "PAY#") {
+			return sweptKey{}, false
+		}
+		return sweptKey{invoiceID: strings.TrimPrefix(pkv.Value, "PAY#"), sk: skv.Value}, true
+	})
+}
+
+// sweepGSI2 reads, from shards prefix0..prefix<n-1> of GSI2 (eight at a time), the keys whose
+// sort key is below before, decoded by decode (an item it refuses is skipped), at most limit
+// in all: the outbox's, the settlement's and the refunds' follow-up sweeps.
+func sweepGSI2[T any](ctx context.Context, s *Store, prefix string, n int, before string, limit int, decode func(map[string]types.AttributeValue) (T, bool)) ([]T, error) {
+	results := make([][]T, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
@@ -552,11 +565,11 @@ func (s *Store) sweep(ctx context.Context, prefix, before string, limit int) ([]
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i], errs[i] = s.sweepShard(ctx, prefix+strconv.Itoa(i), before, limit)
+			results[i], errs[i] = sweepGSI2Shard(ctx, s, prefix+strconv.Itoa(i), before, limit, decode)
 		}()
 	}
 	wg.Wait()
-	var out []sweptKey
+	var out []T
 	for i := range n {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -570,8 +583,8 @@ func (s *Store) sweep(ctx context.Context, prefix, before string, limit int) ([]
 	return out, nil
 }
 
-func (s *Store) sweepShard(ctx context.Context, pk, before string, limit int) ([]sweptKey, error) {
-	var out []sweptKey
+func sweepGSI2Shard[T any](ctx context.Context, s *Store, pk, before string, limit int, decode func(map[string]types.AttributeValue) (T, bool)) ([]T, error) {
+	var out []T
 	in := &dynamodb.QueryInput{
 		TableName:              aws.String(s.Table),
 		IndexName:              aws.String(GSI2),
@@ -588,12 +601,9 @@ func (s *Store) sweepShard(ctx context.Context, pk, before string, limit int) ([
 			return nil, err
 		}
 		for _, item := range res.Items {
-			pkv, _ := item["pk"].(*types.AttributeValueMemberS)
-			skv, _ := item["gsi2sk"].(*types.AttributeValueMemberS)
-			if pkv == nil || skv == nil || !strings.HasPrefix(pkv.Value, "PAY#") {
-				continue
+			if k, ok := decode(item); ok {
+				out = append(out, k)
 			}
-			out = append(out, sweptKey{invoiceID: strings.TrimPrefix(pkv.Value, "PAY#"), sk: skv.Value})
 		}
 		if len(res.LastEvaluatedKey) == 0 {
 			break

@@ -46,7 +46,6 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -445,62 +444,13 @@ func (s *Store) CountReturned(ctx context.Context, paymentID, refundID string, a
 // RefundFollowUps lists refunds whose follow-up was due before dueBefore (refund.Store): one
 // keys-only GSI2 Query per shard.
 func (s *Store) RefundFollowUps(ctx context.Context, dueBefore time.Time, limit int) ([]refund.Ref, error) {
-	results := make([][]refund.Ref, RefundShards)
-	errs := make([]error, RefundShards)
-	var wg sync.WaitGroup
-	for i := range RefundShards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = s.refundFollowUpShard(ctx, refundFixPrefix+strconv.Itoa(i), formatTime(dueBefore), limit)
-		}()
-	}
-	wg.Wait()
-	var out []refund.Ref
-	for i := range RefundShards {
-		if errs[i] != nil {
-			return nil, errs[i]
+	return sweepGSI2(ctx, s, refundFixPrefix, RefundShards, formatTime(dueBefore), limit, func(item map[string]types.AttributeValue) (refund.Ref, bool) {
+		pkv, _ := item["pk"].(*types.AttributeValueMemberS)
+		skv, _ := item["sk"].(*types.AttributeValueMemberS)
+		if pkv == nil || skv == nil {
+			return refund.Ref{}, false
 		}
-		for _, r := range results[i] {
-			if len(out) < limit {
-				out = append(out, r)
-			}
-		}
-	}
-	return out, nil
-}
-
-func (s *Store) refundFollowUpShard(ctx context.Context, pk, before string, limit int) ([]refund.Ref, error) {
-	var out []refund.Ref
-	in := &dynamodb.QueryInput{
-		TableName:              aws.String(s.Table),
-		IndexName:              aws.String(GSI2),
-		KeyConditionExpression: aws.String("gsi2pk = :pk AND gsi2sk < :before"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":     &types.AttributeValueMemberS{Value: pk},
-			":before": &types.AttributeValueMemberS{Value: before},
-		},
-		Limit: aws.Int32(int32(min(limit, 1000))),
-	}
-	for len(out) < limit {
-		res, err := s.DB.Query(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		for _, item := range res.Items {
-			pkv, _ := item["pk"].(*types.AttributeValueMemberS)
-			skv, _ := item["sk"].(*types.AttributeValueMemberS)
-			if pkv == nil || skv == nil {
-				continue
-			}
-			if ws, env, ok := parseRefundPK(pkv.Value); ok {
-				out = append(out, refund.Ref{WorkspaceID: ws, Environment: env, ID: skv.Value})
-			}
-		}
-		if len(res.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = res.LastEvaluatedKey
-	}
-	return out, nil
+		ws, env, ok := parseRefundPK(pkv.Value)
+		return refund.Ref{WorkspaceID: ws, Environment: env, ID: skv.Value}, ok
+	})
 }
