@@ -46,10 +46,14 @@ const (
 	PaymentsRead   Scope = "payments:read"
 	DocumentsRead  Scope = "documents:read"
 	DocumentsWrite Scope = "documents:write"
+	// RefundsWrite: create refunds, put them in review, cancel them and report them returned.
+	RefundsWrite Scope = "refunds:write"
+	// RefundsApprove: approve and reject refunds.
+	RefundsApprove Scope = "refunds:approve"
 )
 
 // AllScopes lists every scope in a stable order.
-var AllScopes = []Scope{PaymentsWrite, PaymentsRead, DocumentsRead, DocumentsWrite}
+var AllScopes = []Scope{PaymentsWrite, PaymentsRead, DocumentsRead, DocumentsWrite, RefundsWrite, RefundsApprove}
 
 // ParseScope accepts one of AllScopes.
 func ParseScope(s string) (Scope, bool) {

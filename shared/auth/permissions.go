@@ -21,27 +21,32 @@ const (
 	ViewActivity Permission = "activity:view"
 	// TransferOwnership: make another member an owner and step down.
 	TransferOwnership Permission = "ownership:transfer"
+	// CreateRefunds: ask for refunds and cancel them.
+	CreateRefunds Permission = "refunds:create"
+	// ApproveRefunds: put refunds in review, approve, reject and report them returned; set
+	// the workspace's two-person amount.
+	ApproveRefunds Permission = "refunds:approve"
 )
 
 // AllPermissions lists every permission in a stable order.
-var AllPermissions = []Permission{ViewWorkspace, WriteDocuments, ViewKeys, ManageKeys, ManageTeam, ViewActivity, TransferOwnership}
+var AllPermissions = []Permission{ViewWorkspace, WriteDocuments, ViewKeys, ManageKeys, ManageTeam, ViewActivity, TransferOwnership, CreateRefunds, ApproveRefunds}
 
 // Can reports whether the role allows p:
 //
-//	             view  write-docs  view-keys  manage-keys  team  activity  transfer
+//	             view  write-docs  view-keys  manage-keys  team  activity  transfer  create-refunds  approve-refunds
 //	viewer        yes
-//	developer     yes     yes         yes
-//	admin         yes     yes         yes        yes        yes     yes
-//	owner         yes     yes         yes        yes        yes     yes       yes
+//	developer     yes     yes         yes                                               yes
+//	admin         yes     yes         yes        yes        yes     yes                 yes             yes
+//	owner         yes     yes         yes        yes        yes     yes       yes       yes             yes
 //
 // An unknown role allows nothing.
 func (r Role) Can(p Permission) bool {
 	switch p {
 	case ViewWorkspace:
 		return r == RoleViewer || r == RoleDeveloper || r == RoleAdmin || r == RoleOwner
-	case WriteDocuments, ViewKeys:
+	case WriteDocuments, ViewKeys, CreateRefunds:
 		return r == RoleDeveloper || r == RoleAdmin || r == RoleOwner
-	case ManageKeys, ManageTeam, ViewActivity:
+	case ManageKeys, ManageTeam, ViewActivity, ApproveRefunds:
 		return r == RoleAdmin || r == RoleOwner
 	case TransferOwnership:
 		return r == RoleOwner

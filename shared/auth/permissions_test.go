@@ -5,8 +5,8 @@ import "testing"
 func TestRoleCan(t *testing.T) {
 	want := map[Role][]Permission{
 		RoleViewer:    {ViewWorkspace},
-		RoleDeveloper: {ViewWorkspace, WriteDocuments, ViewKeys},
-		RoleAdmin:     {ViewWorkspace, WriteDocuments, ViewKeys, ManageKeys, ManageTeam, ViewActivity},
+		RoleDeveloper: {ViewWorkspace, WriteDocuments, ViewKeys, CreateRefunds},
+		RoleAdmin:     {ViewWorkspace, WriteDocuments, ViewKeys, ManageKeys, ManageTeam, ViewActivity, CreateRefunds, ApproveRefunds},
 		RoleOwner:     AllPermissions,
 		Role("root"):  nil,
 		Role(""):      nil,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +27,8 @@ type fakeStore struct {
 	// stale makes the next read of a payment answer nothing promised (read before a racing
 	// refund's claim).
 	stale bool
+	// listBudget > 0 bounds how many refunds one ListRefunds examines.
+	listBudget int
 }
 
 var errCrash = errors.New("crashed after the write")
@@ -95,6 +99,34 @@ func (f *fakeStore) GetRefund(_ context.Context, ws string, env auth.Environment
 		return copyRefund(r), nil
 	}
 	return nil, nil
+}
+
+// ListRefunds reads the scope's refunds newest first after cursor; budget bounds how many it
+// examines (0: all), as the store's read budget does.
+func (f *fakeStore) ListRefunds(_ context.Context, ws string, env auth.Environment, cursor string, limit int, keep func(*refund.Refund) bool) ([]*refund.Refund, string, error) {
+	f.mu.Lock()
+	var all []*refund.Refund
+	for _, r := range f.refunds {
+		if r.WorkspaceID == ws && r.Environment == env && (cursor == "" || r.ID < cursor) {
+			all = append(all, copyRefund(r))
+		}
+	}
+	f.mu.Unlock()
+	slices.SortFunc(all, func(a, b *refund.Refund) int { return strings.Compare(b.ID, a.ID) })
+	out := []*refund.Refund{}
+	for i, r := range all {
+		if f.listBudget > 0 && i == f.listBudget {
+			return out, all[i-1].ID, nil
+		}
+		if !keep(r) {
+			continue
+		}
+		if len(out) == limit {
+			return out, out[len(out)-1].ID, nil
+		}
+		out = append(out, r)
+	}
+	return out, "", nil
 }
 
 func (f *fakeStore) ClaimRefund(_ context.Context, pid, rid string, amount, maxPromised money.Paisa) (refund.Claim, error) {

@@ -90,6 +90,11 @@ type Store interface {
 	// UpdateRefund replaces prev by next, conditional on prev's version, status and follow-up:
 	// ErrStateChanged when the refund is not as read.
 	UpdateRefund(ctx context.Context, prev, next *Refund) error
+	// ListRefunds reads a workspace's refunds in env newest first from after cursor ("" from
+	// the newest), keeping those keep accepts, until limit are kept (and one more is seen, or
+	// the partition ends) or its read budget is spent: the kept refunds and the cursor to go on
+	// from ("" when the partition ended).
+	ListRefunds(ctx context.Context, workspaceID string, env auth.Environment, cursor string, limit int, keep func(*Refund) bool) ([]*Refund, string, error)
 	// RefundFollowUps lists refunds whose follow-up was due before dueBefore (at most limit).
 	RefundFollowUps(ctx context.Context, dueBefore time.Time, limit int) ([]Ref, error)
 }
@@ -114,6 +119,8 @@ type Service struct {
 	Now func() time.Time
 	// DueDays sets due_by at approval (DefaultDueDays when 0).
 	DueDays int
+	// Policies holds the workspaces' refund policies (the two-person rule); nil: none.
+	Policies Policies
 	// Grace is how long before the repair pass takes a follow-up over (DefaultGrace when 0).
 	Grace time.Duration
 }
@@ -348,6 +355,11 @@ func (s *Service) Transition(ctx context.Context, scope Scope, id string, action
 		case out == Already:
 			return r, s.followUp(ctx, r)
 		}
+		if action == Approve {
+			if err := s.secondApprover(ctx, r, scope.By); err != nil {
+				return nil, err
+			}
+		}
 		next := s.apply(r, action, in, scope.By, now)
 		err = s.Store.UpdateRefund(ctx, r, next)
 		if errors.Is(err, ErrStateChanged) {
@@ -361,6 +373,19 @@ func (s *Service) Transition(ctx context.Context, scope Scope, id string, action
 		}
 		return next, s.followUp(ctx, next)
 	}
+}
+
+// secondApprover refuses by as r's approver when the workspace's policy needs someone else.
+func (s *Service) secondApprover(ctx context.Context, r *Refund, by string) error {
+	p, err := s.Policy(ctx, r.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	if p.NeedsSecondApprover(r, by) {
+		return apierr.New(apierr.StateConflict, "this refund of %s is at or above the workspace's two-person amount of %s: someone other than who asked for it must approve it",
+			r.AmountMinor.Display(), p.TwoPersonMinor.Display())
+	}
+	return nil
 }
 
 // apply is the refund after action at now.

@@ -640,7 +640,7 @@ func TestParseScopes(t *testing.T) {
 		{"payments:write,payments:read", []auth.Scope{auth.PaymentsWrite, auth.PaymentsRead}},
 		{" payments:read , payments:write ,payments:read,", []auth.Scope{auth.PaymentsRead, auth.PaymentsWrite}},
 		{"documents:read,documents:write,documents:read,documents:write", []auth.Scope{auth.DocumentsRead, auth.DocumentsWrite}},
-		{"payments:write,payments:read,documents:read,documents:write", auth.AllScopes},
+		{"payments:write,payments:read,documents:read,documents:write,refunds:write,refunds:approve", auth.AllScopes},
 	}
 	for _, c := range good {
 		got, err := ParseScopes(c.in)

@@ -26,6 +26,8 @@
 //	webhook secrets WHSEC#<workspace_id>#<env> / WHSEC   version (optimistic lock); secret text (KMS in production)
 //	rate bucket RATE#<workspace_id>#<env or "dashboard"> / RATE  tat (µs), ttl: see package ratelimit
 //	activity    WS#<workspace_id>#ACTIVITY / <at>#<16 hex>  ttl: at + 90 days (activity.go)
+//	refund      REFUND#<ws>#<env>     / <id, uuid v7>   gsi2 while a ledger step is owed (refunds.go)
+//	refund policy WS#<workspace_id>   / REFUNDPOLICY    two_person_minor (refundlist.go)
 //	probe       PROBE                 / PROBE     (never written; readiness reads it)
 //
 // created_at is GSI3's sort key: on every item that has it, it must be a string (it is: every
