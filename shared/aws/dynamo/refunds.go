@@ -6,6 +6,9 @@ package dynamo
 //	                                             a list is one Query, newest first)
 //	         gsi2 (sparse, keys only) while the refund owes its payment a ledger step:
 //	         REFUNDFIX#<shard of the id, 0..RefundShards-1> / <when the repair pass may do it>#<id>
+//	         carries the document its payment was priced from: document_kind, document_id
+//	document DOC#<ws>#<env>#<kind> / <id> gains refunds (M, refund id → paisa of the RETURNED
+//	         refunds of its payments; refunded_minor is their sum), written only by this file
 //	payment  PAY#<invoice_id> / PAY gains the refund ledger, written only by this file:
 //	         refund_promised (N, paisa of every refund not REJECTED or CANCELLED),
 //	         refund_returned (N, paisa of the RETURNED ones),
@@ -30,7 +33,9 @@ package dynamo
 //	review/approve:  GetItem refund, PutItem refund: 1 write, 1 WRU
 //	reject/cancel:   GetItem refund, PutItem refund with follow-up "release" (2), UpdateItem
 //	                 payment release (1), PutItem refund follow-up done (2): 3 writes, 5 WRU
-//	report-returned: as reject, with the payment's count: 3 writes, 5 WRU
+//	report-returned: as reject, with the payment's count: 3 writes, 5 WRU; a linked payment's
+//	                 refund is counted on its document too: UpdateItem document (1 per KB of
+//	                 the document item; decision 161)
 //	a repeat:        GetItem refund only (0 WRU), unless a crash left its follow-up: then that
 //	repair pass:     one keys-only Query per REFUNDFIX# shard (RefundShards), then per refund
 //	                 what its writer would have done
