@@ -117,8 +117,8 @@ func TestRefundFiguresOnVerifyAndIntent(t *testing.T) {
 	wantFigures(t, s, ws, pending, 0, 0)
 }
 
-// document creates an invoice (issued) or payment link (active) of ws.
-func document_(t *testing.T, s *dynamo.Store, ws string, kind document.Kind) string {
+// newDocument creates an invoice (issued) or payment link (active) of ws.
+func newDocument(t *testing.T, s *dynamo.Store, ws string, kind document.Kind) string {
 	t.Helper()
 	id, _ := uuid.NewV7()
 	now := time.Now().UTC()
@@ -183,7 +183,7 @@ func TestRefundShownOnItsDocument(t *testing.T) {
 	s := store(t)
 	ws := uuid.NewString()
 	svc, sc := newService(s), scopeOf(ws)
-	inv := document_(t, s, ws, document.Invoices)
+	inv := newDocument(t, s, ws, document.Invoices)
 	pay := linkedPayment(t, s, ws, document.Invoices, inv, 1000)
 	r, err := svc.Create(t.Context(), sc, create(ws, pay, 400))
 	if err != nil {
@@ -196,7 +196,7 @@ func TestRefundShownOnItsDocument(t *testing.T) {
 	wantDocument(t, s, ws, document.Invoices, inv, 400)
 	wantFigures(t, s, ws, pay, 400, 600)
 
-	link := document_(t, s, ws, document.PaymentLinks)
+	link := newDocument(t, s, ws, document.PaymentLinks)
 	for i, amount := range []money.Paisa{300, 200} {
 		p := linkedPayment(t, s, ws, document.PaymentLinks, link, 1000)
 		r, err := svc.Create(t.Context(), sc, create(ws, p, amount))
@@ -223,7 +223,7 @@ func TestRefundDocumentCrashPoints(t *testing.T) {
 		t.Run(fmt.Sprintf("after-write-%d", at), func(t *testing.T) {
 			ws := uuid.NewString()
 			svc, sc := newService(s), scopeOf(ws)
-			inv := document_(t, s, ws, document.Invoices)
+			inv := newDocument(t, s, ws, document.Invoices)
 			pay := linkedPayment(t, s, ws, document.Invoices, inv, 1000)
 			r, err := svc.Create(t.Context(), sc, create(ws, pay, 400))
 			if err != nil {
@@ -256,7 +256,7 @@ func TestRefundDocumentRequests(t *testing.T) {
 	s := stackNew(meter.option)
 	ws := uuid.NewString()
 	svc, sc := newService(s), scopeOf(ws)
-	link := document_(t, raw, ws, document.PaymentLinks)
+	link := newDocument(t, raw, ws, document.PaymentLinks)
 	var p string
 	// requests (GetItem, PutItem, UpdateItem, Query) and WRU, held
 	for _, c := range []struct{ name, want string }{
