@@ -49,4 +49,11 @@ var homeExportBN = map[string]string{
 	"dash.export.err.span":            "সর্বোচ্চ {days} দিন বেছে নিন।",
 	"dash.export.too_large":           "এই সময়ে এক ডাউনলোডের জন্য অনেক বেশি পেমেন্ট। কম দিন বেছে নিন, বাকিগুলো আলাদা করে এক্সপোর্ট করুন।",
 	"dash.action.payments.exported":   "পেমেন্ট এক্সপোর্ট করা হয়েছে",
+	"dash.action.refund.created":      "রিফান্ড চাওয়া হয়েছে",
+	"dash.action.refund.reviewed":     "রিফান্ড যাচাইয়ে নেওয়া হয়েছে",
+	"dash.action.refund.approved":     "রিফান্ড অনুমোদিত",
+	"dash.action.refund.rejected":     "রিফান্ড প্রত্যাখ্যাত",
+	"dash.action.refund.returned":     "রিফান্ড ফেরত দেওয়া হয়েছে বলে জানানো",
+	"dash.action.refund.cancelled":    "রিফান্ড বাতিল",
+	"dash.action.refund_policy.set":   "দুইজনের অনুমোদনের রিফান্ড-পরিমাণ বদলানো হয়েছে",
 }

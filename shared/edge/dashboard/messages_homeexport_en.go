@@ -49,6 +49,13 @@ var homeExportEN = map[string]string{
 	"dash.export.err.span":            "Choose at most {days} days.",
 	"dash.export.too_large":           "This range has too many payments for one download. Choose fewer days and export the rest separately.",
 	"dash.action.payments.exported":   "Payments exported",
+	"dash.action.refund.created":      "Refund asked for",
+	"dash.action.refund.reviewed":     "Refund put in review",
+	"dash.action.refund.approved":     "Refund approved",
+	"dash.action.refund.rejected":     "Refund rejected",
+	"dash.action.refund.returned":     "Refund reported returned",
+	"dash.action.refund.cancelled":    "Refund cancelled",
+	"dash.action.refund_policy.set":   "Two-person refund amount changed",
 }
 
 // HomeExportMessages is this page group's catalogue: the functions that serve its pages
