@@ -1,21 +1,24 @@
 package dashboard_test
 
 import (
+	"encoding/csv"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/export"
 	"github.com/takapay/payments/shared/local/localapi"
 	"github.com/takapay/payments/shared/refund"
 )
 
 var (
-	refundIdemRE      = regexp.MustCompile(`name="idem" value="([0-9a-f-]{36})"`)
-	refundRowRE = regexp.MustCompile(`<tr id="payment-refunds-([0-9a-f-]{36})">`)
-	refundVersionRE   = regexp.MustCompile(`name="expected_version" value="([0-9]+)"`)
-	refundLocRE = regexp.MustCompile(`/dashboard/refunds/([0-9a-f-]{36})`)
+	refundIdemRE    = regexp.MustCompile(`name="idem" value="([0-9a-f-]{36})"`)
+	refundRowRE     = regexp.MustCompile(`<tr id="payment-refunds-([0-9a-f-]{36})">`)
+	refundVersionRE = regexp.MustCompile(`name="expected_version" value="([0-9]+)"`)
+	refundLocRE     = regexp.MustCompile(`/dashboard/refunds/([0-9a-f-]{36})`)
 )
 
 // paidPayment makes a COMPLETED sandbox payment of amount taka through the API and the
@@ -248,4 +251,24 @@ func TestRefundPages(t *testing.T) {
 		t.Error("the Bangla activity log has no refund words")
 	}
 	_ = loc
+
+	// The refunds CSV: every refund asked for today, reasons in both languages, formula-safe.
+	today := time.Now().In(export.Dhaka).Format(export.DayLayout)
+	csvPage := viewer.get("/dashboard/export.csv?what=refunds&from=" + today + "&to=" + today)
+	if csvPage.status != 200 || !strings.Contains(csvPage.header.Get("Content-Disposition"), "takapay-refunds-sandbox-") {
+		t.Fatalf("refunds CSV: %d %v\n%.2000s", csvPage.status, csvPage.header, csvPage.body)
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(export.TrimBOM([]byte(csvPage.body))))).ReadAll()
+	if err != nil || len(recs) != 4 || strings.Join(recs[0], ",") != strings.Join(export.RefundHeader, ",") {
+		t.Fatalf("refunds CSV records (%v): %q", err, recs)
+	}
+	if !strings.Contains(csvPage.body, "Paid twice") || !strings.Contains(csvPage.body, "দুবার পরিশোধ") || !strings.Contains(csvPage.body, "BKA9X7Y6Z5") {
+		t.Errorf("refunds CSV:\n%s", csvPage.body)
+	}
+	if p := viewer.get("/dashboard/export.csv?what=secrets&from=" + today + "&to=" + today); p.status != 422 {
+		t.Errorf("an export of something else: %d", p.status)
+	}
+	if act := owner.get("/dashboard/activity?lang=en"); !strings.Contains(act.body, "sandbox refunds "+today) {
+		t.Error("the refunds export is not in the activity log")
+	}
 }
