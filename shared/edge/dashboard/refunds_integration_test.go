@@ -215,6 +215,24 @@ func TestRefundPages(t *testing.T) {
 		t.Errorf("an internal status as a filter: %d", p.status)
 	}
 
+	// What each page costs (the request log's DynamoDB count), stated in docs/dashboard.md.
+	for _, c := range []struct {
+		name, path string
+		max        int
+	}{
+		{"payment page with 3 refunds", payPath, 11},
+		{"refunds queue", "/dashboard/refunds", 8},
+		{"refunds filtered", "/dashboard/refunds?status=APPROVED", 7},
+		{"refund page", "/dashboard/refunds/" + first, 8},
+	} {
+		p := owner.get(c.path)
+		n := s.ddb(t, p)
+		t.Logf("%s: %d DynamoDB requests", c.name, n)
+		if p.status != 200 || n > c.max {
+			t.Errorf("%s: %d, %d DynamoDB requests (at most %d)", c.name, p.status, n, c.max)
+		}
+	}
+
 	// Another workspace sees none of it.
 	ctx := t.Context()
 	other, err := a.Operator(t).CreateWorkspace(ctx, "", "Other Refunds Ltd")
