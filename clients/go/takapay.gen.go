@@ -315,6 +315,12 @@ const (
 	IntentDeliveryKindPaymentCompleted IntentDeliveryKind = "payment.completed"
 	IntentDeliveryKindPaymentExpired   IntentDeliveryKind = "payment.expired"
 	IntentDeliveryKindPaymentFailed    IntentDeliveryKind = "payment.failed"
+	IntentDeliveryKindRefundApproved   IntentDeliveryKind = "refund.approved"
+	IntentDeliveryKindRefundCancelled  IntentDeliveryKind = "refund.cancelled"
+	IntentDeliveryKindRefundInReview   IntentDeliveryKind = "refund.in_review"
+	IntentDeliveryKindRefundRejected   IntentDeliveryKind = "refund.rejected"
+	IntentDeliveryKindRefundRequested  IntentDeliveryKind = "refund.requested"
+	IntentDeliveryKindRefundReturned   IntentDeliveryKind = "refund.returned"
 )
 
 // Valid indicates whether the value is a known member of the IntentDeliveryKind enum.
@@ -327,6 +333,18 @@ func (e IntentDeliveryKind) Valid() bool {
 	case IntentDeliveryKindPaymentExpired:
 		return true
 	case IntentDeliveryKindPaymentFailed:
+		return true
+	case IntentDeliveryKindRefundApproved:
+		return true
+	case IntentDeliveryKindRefundCancelled:
+		return true
+	case IntentDeliveryKindRefundInReview:
+		return true
+	case IntentDeliveryKindRefundRejected:
+		return true
+	case IntentDeliveryKindRefundRequested:
+		return true
+	case IntentDeliveryKindRefundReturned:
 		return true
 	default:
 		return false
@@ -399,6 +417,12 @@ const (
 	ListResultDeliveryKindPaymentCompleted ListResultDeliveryKind = "payment.completed"
 	ListResultDeliveryKindPaymentExpired   ListResultDeliveryKind = "payment.expired"
 	ListResultDeliveryKindPaymentFailed    ListResultDeliveryKind = "payment.failed"
+	ListResultDeliveryKindRefundApproved   ListResultDeliveryKind = "refund.approved"
+	ListResultDeliveryKindRefundCancelled  ListResultDeliveryKind = "refund.cancelled"
+	ListResultDeliveryKindRefundInReview   ListResultDeliveryKind = "refund.in_review"
+	ListResultDeliveryKindRefundRejected   ListResultDeliveryKind = "refund.rejected"
+	ListResultDeliveryKindRefundRequested  ListResultDeliveryKind = "refund.requested"
+	ListResultDeliveryKindRefundReturned   ListResultDeliveryKind = "refund.returned"
 )
 
 // Valid indicates whether the value is a known member of the ListResultDeliveryKind enum.
@@ -411,6 +435,18 @@ func (e ListResultDeliveryKind) Valid() bool {
 	case ListResultDeliveryKindPaymentExpired:
 		return true
 	case ListResultDeliveryKindPaymentFailed:
+		return true
+	case ListResultDeliveryKindRefundApproved:
+		return true
+	case ListResultDeliveryKindRefundCancelled:
+		return true
+	case ListResultDeliveryKindRefundInReview:
+		return true
+	case ListResultDeliveryKindRefundRejected:
+		return true
+	case ListResultDeliveryKindRefundRequested:
+		return true
+	case ListResultDeliveryKindRefundReturned:
 		return true
 	default:
 		return false
@@ -462,6 +498,8 @@ const (
 	DocumentsWrite MerchantContextScopes = "documents:write"
 	PaymentsRead   MerchantContextScopes = "payments:read"
 	PaymentsWrite  MerchantContextScopes = "payments:write"
+	RefundsApprove MerchantContextScopes = "refunds:approve"
+	RefundsWrite   MerchantContextScopes = "refunds:write"
 )
 
 // Valid indicates whether the value is a known member of the MerchantContextScopes enum.
@@ -474,6 +512,10 @@ func (e MerchantContextScopes) Valid() bool {
 	case PaymentsRead:
 		return true
 	case PaymentsWrite:
+		return true
+	case RefundsApprove:
+		return true
+	case RefundsWrite:
 		return true
 	default:
 		return false
@@ -843,6 +885,135 @@ func (e ReadinessEnvironmentsMoneyMovement) Valid() bool {
 	}
 }
 
+// Defines values for RefundEnvironment.
+const (
+	RefundEnvironmentLive    RefundEnvironment = "live"
+	RefundEnvironmentSandbox RefundEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the RefundEnvironment enum.
+func (e RefundEnvironment) Valid() bool {
+	switch e {
+	case RefundEnvironmentLive:
+		return true
+	case RefundEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundRequestedBy.
+const (
+	Merchant RefundRequestedBy = "merchant"
+	Payer    RefundRequestedBy = "payer"
+)
+
+// Valid indicates whether the value is a known member of the RefundRequestedBy enum.
+func (e RefundRequestedBy) Valid() bool {
+	switch e {
+	case Merchant:
+		return true
+	case Payer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundReason.
+const (
+	Duplicate           RefundReason = "duplicate"
+	Fraudulent          RefundReason = "fraudulent"
+	GoodsReturned       RefundReason = "goods_returned"
+	NotDelivered        RefundReason = "not_delivered"
+	OrderCancelled      RefundReason = "order_cancelled"
+	Other               RefundReason = "other"
+	RequestedByCustomer RefundReason = "requested_by_customer"
+)
+
+// Valid indicates whether the value is a known member of the RefundReason enum.
+func (e RefundReason) Valid() bool {
+	switch e {
+	case Duplicate:
+		return true
+	case Fraudulent:
+		return true
+	case GoodsReturned:
+		return true
+	case NotDelivered:
+		return true
+	case OrderCancelled:
+		return true
+	case Other:
+		return true
+	case RequestedByCustomer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundStatusValue.
+const (
+	RefundStatusValueAPPROVED  RefundStatusValue = "APPROVED"
+	RefundStatusValueCANCELLED RefundStatusValue = "CANCELLED"
+	RefundStatusValueINREVIEW  RefundStatusValue = "IN_REVIEW"
+	RefundStatusValueREJECTED  RefundStatusValue = "REJECTED"
+	RefundStatusValueREQUESTED RefundStatusValue = "REQUESTED"
+	RefundStatusValueRETURNED  RefundStatusValue = "RETURNED"
+)
+
+// Valid indicates whether the value is a known member of the RefundStatusValue enum.
+func (e RefundStatusValue) Valid() bool {
+	switch e {
+	case RefundStatusValueAPPROVED:
+		return true
+	case RefundStatusValueCANCELLED:
+		return true
+	case RefundStatusValueINREVIEW:
+		return true
+	case RefundStatusValueREJECTED:
+		return true
+	case RefundStatusValueREQUESTED:
+		return true
+	case RefundStatusValueRETURNED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundWebhookPayloadType.
+const (
+	RefundWebhookPayloadTypeRefundApproved  RefundWebhookPayloadType = "refund.approved"
+	RefundWebhookPayloadTypeRefundCancelled RefundWebhookPayloadType = "refund.cancelled"
+	RefundWebhookPayloadTypeRefundInReview  RefundWebhookPayloadType = "refund.in_review"
+	RefundWebhookPayloadTypeRefundRejected  RefundWebhookPayloadType = "refund.rejected"
+	RefundWebhookPayloadTypeRefundRequested RefundWebhookPayloadType = "refund.requested"
+	RefundWebhookPayloadTypeRefundReturned  RefundWebhookPayloadType = "refund.returned"
+)
+
+// Valid indicates whether the value is a known member of the RefundWebhookPayloadType enum.
+func (e RefundWebhookPayloadType) Valid() bool {
+	switch e {
+	case RefundWebhookPayloadTypeRefundApproved:
+		return true
+	case RefundWebhookPayloadTypeRefundCancelled:
+		return true
+	case RefundWebhookPayloadTypeRefundInReview:
+		return true
+	case RefundWebhookPayloadTypeRefundRejected:
+		return true
+	case RefundWebhookPayloadTypeRefundRequested:
+		return true
+	case RefundWebhookPayloadTypeRefundReturned:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookPayloadDataEnvironment.
 const (
 	WebhookPayloadDataEnvironmentLive    WebhookPayloadDataEnvironment = "live"
@@ -969,6 +1140,54 @@ func (e IntentStatus) Valid() bool {
 	case IntentStatusFAILED:
 		return true
 	case IntentStatusPENDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundOverdue.
+const (
+	False RefundOverdue = "false"
+	True  RefundOverdue = "true"
+)
+
+// Valid indicates whether the value is a known member of the RefundOverdue enum.
+func (e RefundOverdue) Valid() bool {
+	switch e {
+	case False:
+		return true
+	case True:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundStatus.
+const (
+	RefundStatusAPPROVED  RefundStatus = "APPROVED"
+	RefundStatusCANCELLED RefundStatus = "CANCELLED"
+	RefundStatusINREVIEW  RefundStatus = "IN_REVIEW"
+	RefundStatusREJECTED  RefundStatus = "REJECTED"
+	RefundStatusREQUESTED RefundStatus = "REQUESTED"
+	RefundStatusRETURNED  RefundStatus = "RETURNED"
+)
+
+// Valid indicates whether the value is a known member of the RefundStatus enum.
+func (e RefundStatus) Valid() bool {
+	switch e {
+	case RefundStatusAPPROVED:
+		return true
+	case RefundStatusCANCELLED:
+		return true
+	case RefundStatusINREVIEW:
+		return true
+	case RefundStatusREJECTED:
+		return true
+	case RefundStatusREQUESTED:
+		return true
+	case RefundStatusRETURNED:
 		return true
 	default:
 		return false
@@ -2037,6 +2256,151 @@ type Readiness struct {
 // ReadinessEnvironmentsMoneyMovement defines model for Readiness.Environments.MoneyMovement.
 type ReadinessEnvironmentsMoneyMovement string
 
+// Refund defines model for Refund.
+type Refund struct {
+	// AmountMinor Paisa.
+	AmountMinor int         `json:"amount_minor"`
+	CreatedAt   time.Time   `json:"created_at"`
+	Currency    interface{} `json:"currency"`
+
+	// DueBy Set at approval: the approval time plus RefundDueDays (default 3 days, Bangladesh Bank's Merchant Acquiring and Escrow Service Policy 2023).
+	DueBy       *time.Time        `json:"due_by,omitempty"`
+	Environment RefundEnvironment `json:"environment"`
+
+	// History Each status reached, oldest first, with its time and who.
+	History []RefundHistoryEntry `json:"history"`
+	Id      openapi_types.UUID   `json:"id"`
+
+	// Metadata At most 50 keys of 1 to 40 characters with string values, 4096 bytes as compact JSON. No secrets.
+	Metadata *RefundMetadata `json:"metadata,omitempty"`
+
+	// Note Absent when none.
+	Note   *string     `json:"note,omitempty"`
+	Object interface{} `json:"object"`
+
+	// Overdue true when APPROVED and past due_by (absent otherwise).
+	Overdue *bool `json:"overdue,omitempty"`
+
+	// PayerContact Only on a payer's request: the Bangladeshi mobile number or email the payer gave to be reached at.
+	PayerContact *string `json:"payer_contact,omitempty"`
+
+	// PaymentId The hosted payment's invoice_id (also its intent id).
+	PaymentId openapi_types.UUID `json:"payment_id"`
+
+	// ProviderReference Set when RETURNED.
+	ProviderReference *string      `json:"provider_reference,omitempty"`
+	Reason            RefundReason `json:"reason"`
+
+	// Reference Absent when none.
+	Reference *string `json:"reference,omitempty"`
+
+	// RejectionReason Set when REJECTED.
+	RejectionReason *string           `json:"rejection_reason,omitempty"`
+	RequestedBy     RefundRequestedBy `json:"requested_by"`
+
+	// ReturnedAt Set when RETURNED.
+	ReturnedAt  *time.Time         `json:"returned_at,omitempty"`
+	Status      RefundStatusValue  `json:"status"`
+	UpdatedAt   time.Time          `json:"updated_at"`
+	Version     int                `json:"version"`
+	WorkspaceId openapi_types.UUID `json:"workspace_id"`
+}
+
+// RefundEnvironment defines model for Refund.Environment.
+type RefundEnvironment string
+
+// RefundRequestedBy defines model for Refund.RequestedBy.
+type RefundRequestedBy string
+
+// RefundCreate defines model for RefundCreate.
+type RefundCreate struct {
+	// AmountMinor Paisa, a whole number; omitted means everything still refundable. More than is refundable is 409 naming the refundable amount.
+	AmountMinor *int `json:"amount_minor,omitempty"`
+
+	// Metadata At most 50 keys of 1 to 40 characters with string values, 4096 bytes as compact JSON. No secrets.
+	Metadata *RefundMetadata `json:"metadata,omitempty"`
+
+	// Note Kept verbatim (shown escaped in pages).
+	Note *string `json:"note,omitempty"`
+
+	// PaymentId The hosted payment's invoice_id (also its intent id); it must be COMPLETED.
+	PaymentId openapi_types.UUID `json:"payment_id"`
+	Reason    RefundReason       `json:"reason"`
+	Reference *string            `json:"reference,omitempty"`
+}
+
+// RefundHistoryEntry defines model for RefundHistoryEntry.
+type RefundHistoryEntry struct {
+	At time.Time `json:"at"`
+
+	// By Who: an API key id, a dashboard user id, or payer.
+	By string `json:"by"`
+
+	// Note The note given with the action (absent when none).
+	Note   *string           `json:"note,omitempty"`
+	Status RefundStatusValue `json:"status"`
+}
+
+// RefundList defines model for RefundList.
+type RefundList struct {
+	Items []Refund `json:"items"`
+
+	// NextCursor Pass as cursor for the next page; null on the last page. A page may hold fewer than limit refunds (even none) and still have a next_cursor when filters discard refunds.
+	NextCursor *openapi_types.UUID `json:"next_cursor"`
+}
+
+// RefundMetadata At most 50 keys of 1 to 40 characters with string values, 4096 bytes as compact JSON. No secrets.
+type RefundMetadata map[string]string
+
+// RefundReason defines model for RefundReason.
+type RefundReason string
+
+// RefundReject defines model for RefundReject.
+type RefundReject struct {
+	ExpectedVersion *int    `json:"expected_version,omitempty"`
+	Note            *string `json:"note,omitempty"`
+
+	// Reason Kept as rejection_reason.
+	Reason string `json:"reason"`
+}
+
+// RefundReportReturned defines model for RefundReportReturned.
+type RefundReportReturned struct {
+	ExpectedVersion *int    `json:"expected_version,omitempty"`
+	Note            *string `json:"note,omitempty"`
+
+	// ProviderReference The provider's transaction id of the money sent back (e.g. a bKash TrxID).
+	ProviderReference string `json:"provider_reference"`
+
+	// ReturnedAt When the money went back (RFC 3339; default now; never in the future).
+	ReturnedAt *time.Time `json:"returned_at,omitempty"`
+}
+
+// RefundStatusValue defines model for RefundStatusValue.
+type RefundStatusValue string
+
+// RefundTransition Optional body of review, approve and cancel.
+type RefundTransition struct {
+	// ExpectedVersion When sent
+	ExpectedVersion *int `json:"expected_version,omitempty"`
+
+	// Note Kept on the history entry.
+	Note *string `json:"note,omitempty"`
+}
+
+// RefundWebhookPayload defines model for RefundWebhookPayload.
+type RefundWebhookPayload struct {
+	Data Refund `json:"data"`
+
+	// Id The event id (also webhook-id).
+	Id        string                   `json:"id"`
+	Timestamp time.Time                `json:"timestamp"`
+	Type      RefundWebhookPayloadType `json:"type"`
+}
+
+// RefundWebhookPayloadType defines model for RefundWebhookPayload.Type.
+type RefundWebhookPayloadType string
+
 // TransitionRequest Optional body of a lifecycle command.
 type TransitionRequest struct {
 	ExpectedVersion *int `json:"expected_version,omitempty"`
@@ -2128,6 +2492,21 @@ type PageLang = string
 // Q defines model for Q.
 type Q = string
 
+// RefundID defines model for RefundID.
+type RefundID = openapi_types.UUID
+
+// RefundLimit defines model for RefundLimit.
+type RefundLimit = int
+
+// RefundOverdue defines model for RefundOverdue.
+type RefundOverdue string
+
+// RefundPaymentID defines model for RefundPaymentID.
+type RefundPaymentID = openapi_types.UUID
+
+// RefundStatus defines model for RefundStatus.
+type RefundStatus string
+
 // RequiredIdempotencyKey defines model for RequiredIdempotencyKey.
 type RequiredIdempotencyKey = string
 
@@ -2187,7 +2566,7 @@ type GetPaymentIntentsParamsSource string
 
 // PostPaymentIntentsParams defines parameters for PostPaymentIntents.
 type PostPaymentIntentsParams struct {
-	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED.
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
 	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
 }
 
@@ -2220,7 +2599,7 @@ type CreatecustomersParams struct {
 	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
 	Environment CreatecustomersParamsEnvironment `form:"environment" json:"environment"`
 
-	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED.
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
 	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
 }
 
@@ -2253,7 +2632,7 @@ type EditcustomersParams struct {
 	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
 	Environment EditcustomersParamsEnvironment `form:"environment" json:"environment"`
 
-	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED.
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
 	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
 }
 
@@ -2283,7 +2662,7 @@ type CreateinvoicesParams struct {
 	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
 	Environment CreateinvoicesParamsEnvironment `form:"environment" json:"environment"`
 
-	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED.
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
 	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
 }
 
@@ -2316,7 +2695,7 @@ type EditinvoicesParams struct {
 	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
 	Environment EditinvoicesParamsEnvironment `form:"environment" json:"environment"`
 
-	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED.
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
 	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
 }
 
@@ -2364,7 +2743,7 @@ type CreatepaymentlinksParams struct {
 	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
 	Environment CreatepaymentlinksParamsEnvironment `form:"environment" json:"environment"`
 
-	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED.
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
 	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
 }
 
@@ -2397,7 +2776,7 @@ type EditpaymentlinksParams struct {
 	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
 	Environment EditpaymentlinksParamsEnvironment `form:"environment" json:"environment"`
 
-	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED.
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
 	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
 }
 
@@ -2424,6 +2803,13 @@ type PublishpaymentlinksParamsEnvironment string
 
 // PaymentEventParams defines parameters for PaymentEvent.
 type PaymentEventParams struct {
+	WebhookId        string `json:"webhook-id"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// RefundEventParams defines parameters for RefundEvent.
+type RefundEventParams struct {
 	WebhookId        string `json:"webhook-id"`
 	WebhookTimestamp string `json:"webhook-timestamp"`
 	WebhookSignature string `json:"webhook-signature"`
@@ -2482,6 +2868,9 @@ type PublishpaymentlinksJSONRequestBody = TransitionRequest
 
 // PaymentEventJSONRequestBody defines body for PaymentEvent for application/json ContentType.
 type PaymentEventJSONRequestBody = WebhookPayload
+
+// RefundEventJSONRequestBody defines body for RefundEvent for application/json ContentType.
+type RefundEventJSONRequestBody = RefundWebhookPayload
 
 // AsPaymentCreateRequest returns the union data inside the PaymentIntentCreateRequest as a PaymentCreateRequest
 func (t PaymentIntentCreateRequest) AsPaymentCreateRequest() (PaymentCreateRequest, error) {
@@ -17515,6 +17904,11 @@ type WebhookInitiatorInterface interface {
 	PaymentEventWithBody(ctx context.Context, targetURL string, params *PaymentEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	PaymentEvent(ctx context.Context, targetURL string, params *PaymentEventParams, body PaymentEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RefundEventWithBody fires the refundEvent webhook with any body
+	RefundEventWithBody(ctx context.Context, targetURL string, params *RefundEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	RefundEvent(ctx context.Context, targetURL string, params *RefundEventParams, body RefundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 func (p *WebhookInitiator) PaymentEventWithBody(ctx context.Context, targetURL string, params *PaymentEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -17541,6 +17935,30 @@ func (p *WebhookInitiator) PaymentEvent(ctx context.Context, targetURL string, p
 	return p.Client.Do(req)
 }
 
+func (p *WebhookInitiator) RefundEventWithBody(ctx context.Context, targetURL string, params *RefundEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRefundEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) RefundEvent(ctx context.Context, targetURL string, params *RefundEventParams, body RefundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRefundEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
 // NewPaymentEventWebhookRequest builds a application/json POST request for the paymentEvent webhook
 func NewPaymentEventWebhookRequest(targetURL string, params *PaymentEventParams, body PaymentEventJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -17554,6 +17972,67 @@ func NewPaymentEventWebhookRequest(targetURL string, params *PaymentEventParams,
 
 // NewPaymentEventWebhookRequestWithBody builds a POST request for the paymentEvent webhook with any body
 func NewPaymentEventWebhookRequestWithBody(targetURL string, params *PaymentEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewRefundEventWebhookRequest builds a application/json POST request for the refundEvent webhook
+func NewRefundEventWebhookRequest(targetURL string, params *RefundEventParams, body RefundEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRefundEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewRefundEventWebhookRequestWithBody builds a POST request for the refundEvent webhook with any body
+func NewRefundEventWebhookRequestWithBody(targetURL string, params *RefundEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -28,7 +28,8 @@ func TestLookup(t *testing.T) {
 	}{
 		{"POST", "/v1/payment/create", "createPayment", true, 0},
 		{"GET", "/v1/payment/create", "", false, 1},
-		{"POST", "/v1/workspaces/0b7e/refunds/r1/approve", "postWorkspacesWorkspaceidRefundsRefundidApprove", false, 0},
+		{"POST", "/v1/workspaces/0b7e/refunds/r1/approve", "approveRefund", true, 0},
+		{"GET", "/v1/workspaces/0b7e/reports", "getWorkspacesWorkspaceidReports", false, 0},
 		{"DELETE", "/v1/workspaces/w/refunds", "", false, 2},
 		{"GET", "/v1/workspaces//refunds", "", false, 0},
 		{"GET", "/nope", "", false, 0},

@@ -147,6 +147,12 @@ type Refund struct {
 	// (zero for a standalone payment); internal: a RETURNED refund is counted on that
 	// document's record too (refunded_minor), without reading the payment again.
 	Document Document
+	// RequestHash identifies the create request's content (internal, never shown): a create
+	// retried under the same Idempotency-Key with another body is refused by comparing it.
+	RequestHash string
+	// Replayed is set (never stored) on the refund Create answers for a create that an earlier
+	// one under the same id or Idempotency-Key already made.
+	Replayed bool
 }
 
 // Document names the invoice or payment link a linked payment was priced from.
@@ -270,6 +276,13 @@ type CreateInput struct {
 	Reference   string
 	Metadata    map[string]string
 	RequestedBy Requester
+	// IdempotencyKey, when set, makes the create idempotent through the Service's Keys: the
+	// key names the refund's id (a fresh uuid v7, so lists stay in time order) from its first
+	// use on.
+	IdempotencyKey string
+	// RequestHash identifies the request's content: the same key with another hash is 409
+	// IDEMPOTENCY_KEY_REUSED ("" compares only payment and amount).
+	RequestHash string
 }
 
 // TransitionInput is the body of a transition.

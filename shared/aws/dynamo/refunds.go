@@ -119,6 +119,7 @@ type refundItem struct {
 	// The document the payment was priced from (absent for a standalone payment).
 	DocumentKind string `dynamodbav:"document_kind,omitempty"`
 	DocumentID   string `dynamodbav:"document_id,omitempty"`
+	RequestHash  string `dynamodbav:"request_hash,omitempty"`
 }
 
 func toRefundItem(r *refund.Refund) refundItem {
@@ -130,6 +131,7 @@ func toRefundItem(r *refund.Refund) refundItem {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FollowUp: string(r.FollowUp),
 		DocumentKind: string(r.Document.Kind), DocumentID: r.Document.ID,
 	}
+	it.RequestHash = r.RequestHash
 	if r.FollowUp != refund.NoFollowUp {
 		at := r.FollowUpAt.UTC()
 		it.FollowUpAt = &at
@@ -158,6 +160,7 @@ func decodeRefund(item map[string]types.AttributeValue) (*refund.Refund, error) 
 	if it.FollowUpAt != nil {
 		r.FollowUpAt = *it.FollowUpAt
 	}
+	r.RequestHash = it.RequestHash
 	return r, nil
 }
 
