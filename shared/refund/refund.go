@@ -18,6 +18,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // Status is a refund's state.
@@ -141,6 +142,16 @@ type Refund struct {
 	// FollowUp and FollowUpAt (when the repair pass may do it) are internal: never shown.
 	FollowUp   FollowUp
 	FollowUpAt time.Time
+	// WebhookURL is the payment's webhook_url, copied at create (internal: the sender posts
+	// the refund's events there without reading the payment); "" records no events.
+	WebhookURL string
+	// Events are the refund's webhook events, one per status it reached since create, each
+	// with its own delivery state (internal; events.go). Every write that changes the status
+	// records its event here, in the same write.
+	Events []payment.Delivery
+	// Writes counts every write of the refund item (internal): each write is conditional on
+	// it, so a delivery attempt's write and a transition's never overwrite each other.
+	Writes int64
 }
 
 // Overdue reports whether an approved refund is past its due_by at now.

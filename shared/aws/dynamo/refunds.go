@@ -108,6 +108,11 @@ type refundItem struct {
 	UpdatedAt         time.Time         `dynamodbav:"updated_at"`
 	FollowUp          string            `dynamodbav:"follow,omitempty"`
 	FollowUpAt        *time.Time        `dynamodbav:"follow_at,omitempty"`
+	// WebhookURL is the payment's, copied at create; Events the refund's webhook events with
+	// their delivery state; W counts the item's writes (every write is conditional on it).
+	WebhookURL string             `dynamodbav:"webhook_url,omitempty"`
+	Events     []payment.Delivery `dynamodbav:"events,omitempty"`
+	W          int64              `dynamodbav:"w,omitempty"`
 }
 
 func toRefundItem(r *refund.Refund) refundItem {
@@ -117,11 +122,16 @@ func toRefundItem(r *refund.Refund) refundItem {
 		Metadata: r.Metadata, RequestedBy: string(r.RequestedBy), DueBy: r.DueBy, ProviderReference: r.ProviderReference,
 		ReturnedAt: r.ReturnedAt, RejectionReason: r.RejectionReason, History: r.History, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FollowUp: string(r.FollowUp),
+		WebhookURL: r.WebhookURL, Events: r.Events, W: r.Writes,
 	}
 	if r.FollowUp != refund.NoFollowUp {
 		at := r.FollowUpAt.UTC()
 		it.FollowUpAt = &at
-		it.GSI2PK, it.GSI2SK = refundFixPK(r.ID), formatTime(at)+"#"+r.ID
+	}
+	// One GSI2 entry serves the repair pass and the webhook re-drive: the refund sits under
+	// REFUNDFIX# while it owes a follow-up or has an event pending, at the earliest (decision 140).
+	if at, ok := r.WakeAt(); ok {
+		it.GSI2PK, it.GSI2SK = refundFixPK(r.ID), formatTime(at.UTC())+"#"+r.ID
 	}
 	return it
 }
@@ -141,7 +151,7 @@ func decodeRefund(item map[string]types.AttributeValue) (*refund.Refund, error) 
 		Reference: it.Reference, Metadata: it.Metadata, RequestedBy: refund.Requester(it.RequestedBy), DueBy: it.DueBy,
 		ProviderReference: it.ProviderReference, ReturnedAt: it.ReturnedAt, RejectionReason: it.RejectionReason,
 		History: it.History, Version: it.Version, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-		FollowUp: refund.FollowUp(it.FollowUp),
+		FollowUp: refund.FollowUp(it.FollowUp), WebhookURL: it.WebhookURL, Events: it.Events, Writes: it.W,
 	}
 	if it.FollowUpAt != nil {
 		r.FollowUpAt = *it.FollowUpAt
@@ -186,7 +196,8 @@ func decodeRefundPayment(item map[string]types.AttributeValue) (*refund.Payment,
 		return nil, fmt.Errorf("decode refund ledger: %w", err)
 	}
 	out := &refund.Payment{ID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: p.Environment, Status: p.Status,
-		AmountMinor: p.AmountMinor, Promised: money.Paisa(l.Promised), Returned: money.Paisa(l.Returned)}
+		AmountMinor: p.AmountMinor, Promised: money.Paisa(l.Promised), Returned: money.Paisa(l.Returned),
+		WebhookURL: p.WebhookURL}
 	if l.Claims != nil {
 		out.Claims = make(map[string]money.Paisa, len(l.Claims))
 		for id, v := range l.Claims {
@@ -208,6 +219,7 @@ func (s *Store) PutRefund(ctx context.Context, r *refund.Refund) (*refund.Refund
 	if !validID(r.ID) || !validID(r.WorkspaceID) {
 		return nil, fmt.Errorf("refund id %q or workspace %q is not a key", r.ID, r.WorkspaceID)
 	}
+	r.Writes = 1
 	err := s.putNew(ctx, toRefundItem(r))
 	if err == nil {
 		return r, nil
@@ -237,9 +249,12 @@ func (s *Store) GetRefund(ctx context.Context, ws string, env auth.Environment, 
 	return decodeRefund(item)
 }
 
-// UpdateRefund replaces prev by next with one PutItem conditional on prev's version, status
-// and follow-up; refund.ErrStateChanged when the refund is not as read.
+// UpdateRefund replaces prev by next with one PutItem conditional on prev's version, status,
+// follow-up and write count (next is written as prev's next write: next.Writes is set);
+// refund.ErrStateChanged when the refund is not as read. A delivery attempt (package webhook)
+// writes through here too, so it and a transition never overwrite each other's change.
 func (s *Store) UpdateRefund(ctx context.Context, prev, next *refund.Refund) error {
+	next.Writes = prev.Writes + 1
 	av, err := marshalItem(toRefundItem(next))
 	if err != nil {
 		return err
@@ -248,6 +263,12 @@ func (s *Store) UpdateRefund(ctx context.Context, prev, next *refund.Refund) err
 	vals := map[string]types.AttributeValue{
 		":v":  &types.AttributeValueMemberN{Value: strconv.FormatInt(prev.Version, 10)},
 		":st": &types.AttributeValueMemberS{Value: string(prev.Status)},
+	}
+	if prev.Writes == 0 { // an item written before the count
+		cond += "attribute_not_exists(w) AND "
+	} else {
+		cond += "w = :w AND "
+		vals[":w"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(prev.Writes, 10)}
 	}
 	if prev.FollowUp == refund.NoFollowUp {
 		cond += "attribute_not_exists(follow)"
