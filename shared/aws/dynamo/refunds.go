@@ -110,9 +110,56 @@ type refundItem struct {
 	FollowUpAt        *time.Time        `dynamodbav:"follow_at,omitempty"`
 	// WebhookURL is the payment's, copied at create; Events the refund's webhook events with
 	// their delivery state; W counts the item's writes (every write is conditional on it).
-	WebhookURL string             `dynamodbav:"webhook_url,omitempty"`
-	Events     []payment.Delivery `dynamodbav:"events,omitempty"`
-	W          int64              `dynamodbav:"w,omitempty"`
+	WebhookURL string        `dynamodbav:"webhook_url,omitempty"`
+	Events     []refundEvent `dynamodbav:"ev,omitempty"`
+	W          int64         `dynamodbav:"w,omitempty"`
+}
+
+// refundEvent is one webhook event of a refund as stored: short names and unix seconds, as
+// the refund item's size prices every write of it (decision 140). The kind is stored as the
+// status it reports (refund.EventKind gives the type back).
+type refundEvent struct {
+	ID       string            `dynamodbav:"i"`
+	Status   refund.Status     `dynamodbav:"k"`
+	Delivery string            `dynamodbav:"s"`
+	Created  time.Time         `dynamodbav:"c,unixtime"`
+	Next     time.Time         `dynamodbav:"x,unixtime"`
+	Attempts int               `dynamodbav:"n,omitempty"`
+	Last     *time.Time        `dynamodbav:"a,omitempty,unixtime"`
+	HTTP     int               `dynamodbav:"h,omitempty"`
+	Detail   string            `dynamodbav:"d,omitempty"`
+	Log      []payment.Attempt `dynamodbav:"l,omitempty"`
+}
+
+// storedWake is r's WakeAt as the item stores it (its events' times in whole seconds), so the
+// key a write computes is the one the next write computes from what it reads.
+func storedWake(r *refund.Refund, evs []refundEvent) (time.Time, bool) {
+	c := *r
+	c.Events = fromRefundEvents(evs)
+	return c.WakeAt()
+}
+
+func toRefundEvents(ds []payment.Delivery) []refundEvent {
+	out := make([]refundEvent, len(ds))
+	for i, d := range ds {
+		out[i] = refundEvent{ID: d.EventID, Status: refund.Status(strings.ToUpper(strings.TrimPrefix(d.Kind, "refund."))),
+			Delivery: d.Status, Created: d.CreatedAt.UTC().Truncate(time.Second), Next: d.NextAttemptAt.UTC().Truncate(time.Second), Attempts: d.Attempts,
+			Last: d.LastAttemptAt, HTTP: d.LastHTTPStatus, Detail: d.Detail, Log: d.AttemptLog}
+	}
+	return out
+}
+
+func fromRefundEvents(es []refundEvent) []payment.Delivery {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]payment.Delivery, len(es))
+	for i, e := range es {
+		out[i] = payment.Delivery{EventID: e.ID, Kind: refund.EventKind(e.Status), Status: e.Delivery,
+			CreatedAt: e.Created.UTC(), NextAttemptAt: e.Next.UTC(), Attempts: e.Attempts, LastAttemptAt: e.Last,
+			LastHTTPStatus: e.HTTP, Detail: e.Detail, AttemptLog: e.Log}
+	}
+	return out
 }
 
 func toRefundItem(r *refund.Refund) refundItem {
@@ -122,7 +169,7 @@ func toRefundItem(r *refund.Refund) refundItem {
 		Metadata: r.Metadata, RequestedBy: string(r.RequestedBy), DueBy: r.DueBy, ProviderReference: r.ProviderReference,
 		ReturnedAt: r.ReturnedAt, RejectionReason: r.RejectionReason, History: r.History, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FollowUp: string(r.FollowUp),
-		WebhookURL: r.WebhookURL, Events: r.Events, W: r.Writes,
+		WebhookURL: r.WebhookURL, Events: toRefundEvents(r.Events), W: r.Writes,
 	}
 	if r.FollowUp != refund.NoFollowUp {
 		at := r.FollowUpAt.UTC()
@@ -130,7 +177,7 @@ func toRefundItem(r *refund.Refund) refundItem {
 	}
 	// One GSI2 entry serves the repair pass and the webhook re-drive: the refund sits under
 	// REFUNDFIX# while it owes a follow-up or has an event pending, at the earliest (decision 140).
-	if at, ok := r.WakeAt(); ok {
+	if at, ok := storedWake(r, it.Events); ok {
 		it.GSI2PK, it.GSI2SK = refundFixPK(r.ID), formatTime(at.UTC())+"#"+r.ID
 	}
 	return it
@@ -151,7 +198,7 @@ func decodeRefund(item map[string]types.AttributeValue) (*refund.Refund, error) 
 		Reference: it.Reference, Metadata: it.Metadata, RequestedBy: refund.Requester(it.RequestedBy), DueBy: it.DueBy,
 		ProviderReference: it.ProviderReference, ReturnedAt: it.ReturnedAt, RejectionReason: it.RejectionReason,
 		History: it.History, Version: it.Version, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-		FollowUp: refund.FollowUp(it.FollowUp), WebhookURL: it.WebhookURL, Events: it.Events, Writes: it.W,
+		FollowUp: refund.FollowUp(it.FollowUp), WebhookURL: it.WebhookURL, Events: fromRefundEvents(it.Events), Writes: it.W,
 	}
 	if it.FollowUpAt != nil {
 		r.FollowUpAt = *it.FollowUpAt
