@@ -62,8 +62,11 @@ func TestBrowserWebhooksPage(t *testing.T) {
 			t.Errorf("%s refused URL: %q", l, got)
 		}
 		check("webhooks-test-refused-" + l)
+		// The old page is marked: the resend's answer (a new page) is the one without the mark.
 		run(chromedp.Navigate(base+"/dashboard/webhooks?lang="+l), chromedp.WaitVisible(chromedp.ID("resend-"+ev)),
-			chromedp.Click(chromedp.ID("resend-"+ev)), chromedp.WaitVisible(chromedp.ID("delivery-refund-"+ev)))
+			chromedp.Evaluate[chromedp.Void](`document.body.dataset.before = "1"`),
+			chromedp.Click(chromedp.ID("resend-"+ev)), chromedp.WaitNotPresent(chromedp.CSS("body[data-before]")),
+			chromedp.WaitVisible(chromedp.ID("delivery-refund-"+ev)))
 		check("webhooks-refund-resent-" + l)
 	}
 
