@@ -28,6 +28,8 @@ type Payment struct {
 	Returned    money.Paisa
 	Claims      map[string]money.Paisa
 	Counted     map[string]bool
+	// PayerRequest is the id of the payment's latest payer request ("" for none; decision 120).
+	PayerRequest string
 }
 
 // Ledger is the payment's refund view.
@@ -259,7 +261,7 @@ func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa) (*R
 	return &Refund{
 		ID: id, WorkspaceID: scope.WorkspaceID, Environment: scope.Environment, PaymentID: in.PaymentID,
 		AmountMinor: amount, Currency: Currency, Status: PendingClaim, Reason: in.Reason, Note: in.Note,
-		Reference: in.Reference, Metadata: in.Metadata, RequestedBy: in.RequestedBy,
+		Reference: in.Reference, Metadata: in.Metadata, RequestedBy: in.RequestedBy, PayerContact: in.PayerContact,
 		History: []Entry{{Status: Requested, At: now, By: scope.By, Note: in.Note}}, Version: 1,
 		CreatedAt: now, UpdatedAt: now, FollowUp: FollowClaim, FollowUpAt: now.Add(s.grace()),
 	}, nil
