@@ -139,11 +139,16 @@ func terminal(d *pageData) h.Node {
 	if d.Lock != nil {
 		lockLine = h.Group{h.P(h.Class("muted"), h.ID("lock"), h.Text(routeLabel(l, d.Lock.Route, d.Lock.RouteLabel)+" · "+d.Lock.PayerMasked)), nl}
 	}
+	var refundPart h.Node
+	if d.Refund != nil {
+		refundPart = d.Refund.Node()
+	}
 	return h.Group{
 		h.H2(h.Class("state-title state-"+d.Status), h.ID("status-title"), h.Text(d.StateTitle)), nl,
 		h.P(h.Class("state-message"), h.Text(d.StateMessage)), nl,
 		lockLine,
 		end, nl,
+		refundPart,
 	}
 }
 

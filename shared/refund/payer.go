@@ -190,15 +190,16 @@ func (s *Service) createPayer(ctx context.Context, scope Scope, p *Payment, in C
 }
 
 // PayerRequest is the payment's latest payer request as its payer may see it (nil when there
-// is none, or none shown): what the checkout and the invoice page show after a request.
-func (s *Service) PayerRequest(ctx context.Context, paymentID string) (*Refund, error) {
+// is none, or none shown), and the payment's ledger (what is still refundable): what the
+// checkout and the invoice page show.
+func (s *Service) PayerRequest(ctx context.Context, paymentID string) (*Refund, Ledger, error) {
 	p, err := s.Store.RefundPayment(ctx, paymentID)
 	if err != nil || p == nil {
-		return nil, err
+		return nil, Ledger{}, err
 	}
 	r, err := s.namedRequest(ctx, p)
 	if err != nil || r == nil || !r.Status.Shown() {
-		return nil, err
+		return nil, p.Ledger(), err
 	}
-	return r, nil
+	return r, p.Ledger(), nil
 }

@@ -46,9 +46,9 @@ func TestPayerRequest(t *testing.T) {
 		r.PayerContact != "01712345678" || r.History[0].By != "payer" || r.Note != "never came" || r.Reason != refund.ReasonNotDelivered {
 		t.Fatalf("%+v", r)
 	}
-	shown, err := svc.PayerRequest(ctx, pid)
-	if err != nil || shown == nil || shown.ID != r.ID {
-		t.Fatal(shown, err)
+	shown, ledger, err := svc.PayerRequest(ctx, pid)
+	if err != nil || shown == nil || shown.ID != r.ID || ledger.Refundable() != 0 {
+		t.Fatal(shown, ledger, err)
 	}
 	for _, st := range []refund.Action{"", refund.Review, refund.Approve} {
 		if st != "" {
@@ -72,8 +72,8 @@ func TestPayerRequest(t *testing.T) {
 	if _, err := svc.Transition(ctx, sc, next.ID, refund.Reject, refund.TransitionInput{Reason: "delivered on the 3rd"}); err != nil {
 		t.Fatal(err)
 	}
-	shown, _ = svc.PayerRequest(ctx, pid)
-	if shown.Status != refund.Rejected || shown.RejectionReason != "delivered on the 3rd" {
+	shown, ledger, _ = svc.PayerRequest(ctx, pid)
+	if shown.Status != refund.Rejected || shown.RejectionReason != "delivered on the 3rd" || ledger.Refundable() != 700 {
 		t.Fatalf("%+v", shown)
 	}
 	if err := f.check(pid); err != nil {

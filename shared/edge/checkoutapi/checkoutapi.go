@@ -22,6 +22,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/obs"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payerrefund"
 	"github.com/takapay/payments/shared/payment"
 )
 
@@ -31,6 +32,8 @@ type Handlers struct {
 	// AllowLocalhostRedirects lets the page's form-action follow http://localhost merchant
 	// URLs (make dev only; see checkout.SecurityHeaders).
 	AllowLocalhostRedirects bool
+	// Refunds is the payer's refund door (nil: the page offers none).
+	Refunds *payerrefund.Door
 }
 
 // mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON),
@@ -223,6 +226,7 @@ func (h *Handlers) render(ctx context.Context, p *payment.Payment, base string, 
 		return web.JSON(status, v)
 	}
 	v.ActionBase, v.Lang = base, m.lang
+	v.Refund = h.refundSection(ctx, p, base, m)
 	fill(&v)
 	var err error
 	if v.Purchase, err = h.Service.Purchase(ctx, p); err != nil {

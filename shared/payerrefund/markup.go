@@ -1,0 +1,113 @@
+package payerrefund
+
+import (
+	"github.com/takapay/payments/shared/foundation/h"
+	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/foundation/page"
+	"github.com/takapay/payments/shared/foundation/ui"
+	"github.com/takapay/payments/shared/refund"
+)
+
+// Section is the payer's refund part of a paid page: the latest request's status, and the
+// form while a request can be made (none yet, or the last one rejected or cancelled).
+type Section struct {
+	Lang page.Lang
+	// Action is where the form posts (with the page's ?lang=).
+	Action string
+	// Request is the payment's latest payer request (nil: none).
+	Request *refund.Refund
+	// Refundable is what the payment has left to refund: the form is offered only then.
+	Refundable money.Paisa
+	// Form, Errors and Error are a refused post's values, field errors and whole-form refusal.
+	Form   Form
+	Errors []ui.FieldError
+	Error  string
+}
+
+var nl = h.Text("\n")
+
+// Node is the section (nothing when there is neither a request nor anything to refund).
+func (s Section) Node() h.Node {
+	offer := s.Refundable > 0 && (s.Request == nil || s.Request.Status == refund.Rejected || s.Request.Status == refund.Cancelled)
+	if s.Request == nil && !offer {
+		return nil
+	}
+	return h.Group{h.Section(h.Class("refund"), h.ID("refund"), h.Aria("labelledby", "refund-title"), nl,
+		h.H2(h.Class("section-title"), h.ID("refund-title"), h.Text(s.Lang.T("refund.payer.title"))), nl,
+		h.If(s.Request != nil, s.status()),
+		h.If(offer, s.form()),
+	), nl}
+}
+
+// status is the request's status in the payer's words, with its date.
+func (s Section) status() h.Node {
+	l, r := s.Lang, s.Request
+	amount := l.Amount(r.AmountMinor)
+	var text string
+	switch r.Status {
+	case refund.Requested:
+		text = l.T("refund.payer.status.REQUESTED", "amount", amount, "date", l.DateTime(r.CreatedAt))
+	case refund.Returned:
+		at := r.UpdatedAt
+		if r.ReturnedAt != nil {
+			at = *r.ReturnedAt
+		}
+		text = l.T("refund.payer.status.RETURNED", "amount", amount, "date", l.DateTime(at))
+	default:
+		text = l.T("refund.payer.status."+string(r.Status), "amount", amount)
+	}
+	return h.Group{
+		h.P(h.Class("refund-status refund-"+string(r.Status)), h.ID("refund-status"), h.Data("status", string(r.Status)), h.Text(text)), nl,
+		h.If(r.Status == refund.Rejected && r.RejectionReason != "", h.Group{
+			h.P(h.ID("refund-rejection"), h.Text(l.T("refund.payer.rejection_reason")+" "), h.Span(h.Class("quote"), h.Text(r.RejectionReason))), nl}),
+	}
+}
+
+// form is the request form: reason, an optional note, a contact; it works without script.
+func (s Section) form() h.Node {
+	l := s.Lang
+	errs := map[string]string{}
+	for _, e := range s.Errors {
+		errs[e.ID] = e.Message
+	}
+	title := "refund.payer.intro"
+	if s.Request != nil {
+		title = "refund.payer.again"
+	}
+	return h.Group{
+		h.P(h.Class("muted"), h.Text(l.T(title))), nl,
+		h.If(s.Error != "", h.Group{h.P(h.Class("error"), h.ID("refund-error"), h.Role("alert"), h.Text(s.Error)), nl}),
+		ui.ErrorSummary(l.T("refund.payer.err.title"), s.Errors),
+		ui.PostForm(s.Action, "", h.Class("refund-form"), h.ID("refund-form"), h.Bool("novalidate", true), nl,
+			ui.Field{Name: FieldReason, ID: fieldID(FieldReason), Label: l.T("refund.payer.reason"), Required: true,
+				Error: errs[fieldID(FieldReason)], Control: s.reasons}, nl,
+			ui.Field{Name: FieldNote, ID: fieldID(FieldNote), Label: l.T("refund.payer.note"), Type: "textarea",
+				Value: s.Form.Note, Hint: l.T("refund.payer.note_hint"), Error: errs[fieldID(FieldNote)],
+				Extra: []h.Node{h.Attr("maxlength", "255"), h.Attr("rows", "3")}}, nl,
+			ui.Field{Name: FieldContact, ID: fieldID(FieldContact), Label: l.T("refund.payer.contact"), Required: true,
+				Value: s.Form.Contact, Hint: l.T("refund.payer.contact_hint"), Error: errs[fieldID(FieldContact)],
+				Extra: []h.Node{h.Attr("maxlength", "254"), h.Attr("autocapitalize", "none"), h.Attr("spellcheck", "false")}}, nl,
+			ui.Submit("refund-submit", l.T("refund.payer.submit")), nl,
+		), nl,
+	}
+}
+
+// reasons is the reason's select: a word for each reason, the payer's choice kept.
+func (s Section) reasons(id, describedBy string) h.Node {
+	l := s.Lang
+	return h.Select(h.Class("field"), h.ID(id), h.Name(FieldReason), h.Required(true), h.Aria("describedby", describedBy),
+		h.If(errsHas(s.Errors, id), h.Attr("aria-invalid", "true")),
+		h.Option(h.Value(""), h.Text(l.T("refund.payer.reason.choose"))),
+		h.Map(refund.Reasons, func(r refund.Reason) h.Node {
+			return h.Option(h.Value(string(r)), h.Selected(s.Form.Reason == string(r)), h.Text(l.T("refund.payer.reason."+string(r))))
+		}))
+}
+
+func errsHas(errs []ui.FieldError, id string) bool {
+	for _, e := range errs {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
