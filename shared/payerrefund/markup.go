@@ -1,6 +1,7 @@
 package payerrefund
 
 import (
+	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/h"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/page"
@@ -11,31 +12,47 @@ import (
 // Section is the payer's refund part of a paid page: the latest request's status, and the
 // form while a request can be made (none yet, or the last one rejected or cancelled).
 type Section struct {
-	Lang page.Lang
-	// Action is where the form posts (with the page's ?lang=).
+	// Lang and Action (where the form posts, with the page's ?lang=) are the page's.
+	Lang   page.Lang
 	Action string
 	// Request is the payment's latest payer request (nil: none).
 	Request *refund.Refund
 	// Refundable is what the payment has left to refund: the form is offered only then.
 	Refundable money.Paisa
-	// Form, Errors and Error are a refused post's values, field errors and whole-form refusal.
-	Form   Form
-	Errors []ui.FieldError
-	Error  string
+	// Form, Violations and Refusal are a refused post's values, the rules it broke and a
+	// whole-form refusal (a catalogue key: RefusalNothing, RefusalRateLimited).
+	Form       Form
+	Violations []apierr.Violation
+	Refusal    string
 }
+
+// The whole-form refusals.
+const (
+	RefusalNothing     = "refund.payer.err.nothing"
+	RefusalRateLimited = "refund.payer.err.rate_limited"
+)
 
 var nl = h.Text("\n")
 
 // Node is the section (nothing when there is neither a request nor anything to refund).
 func (s Section) Node() h.Node {
 	offer := s.Refundable > 0 && (s.Request == nil || s.Request.Status == refund.Rejected || s.Request.Status == refund.Cancelled)
-	if s.Request == nil && !offer {
+	if s.Request == nil && !offer && s.Refusal == "" {
 		return nil
 	}
+	var status, form h.Node
+	title := "refund.payer.title"
+	if s.Request != nil {
+		status, title = s.status(), "refund.payer.title_status"
+	}
+	if offer {
+		form = s.form()
+	}
 	return h.Group{h.Section(h.Class("refund"), h.ID("refund"), h.Aria("labelledby", "refund-title"), nl,
-		h.H2(h.Class("section-title"), h.ID("refund-title"), h.Text(s.Lang.T("refund.payer.title"))), nl,
-		h.If(s.Request != nil, s.status()),
-		h.If(offer, s.form()),
+		h.H2(h.Class("section-title"), h.ID("refund-title"), h.Text(s.Lang.T(title))), nl,
+		h.If(s.Refusal != "", h.Group{h.P(h.Class("error"), h.ID("refund-error"), h.Role("alert"), h.Text(s.Lang.T(s.Refusal))), nl}),
+		status,
+		form,
 	), nl}
 }
 
@@ -58,6 +75,8 @@ func (s Section) status() h.Node {
 	}
 	return h.Group{
 		h.P(h.Class("refund-status refund-"+string(r.Status)), h.ID("refund-status"), h.Data("status", string(r.Status)), h.Text(text)), nl,
+		h.If(r.Note != "", h.Group{
+			h.P(h.ID("refund-note-shown"), h.Text(l.T("refund.payer.your_note")+" "), h.Span(h.Class("quote"), h.Text(r.Note))), nl}),
 		h.If(r.Status == refund.Rejected && r.RejectionReason != "", h.Group{
 			h.P(h.ID("refund-rejection"), h.Text(l.T("refund.payer.rejection_reason")+" "), h.Span(h.Class("quote"), h.Text(r.RejectionReason))), nl}),
 	}
@@ -66,8 +85,9 @@ func (s Section) status() h.Node {
 // form is the request form: reason, an optional note, a contact; it works without script.
 func (s Section) form() h.Node {
 	l := s.Lang
+	fieldErrs := Errors(l, s.Violations)
 	errs := map[string]string{}
-	for _, e := range s.Errors {
+	for _, e := range fieldErrs {
 		errs[e.ID] = e.Message
 	}
 	title := "refund.payer.intro"
@@ -76,8 +96,7 @@ func (s Section) form() h.Node {
 	}
 	return h.Group{
 		h.P(h.Class("muted"), h.Text(l.T(title))), nl,
-		h.If(s.Error != "", h.Group{h.P(h.Class("error"), h.ID("refund-error"), h.Role("alert"), h.Text(s.Error)), nl}),
-		ui.ErrorSummary(l.T("refund.payer.err.title"), s.Errors),
+		h.If(len(fieldErrs) > 0, h.Group{ui.ErrorSummary(l.T("refund.payer.err.title"), fieldErrs), nl}),
 		ui.PostForm(s.Action, "", h.Class("refund-form"), h.ID("refund-form"), h.Bool("novalidate", true), nl,
 			ui.Field{Name: FieldReason, ID: fieldID(FieldReason), Label: l.T("refund.payer.reason"), Required: true,
 				Error: errs[fieldID(FieldReason)], Control: s.reasons}, nl,
@@ -96,7 +115,7 @@ func (s Section) form() h.Node {
 func (s Section) reasons(id, describedBy string) h.Node {
 	l := s.Lang
 	return h.Select(h.Class("field"), h.ID(id), h.Name(FieldReason), h.Required(true), h.Aria("describedby", describedBy),
-		h.If(errsHas(s.Errors, id), h.Attr("aria-invalid", "true")),
+		h.If(errsHas(Errors(l, s.Violations), id), h.Attr("aria-invalid", "true")),
 		h.Option(h.Value(""), h.Text(l.T("refund.payer.reason.choose"))),
 		h.Map(refund.Reasons, func(r refund.Reason) h.Node {
 			return h.Option(h.Value(string(r)), h.Selected(s.Form.Reason == string(r)), h.Text(l.T("refund.payer.reason."+string(r))))

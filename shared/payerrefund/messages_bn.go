@@ -31,5 +31,7 @@ var messagesBN = map[string]string{
 	"refund.payer.status.RETURNED":              "আপনার {amount} রিফান্ড {date}-এ ফেরত পাঠানো হয়েছে।",
 	"refund.payer.status.REJECTED":              "মার্চেন্ট আপনার {amount} রিফান্ডের অনুরোধ প্রত্যাখ্যান করেছেন।",
 	"refund.payer.status.CANCELLED":             "আপনার {amount} রিফান্ডের অনুরোধ বাতিল হয়েছে।",
+	"refund.payer.title_status":                 "আপনার রিফান্ডের অনুরোধ",
+	"refund.payer.your_note":                    "আপনার নোট:",
 	"refund.payer.rejection_reason":             "তাঁদের কারণ:",
 }

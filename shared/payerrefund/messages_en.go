@@ -31,5 +31,7 @@ var messagesEN = map[string]string{
 	"refund.payer.status.RETURNED":              "Your refund of {amount} was sent back on {date}.",
 	"refund.payer.status.REJECTED":              "The merchant rejected your request for a refund of {amount}.",
 	"refund.payer.status.CANCELLED":             "Your request for a refund of {amount} was cancelled.",
+	"refund.payer.title_status":                 "Your refund request",
+	"refund.payer.your_note":                    "Your note:",
 	"refund.payer.rejection_reason":             "Their reason:",
 }

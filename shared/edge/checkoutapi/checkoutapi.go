@@ -226,7 +226,7 @@ func (h *Handlers) render(ctx context.Context, p *payment.Payment, base string, 
 		return web.JSON(status, v)
 	}
 	v.ActionBase, v.Lang = base, m.lang
-	v.Refund = h.refundSection(ctx, p, base, m)
+	v.Refund = h.refundSection(ctx, p)
 	fill(&v)
 	var err error
 	if v.Purchase, err = h.Service.Purchase(ctx, p); err != nil {

@@ -89,23 +89,22 @@ func (h *Handlers) refundRefused(ctx context.Context, p *payment.Payment, base s
 	if !errors.As(err, &ae) {
 		return nil
 	}
-	l := m.lang.Lang
 	var fill func(*checkout.View)
 	switch {
 	case ae.Code == apierr.ValidationFailed:
 		fill = func(v *checkout.View) {
 			if v.Refund != nil {
-				v.Refund.Form, v.Refund.Errors = form, payerrefund.Errors(l, ae.Violations)
+				v.Refund.Form, v.Refund.Violations = form, ae.Violations
 			}
 		}
 	case errors.Is(err, refund.ErrNothingRefundable), ae.Code == apierr.RateLimited:
-		key := "refund.payer.err.nothing"
+		key := payerrefund.RefusalNothing
 		if ae.Code == apierr.RateLimited {
-			key = "refund.payer.err.rate_limited"
+			key = payerrefund.RefusalRateLimited
 		}
 		fill = func(v *checkout.View) {
 			if v.Refund != nil {
-				v.Refund.Form, v.Refund.Error = form, l.T(key)
+				v.Refund.Form, v.Refund.Refusal = form, key
 			}
 		}
 	default:
@@ -121,7 +120,7 @@ func (h *Handlers) refundRefused(ctx context.Context, p *payment.Payment, base s
 // refundSection is the refund part of p's page: the payer's latest request and, while one
 // can be made, the form (nil when p's page offers none, or the read failed: the page is still
 // the payment's, and the request's log line says why).
-func (h *Handlers) refundSection(ctx context.Context, p *payment.Payment, base string, m mode) *payerrefund.Section {
+func (h *Handlers) refundSection(ctx context.Context, p *payment.Payment) *payerrefund.Section {
 	if h.Refunds == nil || !payerrefund.Offered(p) {
 		return nil
 	}
@@ -130,5 +129,5 @@ func (h *Handlers) refundSection(ctx context.Context, p *payment.Payment, base s
 		obs.Annotate(ctx, slog.String("refund_error", err.Error()))
 		return nil
 	}
-	return &payerrefund.Section{Lang: m.lang.Lang, Action: m.lang.URL(base + "/refunds"), Request: r, Refundable: refundable}
+	return &payerrefund.Section{Request: r, Refundable: refundable} // the page sets its words and action
 }
