@@ -51,9 +51,13 @@ func Offered(p *payment.Payment) bool {
 	return p != nil && p.Status == payment.Completed && p.Environment == auth.Sandbox
 }
 
-// Request is a payer's request for a refund of p from client (its address): the limits, then
+// Request is a payer's request for a refund of p from client (its address): the input's
+// rules (a refusal spends no budget and costs no write), the limits, then
 // refund.RequestByPayer. created false answers the open request.
 func (d *Door) Request(ctx context.Context, p *payment.Payment, client string, in refund.PayerInput) (*refund.Refund, bool, error) {
+	if _, err := in.Validate(); err != nil {
+		return nil, false, err
+	}
 	for _, l := range []struct {
 		limit Limit
 		key   string
