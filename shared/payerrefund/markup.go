@@ -15,6 +15,9 @@ type Section struct {
 	// Lang and Action (where the form posts, with the page's ?lang=) are the page's.
 	Lang   page.Lang
 	Action string
+	// Hidden are the form's hidden fields, as name/value pairs (a page whose one path takes
+	// other forms too names this one).
+	Hidden []string
 	// Request is the payment's latest payer request (nil: none).
 	Request *refund.Refund
 	// Refundable is what the payment has left to refund: the form is offered only then.
@@ -74,7 +77,7 @@ func (s Section) status() h.Node {
 		text = l.T("refund.payer.status."+string(r.Status), "amount", amount)
 	}
 	return h.Group{
-		h.P(h.Class("refund-status refund-"+string(r.Status)), h.ID("refund-status"), h.Data("status", string(r.Status)), h.Text(text)), nl,
+		h.P(h.Class("refund-status"), h.ID("refund-status"), h.Data("status", string(r.Status)), h.Text(text)), nl,
 		h.If(r.Note != "", h.Group{
 			h.P(h.ID("refund-note-shown"), h.Text(l.T("refund.payer.your_note")+" "), h.Span(h.Class("quote"), h.Text(r.Note))), nl}),
 		h.If(r.Status == refund.Rejected && r.RejectionReason != "", h.Group{
@@ -97,7 +100,8 @@ func (s Section) form() h.Node {
 	return h.Group{
 		h.P(h.Class("muted"), h.Text(l.T(title))), nl,
 		h.If(len(fieldErrs) > 0, h.Group{ui.ErrorSummary(l.T("refund.payer.err.title"), fieldErrs), nl}),
-		ui.PostForm(s.Action, "", h.Class("refund-form"), h.ID("refund-form"), h.Bool("novalidate", true), nl,
+		ui.PostForm(s.Action, "", h.ID("refund-form"), h.Bool("novalidate", true), nl,
+			hidden(s.Hidden),
 			ui.Field{Name: FieldReason, ID: fieldID(FieldReason), Label: l.T("refund.payer.reason"), Required: true,
 				Error: errs[fieldID(FieldReason)], Control: s.reasons}, nl,
 			ui.Field{Name: FieldNote, ID: fieldID(FieldNote), Label: l.T("refund.payer.note"), Type: "textarea",
@@ -129,4 +133,12 @@ func errsHas(errs []ui.FieldError, id string) bool {
 		}
 	}
 	return false
+}
+
+func hidden(pairs []string) h.Node {
+	var out h.Group
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out = append(out, ui.Hidden(pairs[i], pairs[i+1]), nl)
+	}
+	return out
 }

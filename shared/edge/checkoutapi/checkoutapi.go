@@ -317,29 +317,8 @@ func fields(r *web.Request, names ...string) (map[string]string, error) {
 	return out, rd.Err()
 }
 
-// checkSameOrigin refuses a browser form post from another site. The token in the URL is the
-// only credential (nothing ambient such as a cookie), but a page elsewhere must still not be
-// able to drive a payer's checkout through their browser. Fetch Metadata decides when the
-// browser sends it (with Referrer-Policy no-referrer, browsers send "Origin: null" even on
-// same-origin posts); otherwise a present Origin must be this host.
-func checkSameOrigin(r *web.Request) error {
-	refused := apierr.New(apierr.ScopeOrEnvironmentDenied, "cross-site form submission refused")
-	if site := r.Header("Sec-Fetch-Site"); site != "" {
-		if site != "same-origin" {
-			return refused
-		}
-		return nil
-	}
-	origin := r.Header("Origin")
-	if origin == "" {
-		return nil // not a browser
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host != r.Host {
-		return refused
-	}
-	return nil
-}
+// checkSameOrigin refuses a browser form post from another site (web.CheckSameOrigin).
+func checkSameOrigin(r *web.Request) error { return web.CheckSameOrigin(r) }
 
 // payerMessage words validation problems for the payer in l, not for an API client: what
 // to choose, or what kind of identity the chosen route needs.
