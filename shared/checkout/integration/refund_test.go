@@ -14,7 +14,7 @@ import (
 
 type payerRefund struct {
 	Object, ID, PaymentID, Status, Reason, Note, RequestedBy, RejectionReason string
-	AmountMinor                                                              int64
+	AmountMinor                                                               int64
 }
 
 func decodeRefund(t *testing.T, res *localapi.Result) payerRefund {
