@@ -106,7 +106,7 @@ func (s *Service) RequestByPayer(ctx context.Context, paymentID string, in Payer
 		if err != nil {
 			return nil, false, err
 		}
-		if cur != nil && !cur.Status.Final() && cur.Status != PendingClaim {
+		if cur != nil && cur.Status.Open() {
 			return cur, false, nil
 		}
 		if cur != nil && cur.Status == PendingClaim {
