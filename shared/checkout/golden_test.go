@@ -125,6 +125,7 @@ func goldenCases() []goldenCase {
 			return v
 		}, nil},
 	}
+	cases = append(cases, refundGoldenCases()...)
 	for i := range cases {
 		c := &cases[i]
 		if c.err == nil && strings.HasPrefix(c.name, "hostile-pending") {

@@ -35,10 +35,21 @@ func pageDoc(d *pageData) ui.Document {
 			h.If(d.Error != "", h.Group{h.P(h.Class("error"), h.ID("error"), h.Role("alert"), h.Text(d.Error)), nl}),
 			h.Section(h.Class("state"), h.ID("status"), h.Data("status", d.Status), h.Attr("aria-live", "polite"), nl,
 				state(d)),
-			nl),
+			nl, refundPart(d)),
 		nl,
 		ui.Footer(l.T("page.footer"), h.Text(" · "+before), h.Span(h.ID("invoice"), h.Text(d.InvoiceID)), h.Text(after)),
 	}}
+}
+
+// refundPart is a COMPLETED payment's refund section (payerrefund), after the status: the
+// payer's request and its form, in the page's language, posting to the page's /refunds.
+func refundPart(d *pageData) h.Node {
+	if d.Refund == nil || !d.Terminal {
+		return nil
+	}
+	sec := *d.Refund
+	sec.Lang, sec.Action = d.L, d.url("/refunds")
+	return sec.Node()
 }
 
 // state is the status section's content: by state the final state, the locked choice, the

@@ -11,6 +11,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/ui"
+	"github.com/takapay/payments/shared/payerrefund"
 )
 
 // Route is a payment route the payer can choose.
@@ -70,6 +71,8 @@ type View struct {
 	Typed  map[string]string `json:"-"`
 	// Purchase is what a payment link's payer buys (nil for any other payment). Page only.
 	Purchase *Purchase `json:"-"`
+	// Refund is the payer's refund part of a COMPLETED payment's page (nil: none). Page only.
+	Refund *payerrefund.Section `json:"-"`
 }
 
 // Purchase is what a payer buys through a payment link: Quantity units at UnitMinor paisa

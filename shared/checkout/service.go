@@ -13,7 +13,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -265,20 +264,15 @@ func ViewOf(p *payment.Payment, now time.Time) View {
 // too): 017•••••678 for a phone, r•••@shop.com.bd for an email.
 func Mask(s string) string { return payment.MaskPayer(s) }
 
-var bdMobile = regexp.MustCompile(`^(?:\+?880|0)?(1[3-9][0-9]{8})$`)
-
 // normalisePayer validates the payer identity for a route and returns its stored form.
 func normalisePayer(route Route, payer string) (string, string) {
 	switch route.PayerKind {
 	case "phone":
-		// A Bangla keyboard types Bangla digits (০১৭…): they are the same number.
-		compact := strings.NewReplacer(" ", "", "-", "", "০", "0", "১", "1", "২", "2", "৩", "3", "৪", "4",
-			"৫", "5", "৬", "6", "৭", "7", "৮", "8", "৯", "9").Replace(payer)
-		mm := bdMobile.FindStringSubmatch(compact)
-		if mm == nil {
-			return "", "must be a Bangladeshi mobile number such as 01712345678"
+		n, ok := payment.NormaliseMobile(payer)
+		if !ok {
+			return "", payment.MobileRule
 		}
-		return "0" + mm[1], ""
+		return n, ""
 	case "email":
 		if rule := email.Check(payer); rule != "" {
 			return "", rule

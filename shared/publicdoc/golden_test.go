@@ -175,7 +175,7 @@ func renderGolden(t *testing.T) map[string]string {
 	out := map[string]string{}
 	for _, l := range kit.Langs {
 		choice := kit.Choice{Lang: l, Explicit: l != kit.EN}
-		for _, c := range goldenCases() {
+		for _, c := range append(goldenCases(), refundGoldenCases()...) {
 			p := c.page(t)
 			p.Lang = choice
 			var buf bytes.Buffer

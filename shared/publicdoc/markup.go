@@ -56,10 +56,21 @@ func pageDoc(p *Page) ui.Document {
 			details(v, l),
 			h.Section(h.Class("state"), h.ID("status"), h.Aria("labelledby", "status-title"), nl,
 				state(p)),
-			nl),
+			nl, refundPart(p)),
 		nl,
 		ui.Footer(l.T("page.footer")),
 	}}
+}
+
+// refundPart is a paid invoice's refund section (payerrefund), after the status: the payer's
+// request and its form, in the page's language, posting to the page's own path.
+func refundPart(p *Page) h.Node {
+	if p.Refund == nil || p.View.State != StatePaid {
+		return nil
+	}
+	sec := *p.Refund
+	sec.Lang, sec.Action, sec.Hidden = p.Lang.Lang, p.Lang.URL(p.Action), []string{RefundFormField, "refund"}
+	return sec.Node()
 }
 
 // state is the status section's content: the form while payable, else the state's headline

@@ -4,9 +4,11 @@ import (
 	_ "embed"
 	"errors"
 	"io"
+	"net/url"
 
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/ui"
+	"github.com/takapay/payments/shared/payerrefund"
 )
 
 // Page is what RenderPage shows.
@@ -30,6 +32,19 @@ type Page struct {
 	// Lang is the page's language and whether the payer chose it (then the form's action and
 	// the switch carry ?lang=).
 	Lang page.Choice
+	// Refund is a paid invoice's refund section (payerrefund; nil: none): it posts to Action
+	// with the hidden field RefundFormField = "refund".
+	Refund *payerrefund.Section
+}
+
+// RefundFormField marks a post of the page's refund form (its value "refund"): the page's one
+// path takes both the payer's answers and, once paid, a refund request.
+const RefundFormField = "form"
+
+// IsRefundForm reports whether a form post is the refund form's.
+func IsRefundForm(body []byte) bool {
+	v, err := url.ParseQuery(string(body))
+	return err == nil && v.Get(RefundFormField) == "refund"
 }
 
 // The page's only style (the kit's base stylesheet and the page's additions), inlined

@@ -120,18 +120,21 @@ const (
 
 // Refund is the refund resource.
 type Refund struct {
-	ID                string
-	WorkspaceID       string
-	Environment       auth.Environment
-	PaymentID         string
-	AmountMinor       money.Paisa
-	Currency          string
-	Status            Status
-	Reason            Reason
-	Note              string
-	Reference         string
-	Metadata          map[string]string
-	RequestedBy       Requester
+	ID          string
+	WorkspaceID string
+	Environment auth.Environment
+	PaymentID   string
+	AmountMinor money.Paisa
+	Currency    string
+	Status      Status
+	Reason      Reason
+	Note        string
+	Reference   string
+	Metadata    map[string]string
+	RequestedBy Requester
+	// PayerContact is where the merchant can reach a payer who asked (a mobile number as
+	// 01XXXXXXXXX or an email; "" for a merchant's refund).
+	PayerContact      string
 	DueBy             *time.Time
 	ProviderReference string
 	ReturnedAt        *time.Time
@@ -293,6 +296,8 @@ type CreateInput struct {
 	// RequestHash identifies the request's content: the same key with another hash is 409
 	// IDEMPOTENCY_KEY_REUSED ("" compares only payment and amount).
 	RequestHash string
+	// PayerContact is the payer's contact, already normalised (RequestByPayer).
+	PayerContact string
 }
 
 // TransitionInput is the body of a transition.

@@ -32,6 +32,8 @@ type Payment struct {
 	Document Document
 	// WebhookURL is where the payment's webhooks go: its refunds' events go there too.
 	WebhookURL string
+	// PayerRequest is the id of the payment's latest payer request ("" for none; decision 120).
+	PayerRequest string
 }
 
 // Ledger is the payment's refund view.
@@ -251,11 +253,10 @@ func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Ref
 			return nil, err
 		}
 	}
-	r, err := s.newRefund(scope, in, amount, p.WebhookURL)
+	r, err := s.newRefund(scope, in, amount, p)
 	if err != nil {
 		return nil, err
 	}
-	r.Document = p.Document
 	stored, err := s.Store.PutRefund(ctx, r)
 	if errors.Is(err, ErrExists) {
 		return s.replay(ctx, stored, in, p)
@@ -302,7 +303,9 @@ func (s *Service) reserveKey(ctx context.Context, scope Scope, key string) (stri
 	return s.Keys.PutRefundKey(ctx, scope.WorkspaceID, scope.Environment, key, u.String())
 }
 
-func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa, webhookURL string) (*Refund, error) {
+// newRefund is the PENDING_CLAIM refund a create writes for p: it carries the payment's
+// webhook_url and document, so its events and its document's count need no second read.
+func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa, p *Payment) (*Refund, error) {
 	id := in.ID
 	if id == "" {
 		u, err := uuid.NewV7()
@@ -315,10 +318,10 @@ func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa, web
 	return &Refund{
 		ID: id, WorkspaceID: scope.WorkspaceID, Environment: scope.Environment, PaymentID: in.PaymentID,
 		AmountMinor: amount, Currency: Currency, Status: PendingClaim, Reason: in.Reason, Note: in.Note,
-		Reference: in.Reference, Metadata: in.Metadata, RequestedBy: in.RequestedBy,
+		Reference: in.Reference, Metadata: in.Metadata, RequestedBy: in.RequestedBy, PayerContact: in.PayerContact,
 		History: []Entry{{Status: Requested, At: now, By: scope.By, Note: in.Note}}, Version: 1,
-		CreatedAt: now, UpdatedAt: now, FollowUp: FollowClaim, FollowUpAt: now.Add(s.grace()), WebhookURL: webhookURL,
-		RequestHash: in.RequestHash,
+		CreatedAt: now, UpdatedAt: now, FollowUp: FollowClaim, FollowUpAt: now.Add(s.grace()), WebhookURL: p.WebhookURL,
+		Document: p.Document, RequestHash: in.RequestHash,
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/edge/publicdocapi"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payerrefund"
 	"github.com/takapay/payments/shared/publicdoc"
 	"github.com/takapay/payments/shared/ratelimit"
 )
@@ -18,7 +19,8 @@ var Function = app.HTTPFunction{LogicalID: "PublicDocumentsFunction", Name: "pub
 // token is the capability). Both share one limiter per token and client address, with the
 // checkout's limits; the POST also spends the document's own budget of intent creations,
 // shared by every instance (DOCUMENT_PAY_RATE, DOCUMENT_PAY_BURST), after the client's own
-// budget on that document (DOCUMENT_PAY_PER_CLIENT a minute).
+// budget on that document (DOCUMENT_PAY_PER_CLIENT a minute). A paid invoice's page takes the
+// payer's refund request too (payerrefund, with its own limits).
 func Build(d *app.Deps) app.API {
 	limiter := &ratelimit.CapabilityLimiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}
 	s := &publicdoc.Service{Store: d.Store, Limiter: limiter, Now: d.Now}
@@ -32,7 +34,8 @@ func Build(d *app.Deps) app.API {
 		// Per client address and document, spent first: one more write per POST.
 		c.Clients = &ratelimit.Limiter{Store: d.Store, Rate: n, Per: time.Minute, Burst: n, Lease: 1, Now: d.Now}
 	}
-	a := &publicdocapi.API{Docs: s, Checkout: c, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs}
+	a := &publicdocapi.API{Docs: s, Checkout: c, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs,
+		Refunds: payerrefund.New(d.Store, d.Now)}
 	return app.API{ErrorPage: a.ErrorPage, Routes: web.Routes{
 		"GET /v1/public/documents/{token}":  a.View,
 		"POST /v1/public/documents/{token}": a.Pay,

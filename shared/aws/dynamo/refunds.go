@@ -106,6 +106,7 @@ type refundItem struct {
 	Reference         string            `dynamodbav:"reference,omitempty"`
 	Metadata          map[string]string `dynamodbav:"metadata,omitempty"`
 	RequestedBy       string            `dynamodbav:"requested_by"`
+	PayerContact      string            `dynamodbav:"payer_contact,omitempty"`
 	DueBy             *time.Time        `dynamodbav:"due_by,omitempty"`
 	ProviderReference string            `dynamodbav:"provider_reference,omitempty"`
 	ReturnedAt        *time.Time        `dynamodbav:"returned_at,omitempty"`
@@ -178,7 +179,7 @@ func toRefundItem(r *refund.Refund) refundItem {
 	it := refundItem{
 		PK: refundPK(r.WorkspaceID, r.Environment), SK: r.ID, PaymentID: r.PaymentID, AmountMinor: int64(r.AmountMinor),
 		Currency: r.Currency, Status: string(r.Status), Reason: string(r.Reason), Note: r.Note, Reference: r.Reference,
-		Metadata: r.Metadata, RequestedBy: string(r.RequestedBy), DueBy: r.DueBy, ProviderReference: r.ProviderReference,
+		Metadata: r.Metadata, RequestedBy: string(r.RequestedBy), PayerContact: r.PayerContact, DueBy: r.DueBy, ProviderReference: r.ProviderReference,
 		ReturnedAt: r.ReturnedAt, RejectionReason: r.RejectionReason, History: r.History, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FollowUp: string(r.FollowUp),
 		DocumentKind: string(r.Document.Kind), DocumentID: r.Document.ID,
@@ -209,7 +210,7 @@ func decodeRefund(item map[string]types.AttributeValue) (*refund.Refund, error) 
 	r := &refund.Refund{
 		ID: it.SK, WorkspaceID: ws, Environment: env, PaymentID: it.PaymentID, AmountMinor: money.Paisa(it.AmountMinor),
 		Currency: it.Currency, Status: refund.Status(it.Status), Reason: refund.Reason(it.Reason), Note: it.Note,
-		Reference: it.Reference, Metadata: it.Metadata, RequestedBy: refund.Requester(it.RequestedBy), DueBy: it.DueBy,
+		Reference: it.Reference, Metadata: it.Metadata, RequestedBy: refund.Requester(it.RequestedBy), PayerContact: it.PayerContact, DueBy: it.DueBy,
 		ProviderReference: it.ProviderReference, ReturnedAt: it.ReturnedAt, RejectionReason: it.RejectionReason,
 		History: it.History, Version: it.Version, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 		FollowUp: refund.FollowUp(it.FollowUp), Document: refund.Document{Kind: payment.SourceKind(it.DocumentKind), ID: it.DocumentID},
@@ -253,13 +254,14 @@ func decodeRefundPayment(item map[string]types.AttributeValue) (*refund.Payment,
 	var l struct { // the ledger's maps
 		Claims  map[string]int64 `dynamodbav:"refund_claims"`
 		Counted map[string]int64 `dynamodbav:"refund_counted"`
+		Payer   string           `dynamodbav:"refund_payer"`
 	}
 	if err := attributevalue.UnmarshalMap(item, &l); err != nil {
 		return nil, fmt.Errorf("decode refund ledger: %w", err)
 	}
 	out := &refund.Payment{ID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: p.Environment, Status: p.Status,
 		AmountMinor: p.AmountMinor, Promised: money.Paisa(it.RefundPromised), Returned: money.Paisa(it.RefundReturned),
-		Document: refund.DocumentOf(p), WebhookURL: p.WebhookURL}
+		Document: refund.DocumentOf(p), WebhookURL: p.WebhookURL, PayerRequest: l.Payer}
 	if l.Claims != nil {
 		out.Claims = make(map[string]money.Paisa, len(l.Claims))
 		for id, v := range l.Claims {

@@ -22,6 +22,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/obs"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payerrefund"
 	"github.com/takapay/payments/shared/payment"
 )
 
@@ -31,6 +32,8 @@ type Handlers struct {
 	// AllowLocalhostRedirects lets the page's form-action follow http://localhost merchant
 	// URLs (make dev only; see checkout.SecurityHeaders).
 	AllowLocalhostRedirects bool
+	// Refunds is the payer's refund door (nil: the page offers none).
+	Refunds *payerrefund.Door
 }
 
 // mode tells how to answer: a browser (HTML page, forms, redirects) or an API client (JSON),
@@ -223,6 +226,7 @@ func (h *Handlers) render(ctx context.Context, p *payment.Payment, base string, 
 		return web.JSON(status, v)
 	}
 	v.ActionBase, v.Lang = base, m.lang
+	v.Refund = h.refundSection(ctx, p)
 	fill(&v)
 	var err error
 	if v.Purchase, err = h.Service.Purchase(ctx, p); err != nil {
@@ -313,29 +317,8 @@ func fields(r *web.Request, names ...string) (map[string]string, error) {
 	return out, rd.Err()
 }
 
-// checkSameOrigin refuses a browser form post from another site. The token in the URL is the
-// only credential (nothing ambient such as a cookie), but a page elsewhere must still not be
-// able to drive a payer's checkout through their browser. Fetch Metadata decides when the
-// browser sends it (with Referrer-Policy no-referrer, browsers send "Origin: null" even on
-// same-origin posts); otherwise a present Origin must be this host.
-func checkSameOrigin(r *web.Request) error {
-	refused := apierr.New(apierr.ScopeOrEnvironmentDenied, "cross-site form submission refused")
-	if site := r.Header("Sec-Fetch-Site"); site != "" {
-		if site != "same-origin" {
-			return refused
-		}
-		return nil
-	}
-	origin := r.Header("Origin")
-	if origin == "" {
-		return nil // not a browser
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host != r.Host {
-		return refused
-	}
-	return nil
-}
+// checkSameOrigin refuses a browser form post from another site (web.CheckSameOrigin).
+func checkSameOrigin(r *web.Request) error { return web.CheckSameOrigin(r) }
 
 // payerMessage words validation problems for the payer in l, not for an API client: what
 // to choose, or what kind of identity the chosen route needs.

@@ -17,6 +17,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payerrefund"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/publicdoc"
 )
@@ -27,6 +28,8 @@ type API struct {
 	Checkout *publicdoc.Checkout
 	// AllowLocalhostFormAction lets the page's form post to http://localhost (make dev only).
 	AllowLocalhostFormAction bool
+	// Refunds is the payer's refund door of a paid invoice (nil: the page offers none).
+	Refunds *payerrefund.Door
 }
 
 // PayResponse is the JSON answer of the payer's POST.
@@ -63,7 +66,8 @@ func (a *API) View(ctx context.Context, r *web.Request) (*web.Response, error) {
 		resp.Headers = map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 		return resp, nil
 	}
-	return a.render(http.StatusOK, publicdoc.Page{View: o.View, Action: r.Path, Sandbox: o.Doc.Environment == auth.Sandbox, Lang: langOf(r)})
+	return a.render(http.StatusOK, publicdoc.Page{View: o.View, Action: r.Path, Sandbox: o.Doc.Environment == auth.Sandbox, Lang: langOf(r),
+		Refund: a.refundSection(ctx, o)})
 }
 
 // render answers the page p with status and the page's security headers.
@@ -97,6 +101,9 @@ func (a *API) Pay(ctx context.Context, r *web.Request) (*web.Response, error) {
 		return nil, err
 	}
 	form, lang := isForm(r), langOf(r)
+	if form && publicdoc.IsRefundForm(r.Body) {
+		return a.refund(ctx, r, o)
+	}
 	if err := o.Refusal(); err != nil {
 		return a.refuse(r, o, form, err, nil)
 	}
