@@ -91,8 +91,9 @@ func (s *Service) emit(ctx context.Context, r *Refund, d *payment.Delivery) {
 	}
 }
 
-// Resource is the refund as the API shows it (and as its webhook events carry it in data):
-// the internal statuses, follow-ups, webhook_url and events never appear.
+// Resource is the refund as the API shows it (the contract's components.schemas.Refund), and
+// as its webhook events carry it in data: the one encoding of a refund. The internal statuses,
+// follow-ups, webhook_url, events, request hash and document never appear.
 type Resource struct {
 	ID                string            `json:"id"`
 	Object            string            `json:"object"`
@@ -103,14 +104,16 @@ type Resource struct {
 	Currency          string            `json:"currency"`
 	Status            Status            `json:"status"`
 	Reason            Reason            `json:"reason"`
-	Note              string            `json:"note"`
-	Reference         string            `json:"reference"`
-	Metadata          map[string]string `json:"metadata"`
+	Note              string            `json:"note,omitempty"`
+	Reference         string            `json:"reference,omitempty"`
+	Metadata          map[string]string `json:"metadata,omitempty"`
 	RequestedBy       Requester         `json:"requested_by"`
-	DueBy             *time.Time        `json:"due_by"`
-	ProviderReference string            `json:"provider_reference"`
-	ReturnedAt        *time.Time        `json:"returned_at"`
-	RejectionReason   string            `json:"rejection_reason"`
+	PayerContact      string            `json:"payer_contact,omitempty"`
+	DueBy             *time.Time        `json:"due_by,omitempty"`
+	Overdue           bool              `json:"overdue,omitempty"`
+	ProviderReference string            `json:"provider_reference,omitempty"`
+	ReturnedAt        *time.Time        `json:"returned_at,omitempty"`
+	RejectionReason   string            `json:"rejection_reason,omitempty"`
 	History           []HistoryEntry    `json:"history"`
 	Version           int64             `json:"version"`
 	CreatedAt         time.Time         `json:"created_at"`
@@ -128,11 +131,11 @@ type HistoryEntry struct {
 // Object is the resource's "object" member.
 const Object = "refund"
 
-// Resource is r as the API shows it.
-func (r *Refund) Resource() Resource {
+// Resource is r as the API shows it at now (overdue is decided at now).
+func (r *Refund) Resource(now time.Time) Resource {
 	md := r.Metadata
-	if md == nil {
-		md = map[string]string{}
+	if len(md) == 0 {
+		md = nil
 	}
 	h := make([]HistoryEntry, len(r.History))
 	for i, e := range r.History {
@@ -140,7 +143,16 @@ func (r *Refund) Resource() Resource {
 	}
 	return Resource{ID: r.ID, Object: Object, WorkspaceID: r.WorkspaceID, Environment: r.Environment,
 		PaymentID: r.PaymentID, AmountMinor: r.AmountMinor, Currency: r.Currency, Status: r.Status, Reason: r.Reason,
-		Note: r.Note, Reference: r.Reference, Metadata: md, RequestedBy: r.RequestedBy, DueBy: r.DueBy,
-		ProviderReference: r.ProviderReference, ReturnedAt: r.ReturnedAt, RejectionReason: r.RejectionReason,
-		History: h, Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		Note: r.Note, Reference: r.Reference, Metadata: md, RequestedBy: r.RequestedBy, PayerContact: r.PayerContact,
+		DueBy: utc(r.DueBy), Overdue: r.Overdue(now), ProviderReference: r.ProviderReference, ReturnedAt: utc(r.ReturnedAt),
+		RejectionReason: r.RejectionReason, History: h, Version: r.Version, CreatedAt: r.CreatedAt.UTC(),
+		UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

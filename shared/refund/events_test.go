@@ -72,7 +72,7 @@ func TestRefundEventsRecordedWithTheirWrite(t *testing.T) {
 		t.Fatalf("pending events must wake the sweep: %s %v", at, ok)
 	}
 	// The resource shows nothing internal.
-	b, _ := json.Marshal(stored.Resource())
+	b, _ := json.Marshal(stored.Resource(clock))
 	for _, internal := range []string{"hook", "event", "follow", "Writes"} {
 		if strings.Contains(string(b), internal) {
 			t.Fatalf("resource shows %q: %s", internal, b)

@@ -55,7 +55,7 @@ func RefundMessage(workspaceID string, env auth.Environment, refundID, eventID s
 
 // refundBody is the payload of r's event e.
 func refundBody(r *refund.Refund, e *payment.Delivery) []byte {
-	body, _ := json.Marshal(RefundPayload{ID: e.EventID, Type: e.Kind, Timestamp: e.CreatedAt, Data: r.Resource()})
+	body, _ := json.Marshal(RefundPayload{ID: e.EventID, Type: e.Kind, Timestamp: e.CreatedAt, Data: r.Resource(e.CreatedAt)})
 	return body
 }
 

@@ -19,11 +19,12 @@ var Function = app.HTTPFunction{LogicalID: "CheckoutFunction", Name: "checkout",
 func Build(d *app.Deps) app.API {
 	s := &checkout.Service{Store: d.Store, Now: d.Now,
 		Limiter: &checkout.Limiter{PerToken: d.Config.CheckoutRatePerToken, PerClient: d.Config.CheckoutRatePerClient}}
+	refunds := payerrefund.New(d.Store, d.Now)
 	if d.Config.WebhookQueueURL != "" {
-		s.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+		q := &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+		s.Events, refunds.Refunds.Events = q, q
 	}
-	h := &checkoutapi.Handlers{Service: s, AllowLocalhostRedirects: d.Config.AllowLocalhostURLs,
-		Refunds: payerrefund.New(d.Store, d.Now)}
+	h := &checkoutapi.Handlers{Service: s, AllowLocalhostRedirects: d.Config.AllowLocalhostURLs, Refunds: refunds}
 	return app.API{ErrorPage: h.ErrorPage, Routes: web.Routes{
 		"GET /v1/public/checkout/{token}":                         h.View,
 		"POST /v1/public/checkout/{token}/lock":                   h.Lock,

@@ -35,6 +35,9 @@ func Build(d *app.Deps) app.API {
 	if d.Config.WebhookQueueURL != "" {
 		q := &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
 		intents.Events, p.Queue = q, q
+		if p.Refunds != nil {
+			p.Refunds.Events = q
+		}
 	}
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
 		"GET /dashboard/payments":                      p.List,

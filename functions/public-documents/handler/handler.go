@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
 	"github.com/takapay/payments/shared/edge/publicdocapi"
 	"github.com/takapay/payments/shared/foundation/web"
 	"github.com/takapay/payments/shared/payerrefund"
@@ -34,8 +35,12 @@ func Build(d *app.Deps) app.API {
 		// Per client address and document, spent first: one more write per POST.
 		c.Clients = &ratelimit.Limiter{Store: d.Store, Rate: n, Per: time.Minute, Burst: n, Lease: 1, Now: d.Now}
 	}
+	refunds := payerrefund.New(d.Store, d.Now)
+	if d.Config.WebhookQueueURL != "" { // a payer's request sends refund.requested at once
+		refunds.Refunds.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+	}
 	a := &publicdocapi.API{Docs: s, Checkout: c, AllowLocalhostFormAction: d.Config.AllowLocalhostURLs,
-		Refunds: payerrefund.New(d.Store, d.Now)}
+		Refunds: refunds}
 	return app.API{ErrorPage: a.ErrorPage, Routes: web.Routes{
 		"GET /v1/public/documents/{token}":  a.View,
 		"POST /v1/public/documents/{token}": a.Pay,

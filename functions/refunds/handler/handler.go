@@ -3,6 +3,7 @@ package handler
 
 import (
 	"github.com/takapay/payments/shared/app"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
 	"github.com/takapay/payments/shared/edge/refundapi"
 	"github.com/takapay/payments/shared/foundation/web"
 	"github.com/takapay/payments/shared/refund"
@@ -16,6 +17,9 @@ var Function = app.HTTPFunction{LogicalID: "RefundsFunction", Name: "refunds", B
 func Build(d *app.Deps) app.API {
 	svc := &refund.Service{Store: d.Store, Policies: d.Store, Keys: d.Store, Now: d.Now,
 		DueDays: refund.DueDays(d.Config.Lookup)}
+	if d.Config.WebhookQueueURL != "" { // each status a refund reaches sends its event at once
+		svc.Events = &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+	}
 	s := &refundapi.API{Auth: d.Auth, Refunds: svc}
 	return app.API{Routes: web.Routes{
 		"GET /v1/workspaces/{workspaceID}/refunds":                             s.List,

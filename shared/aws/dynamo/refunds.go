@@ -548,7 +548,7 @@ func (s *Store) CountDocumentRefund(ctx context.Context, r *refund.Refund) error
 		update:      "SET #m.#id = :amt",
 		cond:        "attribute_exists(#m) AND attribute_not_exists(#m.#id)",
 		firstUpdate: "SET #m = :first",
-		firstCond:   "attribute_not_exists(#m)",
+		firstCond:   "attribute_exists(pk) AND attribute_not_exists(#m)", // never a document out of nothing
 		vals: map[string]types.AttributeValue{":amt": num(r.AmountMinor),
 			":first": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{r.ID: num(r.AmountMinor)}}},
 	}

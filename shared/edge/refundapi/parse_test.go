@@ -75,7 +75,8 @@ func TestParseCreateKeepsTextAndHashesContent(t *testing.T) {
 		t.Errorf("hashes: %q, reordered %q, other metadata %q", in.RequestHash, same.RequestHash, other.RequestHash)
 	}
 	// The encoder keeps HTML verbatim (JSON is not HTML; pages escape).
-	v := Encode(&refund.Refund{ID: "r", Note: in.Note, History: []refund.Entry{}}, time.Now())
+	r := &refund.Refund{ID: "r", Note: in.Note, History: []refund.Entry{}}
+	v := r.Resource(time.Now())
 	if v.Note != in.Note {
 		t.Errorf("encoded note %q", v.Note)
 	}

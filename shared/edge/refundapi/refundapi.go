@@ -101,7 +101,7 @@ func (a *API) Create(ctx context.Context, r *web.Request) (*web.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	resp := web.JSON(http.StatusCreated, Encode(rf, a.now()))
+	resp := web.JSON(http.StatusCreated, rf.Resource(a.now()))
 	if rf.Replayed {
 		resp.Headers = map[string]string{"Idempotent-Replayed": "true"}
 	}
@@ -122,7 +122,7 @@ func (a *API) Get(ctx context.Context, r *web.Request) (*web.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return web.JSON(http.StatusOK, Encode(rf, a.now())), nil
+	return web.JSON(http.StatusOK, rf.Resource(a.now())), nil
 }
 
 // Transition serves POST .../refunds/{refundID}/{action}: 200 with the refund.
@@ -144,6 +144,6 @@ func (a *API) Transition(action refund.Action) web.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		return web.JSON(http.StatusOK, Encode(rf, a.now())), nil
+		return web.JSON(http.StatusOK, rf.Resource(a.now())), nil
 	}
 }
