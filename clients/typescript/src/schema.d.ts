@@ -1203,11 +1203,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Published, not deployed in this release. */
-        get: operations["getWorkspacesWorkspaceidRefunds"];
+        /**
+         * List the workspace's refunds in one environment, newest first (cursor paging).
+         * @description Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Filters: status, payment_id (that payment's refunds, read through its ledger; another workspace's payment lists nothing), overdue=true (APPROVED refunds past due_by). Bounded reads: a page may hold fewer than limit refunds (even none) and still carry a next_cursor when the filters discard refunds; page on until it is null. Reads answer in live too (there the list is empty: this release creates no live refunds).
+         */
+        get: operations["listRefunds"];
         put?: never;
-        /** Published, not deployed in this release. */
-        post: operations["postWorkspacesWorkspaceidRefunds"];
+        /**
+         * Ask for a refund of a COMPLETED payment (sandbox only in this release).
+         * @description Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+         */
+        post: operations["createRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1221,8 +1227,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Published, not deployed in this release. */
-        get: operations["getWorkspacesWorkspaceidRefundsRefundid"];
+        /**
+         * Get one refund of the workspace.
+         * @description Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). A refund of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND.
+         */
+        get: operations["getRefund"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1240,8 +1249,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Published, not deployed in this release. */
-        post: operations["postWorkspacesWorkspaceidRefundsRefundidApprove"];
+        /**
+         * REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+         * @description Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         */
+        post: operations["approveRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1257,8 +1269,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Published, not deployed in this release. */
-        post: operations["postWorkspacesWorkspaceidRefundsRefundidCancel"];
+        /**
+         * REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+         * @description Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         */
+        post: operations["cancelRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1274,8 +1289,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Published, not deployed in this release. */
-        post: operations["postWorkspacesWorkspaceidRefundsRefundidReject"];
+        /**
+         * REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+         * @description Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         */
+        post: operations["rejectRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1291,8 +1309,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Published, not deployed in this release. */
-        post: operations["postWorkspacesWorkspaceidRefundsRefundidReportReturned"];
+        /**
+         * APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+         * @description Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         */
+        post: operations["reportRefundReturned"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1308,8 +1329,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Published, not deployed in this release. */
-        post: operations["postWorkspacesWorkspaceidRefundsRefundidReview"];
+        /**
+         * REQUESTED -> IN_REVIEW.
+         * @description Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         */
+        post: operations["reviewRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1611,6 +1635,58 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    refundEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund reached a status (sent to its payment's webhook_url).
+         * @description Signed and retried exactly as paymentEvent (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). One event per status a refund reaches: refund.requested, refund.in_review, refund.approved, refund.rejected, refund.returned, refund.cancelled. Receivers dedupe on webhook-id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RefundWebhookPayload"];
+                };
+            };
+            responses: {
+                /** @description Gone: no more retries for this event. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Delivered. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1791,7 +1867,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "payment.completed" | "payment.failed" | "payment.cancelled" | "payment.expired";
+            kind: "payment.completed" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.requested" | "refund.in_review" | "refund.approved" | "refund.rejected" | "refund.returned" | "refund.cancelled";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             /** Format: date-time */
@@ -2092,7 +2168,7 @@ export interface components {
                  */
                 id: string;
                 /** @enum {string} */
-                kind: "payment.completed" | "payment.failed" | "payment.cancelled" | "payment.expired";
+                kind: "payment.completed" | "payment.failed" | "payment.cancelled" | "payment.expired" | "refund.requested" | "refund.in_review" | "refund.approved" | "refund.rejected" | "refund.returned" | "refund.cancelled";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed";
                 /** Format: date-time */
@@ -2211,6 +2287,131 @@ export interface components {
             terminal: boolean;
             /** @description Where the payer goes after a terminal status (with invoice_id appended). */
             return_url?: string;
+        };
+        /** @enum {string} */
+        RefundReason: "requested_by_customer" | "duplicate" | "fraudulent" | "not_delivered" | "goods_returned" | "order_cancelled" | "other";
+        /** @enum {string} */
+        RefundStatusValue: "REQUESTED" | "IN_REVIEW" | "APPROVED" | "RETURNED" | "REJECTED" | "CANCELLED";
+        /** @description At most 50 keys of 1 to 40 characters with string values, 4096 bytes as compact JSON. No secrets. */
+        RefundMetadata: {
+            [key: string]: string;
+        };
+        RefundCreate: {
+            /**
+             * Format: uuid
+             * @description The hosted payment's invoice_id (also its intent id); it must be COMPLETED.
+             */
+            payment_id: string;
+            /** @description Paisa, a whole number; omitted means everything still refundable. More than is refundable is 409 naming the refundable amount. */
+            amount_minor?: number;
+            reason: components["schemas"]["RefundReason"];
+            /** @description Kept verbatim (shown escaped in pages). */
+            note?: string;
+            reference?: string;
+            metadata?: components["schemas"]["RefundMetadata"];
+        };
+        /** @description Optional body of review, approve and cancel. */
+        RefundTransition: {
+            /** @description Kept on the history entry. */
+            note?: string;
+            /** @description When sent */
+            expected_version?: number;
+        };
+        RefundReject: {
+            /** @description Kept as rejection_reason. */
+            reason: string;
+            note?: string;
+            expected_version?: number;
+        };
+        RefundReportReturned: {
+            /** @description The provider's transaction id of the money sent back (e.g. a bKash TrxID). */
+            provider_reference: string;
+            /**
+             * Format: date-time
+             * @description When the money went back (RFC 3339; default now; never in the future).
+             */
+            returned_at?: string;
+            note?: string;
+            expected_version?: number;
+        };
+        RefundHistoryEntry: {
+            status: components["schemas"]["RefundStatusValue"];
+            /** Format: date-time */
+            at: string;
+            /** @description Who: an API key id, a dashboard user id, or payer. */
+            by: string;
+            /** @description The note given with the action (absent when none). */
+            note?: string;
+        };
+        Refund: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            object: "refund";
+            /** Format: uuid */
+            workspace_id: string;
+            /** @enum {string} */
+            environment: "sandbox" | "live";
+            /**
+             * Format: uuid
+             * @description The hosted payment's invoice_id (also its intent id).
+             */
+            payment_id: string;
+            /** @description Paisa. */
+            amount_minor: number;
+            /** @constant */
+            currency: "BDT";
+            status: components["schemas"]["RefundStatusValue"];
+            reason: components["schemas"]["RefundReason"];
+            /** @description Absent when none. */
+            note?: string;
+            /** @description Absent when none. */
+            reference?: string;
+            metadata?: components["schemas"]["RefundMetadata"];
+            /** @enum {string} */
+            requested_by: "merchant" | "payer";
+            /** @description Only on a payer's request: the Bangladeshi mobile number or email the payer gave to be reached at. */
+            payer_contact?: string;
+            /**
+             * Format: date-time
+             * @description Set at approval: the approval time plus RefundDueDays (default 3 days, Bangladesh Bank's Merchant Acquiring and Escrow Service Policy 2023).
+             */
+            due_by?: string;
+            /** @description true when APPROVED and past due_by (absent otherwise). */
+            overdue?: boolean;
+            /** @description Set when RETURNED. */
+            provider_reference?: string;
+            /**
+             * Format: date-time
+             * @description Set when RETURNED.
+             */
+            returned_at?: string;
+            /** @description Set when REJECTED. */
+            rejection_reason?: string;
+            /** @description Each status reached, oldest first, with its time and who. */
+            history: components["schemas"]["RefundHistoryEntry"][];
+            version: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RefundList: {
+            items: components["schemas"]["Refund"][];
+            /**
+             * Format: uuid
+             * @description Pass as cursor for the next page; null on the last page. A page may hold fewer than limit refunds (even none) and still have a next_cursor when filters discard refunds.
+             */
+            next_cursor: string | null;
+        };
+        RefundWebhookPayload: {
+            /** @description The event id (also webhook-id). */
+            id: string;
+            /** @enum {string} */
+            type: "refund.requested" | "refund.in_review" | "refund.approved" | "refund.rejected" | "refund.returned" | "refund.cancelled";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["Refund"];
         };
         WebhookPayload: {
             /** @description The event id (also webhook-id). */
@@ -2334,7 +2535,7 @@ export interface components {
         Limit: number;
         /** @description A record's history_next_cursor. The record is returned with the 20 history entries before that version in history, oldest first, and the next cursor; any other value (not a version between 2 and the current version) is 422. */
         HistoryCursor: string;
-        /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+        /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
         RequiredIdempotencyKey: string;
         /** @description 16 to 128 of letters, digits, '_', '.', ':' and '-'. The same key with the same body returns the same 201 and creates nothing new; with a different body, 409 IDEMPOTENCY_KEY_REUSED. Keys are scoped to the workspace and environment and kept for the life of the payment. Without the header each call creates a new payment. */
         IdempotencyKey: string;
@@ -2354,6 +2555,16 @@ export interface components {
         IntentSource: "standalone" | "invoices" | "payment-links";
         /** @description Only intents whose reference is exactly this. */
         IntentReference: string;
+        /** @description The refund's id. Anything but a UUID, or a refund of another workspace or environment, is 404 NOT_FOUND. */
+        RefundID: string;
+        /** @description Only refunds in this status. */
+        RefundStatus: "REQUESTED" | "IN_REVIEW" | "APPROVED" | "RETURNED" | "REJECTED" | "CANCELLED";
+        /** @description Only this payment's refunds (a hosted payment's invoice_id). */
+        RefundPaymentID: string;
+        /** @description true keeps only APPROVED refunds past their due_by; false or absent keeps every refund. */
+        RefundOverdue: "true" | "false";
+        /** @description Page size (default 25). A page may hold fewer refunds (even none) and still have next_cursor when the status or overdue filter discards refunds. */
+        RefundLimit: number;
     };
     requestBodies: never;
     headers: {
@@ -2567,7 +2778,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path?: never;
@@ -3142,7 +3353,7 @@ export interface operations {
                 environment: components["parameters"]["Environment"];
             };
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path: {
@@ -3272,7 +3483,7 @@ export interface operations {
                 environment: components["parameters"]["Environment"];
             };
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path: {
@@ -3360,7 +3571,7 @@ export interface operations {
                 environment: components["parameters"]["Environment"];
             };
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path: {
@@ -3462,7 +3673,7 @@ export interface operations {
                 environment: components["parameters"]["Environment"];
             };
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path: {
@@ -3677,7 +3888,7 @@ export interface operations {
                 environment: components["parameters"]["Environment"];
             };
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path: {
@@ -3779,7 +3990,7 @@ export interface operations {
                 environment: components["parameters"]["Environment"];
             };
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path: {
@@ -4194,7 +4405,7 @@ export interface operations {
                 environment: components["parameters"]["Environment"];
             };
             header: {
-                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. */
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
                 "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
             };
             path: {
@@ -4403,122 +4614,337 @@ export interface operations {
             404: components["responses"]["NotDeployed"];
         };
     };
-    getWorkspacesWorkspaceidRefunds: {
+    listRefunds: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+                /** @description Only refunds in this status. */
+                status?: components["parameters"]["RefundStatus"];
+                /** @description Only this payment's refunds (a hosted payment's invoice_id). */
+                payment_id?: components["parameters"]["RefundPaymentID"];
+                /** @description true keeps only APPROVED refunds past their due_by; false or absent keeps every refund. */
+                overdue?: components["parameters"]["RefundOverdue"];
+                /** @description next_cursor of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size (default 25). A page may hold fewer refunds (even none) and still have next_cursor when the status or overdue filter discards refunds. */
+                limit?: components["parameters"]["RefundLimit"];
+            };
             header?: never;
             path: {
-                workspaceID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description A page of refunds. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
-    postWorkspacesWorkspaceidRefunds: {
+    createRefund: {
         parameters: {
-            query?: never;
-            header?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+            };
+            header: {
+                /** @description Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED). */
+                "Idempotency-Key": components["parameters"]["RequiredIdempotencyKey"];
+            };
             path: {
-                workspaceID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreate"];
+            };
+        };
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description Created, or the replay of an earlier create with the same Idempotency-Key and the same body (then the header Idempotent-Replayed is true and the refund is shown as it is now). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed"?: "true";
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
-    getWorkspacesWorkspaceidRefundsRefundid: {
+    getRefund: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+            };
             header?: never;
             path: {
-                workspaceID: string;
-                refundID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
+                /** @description The refund's id. Anything but a UUID, or a refund of another workspace or environment, is 404 NOT_FOUND. */
+                refundID: components["parameters"]["RefundID"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description The refund. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
-    postWorkspacesWorkspaceidRefundsRefundidApprove: {
+    approveRefund: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+            };
             header?: never;
             path: {
-                workspaceID: string;
-                refundID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
+                /** @description The refund's id. Anything but a UUID, or a refund of another workspace or environment, is 404 NOT_FOUND. */
+                refundID: components["parameters"]["RefundID"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefundTransition"];
+            };
+        };
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description The refund after the transition (or as it is, on a repeat). */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
-    postWorkspacesWorkspaceidRefundsRefundidCancel: {
+    cancelRefund: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+            };
             header?: never;
             path: {
-                workspaceID: string;
-                refundID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
+                /** @description The refund's id. Anything but a UUID, or a refund of another workspace or environment, is 404 NOT_FOUND. */
+                refundID: components["parameters"]["RefundID"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefundTransition"];
+            };
+        };
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description The refund after the transition (or as it is, on a repeat). */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
-    postWorkspacesWorkspaceidRefundsRefundidReject: {
+    rejectRefund: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+            };
             header?: never;
             path: {
-                workspaceID: string;
-                refundID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
+                /** @description The refund's id. Anything but a UUID, or a refund of another workspace or environment, is 404 NOT_FOUND. */
+                refundID: components["parameters"]["RefundID"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundReject"];
+            };
+        };
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description The refund after the transition (or as it is, on a repeat). */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
-    postWorkspacesWorkspaceidRefundsRefundidReportReturned: {
+    reportRefundReturned: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+            };
             header?: never;
             path: {
-                workspaceID: string;
-                refundID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
+                /** @description The refund's id. Anything but a UUID, or a refund of another workspace or environment, is 404 NOT_FOUND. */
+                refundID: components["parameters"]["RefundID"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundReportReturned"];
+            };
+        };
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description The refund after the transition (or as it is, on a repeat). */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
-    postWorkspacesWorkspaceidRefundsRefundidReview: {
+    reviewRefund: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT. */
+                environment: components["parameters"]["Environment"];
+            };
             header?: never;
             path: {
-                workspaceID: string;
-                refundID: string;
+                workspaceID: components["parameters"]["WorkspaceID"];
+                /** @description The refund's id. Anything but a UUID, or a refund of another workspace or environment, is 404 NOT_FOUND. */
+                refundID: components["parameters"]["RefundID"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefundTransition"];
+            };
+        };
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description The refund after the transition (or as it is, on a repeat). */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     getWorkspacesWorkspaceidReports: {
