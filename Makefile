@@ -8,7 +8,7 @@ NPM       ?= npm
 LAMBDA_ENV   := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w -buildid="
 # template.yaml logical id -> functions/<dir>
-FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify MerchantFunction:merchant PaymentIntentsFunction:payment-intents PaymentIntentCancelFunction:payment-intent-cancel ProbesFunction:probes DocumentsFunction:documents PublicDocumentsFunction:public-documents CheckoutFunction:checkout WebhookSenderFunction:webhook-sender WebhookRedriveFunction:webhook-redrive DashboardFunction:dashboard DashboardPasskeysFunction:dashboard-passkeys DashboardDocumentsFunction:dashboard-documents DashboardWebhooksFunction:dashboard-webhooks DashboardCustomersFunction:dashboard-customers DashboardPaymentsFunction:dashboard-payments DashboardExportFunction:dashboard-export DashboardPublicFunction:dashboard-public
+FUNCTIONS := PaymentCreateFunction:payment-create PaymentVerifyFunction:payment-verify MerchantFunction:merchant PaymentIntentsFunction:payment-intents PaymentIntentCancelFunction:payment-intent-cancel ProbesFunction:probes DocumentsFunction:documents PublicDocumentsFunction:public-documents CheckoutFunction:checkout WebhookSenderFunction:webhook-sender WebhookRedriveFunction:webhook-redrive DashboardFunction:dashboard DashboardPasskeysFunction:dashboard-passkeys DashboardDocumentsFunction:dashboard-documents DashboardWebhooksFunction:dashboard-webhooks DashboardCustomersFunction:dashboard-customers DashboardPaymentsFunction:dashboard-payments DashboardExportFunction:dashboard-export DashboardPublicFunction:dashboard-public RefundsFunction:refunds
 
 .PHONY: help
 help: ## List the targets

@@ -60,6 +60,11 @@ func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) (Page, err
 		rs, next, err := s.Store.ListRefunds(ctx, scope.WorkspaceID, scope.Environment, q.Cursor, q.Limit, keep)
 		return Page{Refunds: rs, NextCursor: next}, err
 	}
+	return s.listPayment(ctx, scope, q, keep)
+}
+
+// listPayment is List's page of one payment's refunds, read through its ledger.
+func (s *Service) listPayment(ctx context.Context, scope Scope, q ListQuery, keep func(*Refund) bool) (Page, error) {
 	p, err := s.Store.RefundPayment(ctx, q.PaymentID)
 	if err != nil || p == nil || p.WorkspaceID != scope.WorkspaceID || p.Environment != scope.Environment {
 		return Page{Refunds: []*Refund{}}, err

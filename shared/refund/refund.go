@@ -141,6 +141,12 @@ type Refund struct {
 	// FollowUp and FollowUpAt (when the repair pass may do it) are internal: never shown.
 	FollowUp   FollowUp
 	FollowUpAt time.Time
+	// RequestHash identifies the create request's content (internal, never shown): a create
+	// retried under the same Idempotency-Key with another body is refused by comparing it.
+	RequestHash string
+	// Replayed is set (never stored) on the refund Create answers for a create that an earlier
+	// one under the same id or Idempotency-Key already made.
+	Replayed bool
 }
 
 // Overdue reports whether an approved refund is past its due_by at now.
@@ -250,6 +256,13 @@ type CreateInput struct {
 	Reference   string
 	Metadata    map[string]string
 	RequestedBy Requester
+	// IdempotencyKey, when set, makes the create idempotent through the Service's Keys: the
+	// key names the refund's id (a fresh uuid v7, so lists stay in time order) from its first
+	// use on.
+	IdempotencyKey string
+	// RequestHash identifies the request's content: the same key with another hash is 409
+	// IDEMPOTENCY_KEY_REUSED ("" compares only payment and amount).
+	RequestHash string
 }
 
 // TransitionInput is the body of a transition.

@@ -123,6 +123,17 @@ type Service struct {
 	Policies Policies
 	// Grace is how long before the repair pass takes a follow-up over (DefaultGrace when 0).
 	Grace time.Duration
+	// Keys maps Idempotency-Keys to refund ids (needed for CreateInput.IdempotencyKey).
+	Keys Keys
+}
+
+// Keys maps a workspace's Idempotency-Keys (per environment) to the refund ids they made.
+type Keys interface {
+	// RefundKey reads the id a key names ("" when the key is unused).
+	RefundKey(ctx context.Context, workspaceID string, env auth.Environment, key string) (string, error)
+	// PutRefundKey records id under key unless the key is taken (one conditional write), and
+	// answers the id the key names now: id, or the one a racing request recorded first.
+	PutRefundKey(ctx context.Context, workspaceID string, env auth.Environment, key, id string) (string, error)
 }
 
 // Scope is the workspace and environment a call acts in, and who acts: By is recorded in the
@@ -207,12 +218,14 @@ func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Ref
 	if err != nil {
 		return nil, err
 	}
+	if in.ID, err = s.keyID(ctx, scope, in); err != nil {
+		return nil, err
+	}
 	if in.ID != "" { // a retry finds its refund and finishes it
-		stored, err := s.Store.GetRefund(ctx, scope.WorkspaceID, scope.Environment, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		if stored != nil {
+		if stored, err := s.Store.GetRefund(ctx, scope.WorkspaceID, scope.Environment, in.ID); err != nil || stored != nil {
+			if err != nil {
+				return nil, err
+			}
 			return s.replay(ctx, stored, in, p)
 		}
 	}
@@ -222,6 +235,11 @@ func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Ref
 	}
 	if amount == 0 || amount > p.Ledger().Refundable() {
 		return nil, overLimit(amount, p.Ledger().Refundable())
+	}
+	if in.ID == "" && in.IdempotencyKey != "" { // first use: the key names a new id from now on
+		if in.ID, err = s.reserveKey(ctx, scope, in.IdempotencyKey); err != nil {
+			return nil, err
+		}
 	}
 	r, err := s.newRefund(scope, in, amount)
 	if err != nil {
@@ -240,10 +258,37 @@ func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Ref
 // replay answers a create whose id is taken: the same request finishes that refund forward;
 // another (other payment or amount) is 409.
 func (s *Service) replay(ctx context.Context, stored *Refund, in CreateInput, p *Payment) (*Refund, error) {
-	if stored.PaymentID != in.PaymentID || in.AmountMinor != 0 && stored.AmountMinor != in.AmountMinor {
+	if stored.PaymentID != in.PaymentID || in.AmountMinor != 0 && stored.AmountMinor != in.AmountMinor ||
+		in.RequestHash != "" && stored.RequestHash != in.RequestHash {
 		return nil, apierr.New(apierr.IdempotencyKeyReused, "this Idempotency-Key was used for another refund request")
 	}
-	return s.finishClaim(ctx, stored, p.AmountMinor)
+	r, err := s.finishClaim(ctx, stored, p.AmountMinor)
+	if r != nil {
+		r.Replayed = true
+	}
+	return r, err
+}
+
+// keyID is the id in.IdempotencyKey names, when it was used before; else in.ID.
+func (s *Service) keyID(ctx context.Context, scope Scope, in CreateInput) (string, error) {
+	if in.IdempotencyKey == "" {
+		return in.ID, nil
+	}
+	if s.Keys == nil {
+		return "", errors.New("refund: an Idempotency-Key needs Service.Keys")
+	}
+	return s.Keys.RefundKey(ctx, scope.WorkspaceID, scope.Environment, in.IdempotencyKey)
+}
+
+// reserveKey records a new uuid v7 under key (a racing request with the same key may have
+// recorded its own first: then that one is the refund's id, and the PutRefund that follows
+// finds it taken and replays).
+func (s *Service) reserveKey(ctx context.Context, scope Scope, key string) (string, error) {
+	u, err := uuid.NewV7()
+	if err != nil {
+		return "", err
+	}
+	return s.Keys.PutRefundKey(ctx, scope.WorkspaceID, scope.Environment, key, u.String())
 }
 
 func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa) (*Refund, error) {
@@ -262,6 +307,7 @@ func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa) (*R
 		Reference: in.Reference, Metadata: in.Metadata, RequestedBy: in.RequestedBy,
 		History: []Entry{{Status: Requested, At: now, By: scope.By, Note: in.Note}}, Version: 1,
 		CreatedAt: now, UpdatedAt: now, FollowUp: FollowClaim, FollowUpAt: now.Add(s.grace()),
+		RequestHash: in.RequestHash,
 	}, nil
 }
 
@@ -336,6 +382,9 @@ func (s *Service) Get(ctx context.Context, scope Scope, id string) (*Refund, err
 func (s *Service) Transition(ctx context.Context, scope Scope, id string, action Action, in TransitionInput) (*Refund, error) {
 	now := s.now()
 	if err := in.Validate(action, now); err != nil {
+		return nil, err
+	}
+	if err := payment.RequireSandbox(scope.Environment); err != nil { // no live money in this release
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {

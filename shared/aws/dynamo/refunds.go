@@ -108,6 +108,7 @@ type refundItem struct {
 	UpdatedAt         time.Time         `dynamodbav:"updated_at"`
 	FollowUp          string            `dynamodbav:"follow,omitempty"`
 	FollowUpAt        *time.Time        `dynamodbav:"follow_at,omitempty"`
+	RequestHash       string            `dynamodbav:"request_hash,omitempty"`
 }
 
 func toRefundItem(r *refund.Refund) refundItem {
@@ -118,6 +119,7 @@ func toRefundItem(r *refund.Refund) refundItem {
 		ReturnedAt: r.ReturnedAt, RejectionReason: r.RejectionReason, History: r.History, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FollowUp: string(r.FollowUp),
 	}
+	it.RequestHash = r.RequestHash
 	if r.FollowUp != refund.NoFollowUp {
 		at := r.FollowUpAt.UTC()
 		it.FollowUpAt = &at
@@ -146,6 +148,7 @@ func decodeRefund(item map[string]types.AttributeValue) (*refund.Refund, error) 
 	if it.FollowUpAt != nil {
 		r.FollowUpAt = *it.FollowUpAt
 	}
+	r.RequestHash = it.RequestHash
 	return r, nil
 }
 

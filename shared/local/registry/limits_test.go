@@ -136,8 +136,8 @@ func TestTemplateLimits(t *testing.T) {
 			}
 		}
 	}
-	if authenticating != 6 {
-		t.Errorf("%d functions read API keys, want 6 (payment create, verify, documents, merchant, payment intents, intent cancel)", authenticating)
+	if authenticating != 7 {
+		t.Errorf("%d functions read API keys, want 7 (payment create, verify, documents, merchant, payment intents, intent cancel, refunds)", authenticating)
 	}
 	if got := render(node(&doc, "Conditions", "ReserveConcurrency")); got != `!Not [!Equals [!Ref FunctionReservedConcurrency, 0]]` {
 		t.Errorf("Conditions.ReserveConcurrency = %q", got)

@@ -96,8 +96,8 @@ func TestTemplateOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	tpl, _ := loadTemplate(t)
-	if len(tpl.Functions) != 19 {
-		t.Errorf("template has %d functions; this test and docs/operations.md \"Operations\" count 19", len(tpl.Functions))
+	if len(tpl.Functions) != 20 {
+		t.Errorf("template has %d functions; this test and docs/operations.md \"Operations\" count 20", len(tpl.Functions))
 	}
 	resourceType := func(id string) string { return render(node(&doc, "Resources", id, "Type")) }
 	logGroupOK := func(where, ref string) {

@@ -26,6 +26,7 @@ import (
 	paymentverify "github.com/takapay/payments/functions/payment-verify/handler"
 	probes "github.com/takapay/payments/functions/probes/handler"
 	publicdocuments "github.com/takapay/payments/functions/public-documents/handler"
+	refunds "github.com/takapay/payments/functions/refunds/handler"
 	webhookredrive "github.com/takapay/payments/functions/webhook-redrive/handler"
 	webhooksender "github.com/takapay/payments/functions/webhook-sender/handler"
 	"github.com/takapay/payments/shared/app"
@@ -52,7 +53,7 @@ var HTTP = index([]app.HTTPFunction{
 	paymentcreate.Function, paymentverify.Function, probes.Function, documents.Function, checkout.Function,
 	merchant.Function, paymentintents.Function, paymentintentcancel.Function, publicdocuments.Function,
 	dashboard.Function, dashboardpasskeys.Function, dashboarddocuments.Function, dashboardwebhooks.Function, dashboardcustomers.Function, dashboardpayments.Function, dashboardexport.Function,
-	dashboardpublic.Function,
+	dashboardpublic.Function, refunds.Function,
 }, func(f app.HTTPFunction) string { return f.LogicalID })
 
 // Workers lists the functions that are not behind the HTTP API, keyed by logical id.
