@@ -3687,7 +3687,7 @@ type ClientInterface interface {
 
 	// ApproveRefundWithBody REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3696,7 +3696,7 @@ type ClientInterface interface {
 
 	// ApproveRefund REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3705,7 +3705,7 @@ type ClientInterface interface {
 
 	// CancelRefundWithBody REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3714,7 +3714,7 @@ type ClientInterface interface {
 
 	// CancelRefund REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3723,7 +3723,7 @@ type ClientInterface interface {
 
 	// RejectRefundWithBody REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3732,7 +3732,7 @@ type ClientInterface interface {
 
 	// RejectRefund REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3741,7 +3741,7 @@ type ClientInterface interface {
 
 	// ReportRefundReturnedWithBody APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3750,7 +3750,7 @@ type ClientInterface interface {
 
 	// ReportRefundReturned APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3759,7 +3759,7 @@ type ClientInterface interface {
 
 	// ReviewRefundWithBody REQUESTED -> IN_REVIEW.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3768,7 +3768,7 @@ type ClientInterface interface {
 
 	// ReviewRefund REQUESTED -> IN_REVIEW.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4605,7 +4605,7 @@ func (c *RawClient) GetRefund(ctx context.Context, workspaceID WorkspaceID, refu
 
 // ApproveRefundWithBody REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4624,7 +4624,7 @@ func (c *RawClient) ApproveRefundWithBody(ctx context.Context, workspaceID Works
 
 // ApproveRefund REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4643,7 +4643,7 @@ func (c *RawClient) ApproveRefund(ctx context.Context, workspaceID WorkspaceID, 
 
 // CancelRefundWithBody REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 //
-// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4662,7 +4662,7 @@ func (c *RawClient) CancelRefundWithBody(ctx context.Context, workspaceID Worksp
 
 // CancelRefund REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 //
-// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4681,7 +4681,7 @@ func (c *RawClient) CancelRefund(ctx context.Context, workspaceID WorkspaceID, r
 
 // RejectRefundWithBody REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4700,7 +4700,7 @@ func (c *RawClient) RejectRefundWithBody(ctx context.Context, workspaceID Worksp
 
 // RejectRefund REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4719,7 +4719,7 @@ func (c *RawClient) RejectRefund(ctx context.Context, workspaceID WorkspaceID, r
 
 // ReportRefundReturnedWithBody APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4738,7 +4738,7 @@ func (c *RawClient) ReportRefundReturnedWithBody(ctx context.Context, workspaceI
 
 // ReportRefundReturned APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4757,7 +4757,7 @@ func (c *RawClient) ReportRefundReturned(ctx context.Context, workspaceID Worksp
 
 // ReviewRefundWithBody REQUESTED -> IN_REVIEW.
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4776,7 +4776,7 @@ func (c *RawClient) ReviewRefundWithBody(ctx context.Context, workspaceID Worksp
 
 // ReviewRefund REQUESTED -> IN_REVIEW.
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7792,7 +7792,7 @@ type ClientWithResponsesInterface interface {
 
 	// ApproveRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7801,7 +7801,7 @@ type ClientWithResponsesInterface interface {
 
 	// ApproveRefundWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7810,7 +7810,7 @@ type ClientWithResponsesInterface interface {
 
 	// CancelRefundWithBodyWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7819,7 +7819,7 @@ type ClientWithResponsesInterface interface {
 
 	// CancelRefundWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7828,7 +7828,7 @@ type ClientWithResponsesInterface interface {
 
 	// RejectRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7837,7 +7837,7 @@ type ClientWithResponsesInterface interface {
 
 	// RejectRefundWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 	//
-	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7846,7 +7846,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReportRefundReturnedWithBodyWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7855,7 +7855,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReportRefundReturnedWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7864,7 +7864,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReviewRefundWithBodyWithResponse REQUESTED -> IN_REVIEW.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7873,7 +7873,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReviewRefundWithResponse REQUESTED -> IN_REVIEW.
 	//
-	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14563,7 +14563,7 @@ func (c *ClientWithResponses) GetRefundWithResponse(ctx context.Context, workspa
 
 // ApproveRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14578,7 +14578,7 @@ func (c *ClientWithResponses) ApproveRefundWithBodyWithResponse(ctx context.Cont
 
 // ApproveRefundWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14593,7 +14593,7 @@ func (c *ClientWithResponses) ApproveRefundWithResponse(ctx context.Context, wor
 
 // CancelRefundWithBodyWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 //
-// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14608,7 +14608,7 @@ func (c *ClientWithResponses) CancelRefundWithBodyWithResponse(ctx context.Conte
 
 // CancelRefundWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
 //
-// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14623,7 +14623,7 @@ func (c *ClientWithResponses) CancelRefundWithResponse(ctx context.Context, work
 
 // RejectRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14638,7 +14638,7 @@ func (c *ClientWithResponses) RejectRefundWithBodyWithResponse(ctx context.Conte
 
 // RejectRefundWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
 //
-// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14653,7 +14653,7 @@ func (c *ClientWithResponses) RejectRefundWithResponse(ctx context.Context, work
 
 // ReportRefundReturnedWithBodyWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14668,7 +14668,7 @@ func (c *ClientWithResponses) ReportRefundReturnedWithBodyWithResponse(ctx conte
 
 // ReportRefundReturnedWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14683,7 +14683,7 @@ func (c *ClientWithResponses) ReportRefundReturnedWithResponse(ctx context.Conte
 
 // ReviewRefundWithBodyWithResponse REQUESTED -> IN_REVIEW.
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14698,7 +14698,7 @@ func (c *ClientWithResponses) ReviewRefundWithBodyWithResponse(ctx context.Conte
 
 // ReviewRefundWithResponse REQUESTED -> IN_REVIEW.
 //
-// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

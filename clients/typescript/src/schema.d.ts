@@ -1251,7 +1251,7 @@ export interface paths {
         put?: never;
         /**
          * REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
-         * @description Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         * @description Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
          */
         post: operations["approveRefund"];
         delete?: never;
@@ -1271,7 +1271,7 @@ export interface paths {
         put?: never;
         /**
          * REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
-         * @description Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         * @description Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
          */
         post: operations["cancelRefund"];
         delete?: never;
@@ -1291,7 +1291,7 @@ export interface paths {
         put?: never;
         /**
          * REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
-         * @description Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         * @description Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
          */
         post: operations["rejectRefund"];
         delete?: never;
@@ -1311,7 +1311,7 @@ export interface paths {
         put?: never;
         /**
          * APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
-         * @description Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         * @description Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
          */
         post: operations["reportRefundReturned"];
         delete?: never;
@@ -1331,7 +1331,7 @@ export interface paths {
         put?: never;
         /**
          * REQUESTED -> IN_REVIEW.
-         * @description Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Unknown body members are 400 MALFORMED_REQUEST. Nothing is written on a refusal.
+         * @description Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
          */
         post: operations["reviewRefund"];
         delete?: never;
