@@ -44,6 +44,7 @@ type env struct {
 	poller   *sqspoll.Poller
 	hook     string
 	key      string
+	ws       string // the seeded workspace (the key's)
 	table    string
 }
 
@@ -99,7 +100,7 @@ func setup(tb testing.TB) *env {
 	e := &env{stack: stack, raw: raw, meter: m, deps: d, create: handler("PaymentCreateFunction"), verify: handler("PaymentVerifyFunction"),
 		checkout: handler("CheckoutFunction"), consumer: consumer, hook: receiver.URL + "/webhooks/takapay",
 		poller: &sqspoll.Poller{SQS: stack.Queue, QueueURL: conf.WebhookQueueURL, Handler: consumer.Handle},
-		key:    creds.SandboxKey, table: table}
+		key:    creds.SandboxKey, ws: creds.WorkspaceID, table: table}
 	m.take()
 	return e
 }
