@@ -124,6 +124,7 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 		// getting-started-curl's refund of the blouse
 		`{"status":"APPROVED","amount_minor":25050,"due_by":true}`,
 		`{"amount_minor":127500,"refunded_minor":25050,"refundable_minor":102450}`,
+		`{"reference":"INV-7","refunded_minor":25050}`,
 		// refunds.md
 		`{"status":"REQUESTED","amount_minor":20000,"requested_by":"merchant","version":1}`,
 		"Idempotent-Replayed: true",
