@@ -498,6 +498,8 @@ const (
 	DocumentsWrite MerchantContextScopes = "documents:write"
 	PaymentsRead   MerchantContextScopes = "payments:read"
 	PaymentsWrite  MerchantContextScopes = "payments:write"
+	RefundsApprove MerchantContextScopes = "refunds:approve"
+	RefundsWrite   MerchantContextScopes = "refunds:write"
 )
 
 // Valid indicates whether the value is a known member of the MerchantContextScopes enum.
@@ -510,6 +512,10 @@ func (e MerchantContextScopes) Valid() bool {
 	case PaymentsRead:
 		return true
 	case PaymentsWrite:
+		return true
+	case RefundsApprove:
+		return true
+	case RefundsWrite:
 		return true
 	default:
 		return false

@@ -1976,7 +1976,7 @@ export interface components {
             environment: "sandbox" | "live";
             /** @description The key's public id (never the key). */
             key_id: string;
-            scopes: ("payments:write" | "payments:read" | "documents:read" | "documents:write")[];
+            scopes: ("payments:write" | "payments:read" | "documents:read" | "documents:write" | "refunds:write" | "refunds:approve")[];
             release: {
                 /**
                  * @description Payments accept sandbox keys only in this release.

@@ -15,9 +15,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/localapi"
+	"github.com/takapay/payments/shared/local/rie"
 	"github.com/takapay/payments/shared/refund"
 )
 
@@ -96,10 +98,20 @@ type env struct {
 	otherWS, otherKey           string
 }
 
-func start(t *testing.T) *env {
+func start(t *testing.T) *env { return startWith(t, nil, nil) }
+
+// startWith starts the API in process (emu nil: the stack's clock is the test's) or under
+// the Runtime Interface Emulator running the functions' real bootstraps, with env added to
+// the functions' environment.
+func startWith(t *testing.T, emu *rie.Options, fnEnv map[string]string) *env {
 	t.Helper()
 	c := &clock{}
-	a := localapi.StartTestAPI(t, localapi.Options{Now: c.now})
+	opts := localapi.Options{Now: c.now, Env: fnEnv}
+	if emu != nil {
+		opts.Now, c = nil, nil
+		opts.Emulator = emu
+	}
+	a := localapi.StartTestAPI(t, opts)
 	ctx := context.Background()
 	op := a.Operator(t)
 	issue := func(ws string, scopes ...auth.Scope) string {
@@ -165,6 +177,27 @@ func want(t *testing.T, res *localapi.Result, status int, code string) {
 	}
 }
 
+// pastDue makes a refund's due_by pass: the stack's clock steps 3 days on, or under the
+// emulator (whose functions keep the system clock) the stored due_by moves back 3 days.
+func (e *env) pastDue(t *testing.T, id string) {
+	t.Helper()
+	if e.clock != nil {
+		e.clock.step(3*24*time.Hour + time.Minute)
+		return
+	}
+	past := time.Now().Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	if _, err := e.a.Stack.DDB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(e.a.Store.Table),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "REFUND#" + e.ws + "#sandbox"},
+			"sk": &types.AttributeValueMemberS{Value: id}},
+		UpdateExpression:          aws.String("SET due_by = :t"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: past}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // refundItems is every refund, refund key and payment item of the table as text, to show a
 // refusal wrote nothing.
 func (e *env) refundItems(t *testing.T) string {
@@ -192,8 +225,35 @@ func (e *env) refundItems(t *testing.T) string {
 	return strings.Join(rows, "\n")
 }
 
-func TestRefundWorkflowThroughTheAPI(t *testing.T) {
-	e := start(t)
+func TestRefundWorkflowThroughTheAPI(t *testing.T) { workflow(t, start(t)) }
+
+// TestRefundWorkflowEmulated is the same through RefundsFunction's real bootstrap under the
+// Runtime Interface Emulator, as `make dev` serves it.
+func TestRefundWorkflowEmulated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the functions' bootstraps: not under -short")
+	}
+	workflow(t, startWith(t, &rie.Options{PoolSize: 1}, nil))
+}
+
+// TestDueDaysComeFromTheTemplate: RefundsFunction's REFUND_DUE_DAYS is the template's
+// RefundDueDays (3 by default), and another value moves due_by.
+func TestDueDaysComeFromTheTemplate(t *testing.T) {
+	e := startWith(t, nil, map[string]string{"REFUND_DUE_DAYS": "10"})
+	env, err := localapi.FunctionEnv(e.a.Stack, "RefundsFunction", localapi.Options{})
+	if err != nil || env["REFUND_DUE_DAYS"] != "3" {
+		t.Fatalf("template REFUND_DUE_DAYS = %q (%v), want the parameter's default 3", env["REFUND_DUE_DAYS"], err)
+	}
+	pay := e.paid(t, e.a.Creds.SandboxKey, "10")
+	r := decode[refundResp](t, e.create(t, e.writeKey, idemKey(), `{"payment_id":"`+pay+`","reason":"not_delivered"}`))
+	ap := decode[refundResp](t, e.act(t, e.approveKey, r.ID, "approve", ""))
+	at := ap.History[len(ap.History)-1].At
+	if ap.DueBy == nil || !ap.DueBy.Equal(at.AddDate(0, 0, 10)) {
+		t.Fatalf("due_by %v, approved at %v: want 10 days later", ap.DueBy, at)
+	}
+}
+
+func workflow(t *testing.T, e *env) {
 	pay := e.paid(t, e.a.Creds.SandboxKey, "100")
 	ikey := idemKey()
 	body := `{"payment_id":"` + pay + `","amount_minor":4000,"reason":"goods_returned","note":"<b>box</b> & co","metadata":{"order":"A-1"}}`
@@ -251,7 +311,7 @@ func TestRefundWorkflowThroughTheAPI(t *testing.T) {
 	if n := len(decode[listResp](t, list).Items); n != 0 {
 		t.Fatalf("overdue before due_by: %d", n)
 	}
-	e.clock.step(3*24*time.Hour + time.Minute)
+	e.pastDue(t, r.ID)
 	list = e.a.Do(t, "GET", e.refunds(e.ws)+"?environment=sandbox&overdue=true", e.a.Creds.ReadonlyKey, "")
 	if l := decode[listResp](t, list); len(l.Items) != 1 || l.Items[0].ID != r.ID || !l.Items[0].Overdue {
 		t.Fatalf("overdue list: %s", list.Body)
