@@ -23,7 +23,7 @@ var SampleEventStatus = map[string]int{
 	"probes-readyz.json": 200, "probes-not-deployed.json": 404,
 	"dashboard-sign-in.json": 200, "dashboard-public-sign-up.json": 200, "dashboard-passkeys-page.json": 303, "dashboard-documents-invoices.json": 303,
 	"dashboard-webhooks-page.json": 303, "dashboard-customers-list.json": 303, "dashboard-payments-list.json": 303,
-	"dashboard-export-csv.json": 303,
+	"dashboard-export-csv.json": 303, "refunds-list.json": 200,
 }
 
 // SampleEventIntentID is the payment id the HTTP samples carry; SampleEvents puts a real one
