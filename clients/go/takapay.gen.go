@@ -1911,12 +1911,15 @@ type DocumentRecord struct {
 	} `json:"payments"`
 
 	// PublicToken Absent for customers.
-	PublicToken *string              `json:"public_token,omitempty"`
-	Reference   string               `json:"reference"`
-	Status      DocumentRecordStatus `json:"status"`
-	UpdatedAt   time.Time            `json:"updated_at"`
-	Version     int                  `json:"version"`
-	WorkspaceId openapi_types.UUID   `json:"workspace_id"`
+	PublicToken *string `json:"public_token,omitempty"`
+	Reference   string  `json:"reference"`
+
+	// RefundedMinor Paisa returned to payers of this invoice's or payment link's payments: the sum of their RETURNED refunds (a payment link's over all its payments; 0 for a customer, and until a refund of a payment of the document is reported returned). The payment's own figures are on the payment intent and verify (refunded_minor, refundable_minor).
+	RefundedMinor int                  `json:"refunded_minor"`
+	Status        DocumentRecordStatus `json:"status"`
+	UpdatedAt     time.Time            `json:"updated_at"`
+	Version       int                  `json:"version"`
+	WorkspaceId   openapi_types.UUID   `json:"workspace_id"`
 }
 
 // DocumentRecordEnvironment defines model for DocumentRecord.Environment.
@@ -2200,6 +2203,12 @@ type PaymentIntent struct {
 	// Reference Standalone, the request's (generated ref_... when omitted); linked, the document's.
 	Reference string `json:"reference"`
 
+	// RefundableMinor Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once.
+	RefundableMinor int `json:"refundable_minor"`
+
+	// RefundedMinor Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none).
+	RefundedMinor int `json:"refunded_minor"`
+
 	// Snapshot Present only on a linked intent: what the document said when the intent was priced. Editing or cancelling the document afterwards never changes it. The intent collects total_minor − paid_minor. Amounts are paisa; an absent document amount is 0.
 	Snapshot *IntentSnapshot `json:"snapshot,omitempty"`
 
@@ -2288,6 +2297,12 @@ type PaymentIntentVerification struct {
 	PreviouslyVerified bool                                   `json:"previously_verified"`
 	Reference          string                                 `json:"reference"`
 
+	// RefundableMinor Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once.
+	RefundableMinor int `json:"refundable_minor"`
+
+	// RefundedMinor Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none).
+	RefundedMinor int `json:"refunded_minor"`
+
 	// Source Where the amount came from: standalone (the client's amount; no other member), or the document the server priced it from (document_id and document_version; quantity for a payment link).
 	Source IntentSource                    `json:"source"`
 	Status PaymentIntentVerificationStatus `json:"status"`
@@ -2339,7 +2354,13 @@ type PaymentVerifyResponse struct {
 	Mismatches         *[]PaymentVerifyResponseMismatches `json:"mismatches,omitempty"`
 	PreviouslyVerified bool                               `json:"previously_verified"`
 	Reference          string                             `json:"reference"`
-	Status             PaymentVerifyResponseStatus        `json:"status"`
+
+	// RefundableMinor Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once.
+	RefundableMinor int `json:"refundable_minor"`
+
+	// RefundedMinor Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none).
+	RefundedMinor int                         `json:"refunded_minor"`
+	Status        PaymentVerifyResponseStatus `json:"status"`
 }
 
 // PaymentVerifyResponseEnvironment defines model for PaymentVerifyResponse.Environment.

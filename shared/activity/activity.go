@@ -58,6 +58,15 @@ const (
 	WebhookTestSent    Action = "webhook.test_sent"
 	// PaymentsExported is a CSV export of payments (the dashboard's export page).
 	PaymentsExported Action = "payments.exported"
+	// The refund actions of the dashboard (its refund pages): a refund asked for, each
+	// transition, and the workspace's two-person amount set.
+	RefundCreated   Action = "refund.created"
+	RefundReviewed  Action = "refund.reviewed"
+	RefundApproved  Action = "refund.approved"
+	RefundRejected  Action = "refund.rejected"
+	RefundReturned  Action = "refund.returned"
+	RefundCancelled Action = "refund.cancelled"
+	RefundPolicySet Action = "refund_policy.set"
 )
 
 // Actions lists every action Record accepts.
@@ -67,6 +76,7 @@ var Actions = []Action{
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, MemberLeft,
 	OwnershipTransferred, InviteRevoked, PasskeyAdded, PasskeyRemoved, PasskeysRemoved, DocumentWebhookSet, WebhookTestSent,
 	PaymentsExported,
+	RefundCreated, RefundReviewed, RefundApproved, RefundRejected, RefundReturned, RefundCancelled, RefundPolicySet,
 }
 
 // Field bounds (bytes of UTF-8; longer values are cut at a character boundary). With ids of

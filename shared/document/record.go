@@ -139,11 +139,16 @@ type Record struct {
 	// PaidAfterCloseMinor is what payments that completed after the document was closed
 	// collected (see PaymentRef.AfterClose): money the merchant received on a cancelled
 	// invoice or an archived link, to refund or account for. Omitted when 0.
-	PaidAfterCloseMinor int64     `json:"paid_after_close_minor,omitempty"`
-	CustomerID          *string   `json:"customer_id"`
-	PublicToken         string    `json:"public_token,omitempty"`
-	CreatedAt           time.Time `json:"created_at"`
-	UpdatedAt           time.Time `json:"updated_at"`
+	PaidAfterCloseMinor int64 `json:"paid_after_close_minor,omitempty"`
+	// RefundedMinor is what was returned to payers of the document's payments: the sum of
+	// their RETURNED refunds (an invoice's payment, or each of a payment link's). The refund
+	// workflow counts each refund on the document once (package refund's follow-up); 0 for a
+	// customer, and for a document none of whose payments was refunded.
+	RefundedMinor int64     `json:"refunded_minor"`
+	CustomerID    *string   `json:"customer_id"`
+	PublicToken   string    `json:"public_token,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 	// History is a window of at most HistoryWindow consecutive versions, oldest first: the
 	// latest ones, or a page of older ones. Older entries are stored apart from the record.
 	History []HistoryEntry `json:"history"`

@@ -114,15 +114,8 @@ type Body struct {
 // (base64 for gzip, a JSON string for text) would pass limit, or when ctx's deadline is
 // near.
 func Build(ctx context.Context, store Store, q Query, now time.Time, gz bool, limit int) (*Body, error) {
-	var buf bytes.Buffer
-	lw := &limitWriter{w: &buf, limit: limit, base64: gz}
-	var out io.Writer = lw
-	var zw *gzip.Writer
-	if gz {
-		zw, _ = gzip.NewWriterLevel(lw, gzip.BestSpeed)
-		out = zw
-	}
-	w := NewWriter(out)
+	sk := newSink(gz, limit)
+	w := NewWriter(sk.out)
 	rows := 0
 	deadline, hasDeadline := ctx.Deadline()
 	err := store.EachPayment(ctx, q, func(p *payment.Payment) error {
@@ -135,8 +128,34 @@ func Build(ctx context.Context, store Store, q Query, now time.Time, gz bool, li
 	if err == nil {
 		err = w.Flush()
 	}
-	if err == nil && zw != nil {
-		err = zw.Close()
+	return sk.body(rows, err)
+}
+
+// sink is one response body being written: limited to what the gateway carries, gzipped
+// when asked (Build and BuildRefunds).
+type sink struct {
+	buf bytes.Buffer
+	zw  *gzip.Writer
+	out io.Writer
+	gz  bool
+}
+
+func newSink(gz bool, limit int) *sink {
+	s := &sink{gz: gz}
+	lw := &limitWriter{w: &s.buf, limit: limit, base64: gz}
+	s.out = lw
+	if gz {
+		s.zw, _ = gzip.NewWriterLevel(lw, gzip.BestSpeed)
+		s.out = s.zw
+	}
+	return s
+}
+
+// body ends the body after its rows were written with err: ErrTooLarge when it passed the
+// limit.
+func (s *sink) body(rows int, err error) (*Body, error) {
+	if err == nil && s.zw != nil {
+		err = s.zw.Close()
 	}
 	if err != nil {
 		if errors.Is(err, errOverLimit) {
@@ -144,7 +163,7 @@ func Build(ctx context.Context, store Store, q Query, now time.Time, gz bool, li
 		}
 		return nil, err
 	}
-	return &Body{Bytes: buf.Bytes(), Gzip: gz, Rows: rows}, nil
+	return &Body{Bytes: s.buf.Bytes(), Gzip: s.gz, Rows: rows}, nil
 }
 
 var errOverLimit = errors.New("export: over the response limit")

@@ -120,6 +120,10 @@ type Intent struct {
 	// Delivery is the webhook event of the terminal status and every recent attempt to
 	// deliver it (absent without a webhook_url, and while PENDING).
 	Delivery *payment.Delivery `json:"delivery,omitempty"`
+	// RefundedMinor is what was returned to the payer (RETURNED refunds); RefundableMinor is
+	// what may still be refunded (0 unless COMPLETED). See payment.Payment.Refunded.
+	RefundedMinor   money.Paisa `json:"refunded_minor"`
+	RefundableMinor money.Paisa `json:"refundable_minor"`
 }
 
 // Lock is the route a payer locked and who (masked: payment.MaskPayer), and when.

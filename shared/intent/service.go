@@ -536,7 +536,8 @@ func Resource(st *Stored, paymentURL string, now time.Time) *Intent {
 		Status: status, AmountMinor: p.AmountMinor, Currency: p.Currency, Reference: p.Reference,
 		Source: p.SourceOf(), Snapshot: st.Snapshot, PaymentURL: paymentURL, ExpiresAt: p.ExpiresAt,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Locale: "auto",
-		History: []HistoryEntry{{Status: payment.Pending, OccurredAt: p.CreatedAt}},
+		History:       []HistoryEntry{{Status: payment.Pending, OccurredAt: p.CreatedAt}},
+		RefundedMinor: p.Refunded, RefundableMinor: p.Refundable,
 	}
 	if p.Locale != "" {
 		it.Locale = p.Locale

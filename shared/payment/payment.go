@@ -109,6 +109,12 @@ type Payment struct {
 	// from ("" for a standalone payment). The snapshot is stored beside the payment, not in
 	// it, so every later write of the payment stays small.
 	SnapshotKey string
+	// Refunded and Refundable are the payment's refund figures: what was returned to the
+	// payer (its RETURNED refunds) and what may still be refunded (paid − promised for a
+	// COMPLETED payment, 0 otherwise). The store sets them where it reads the item, from the
+	// refund ledger on it, by refund.Ledger (their one home; this package cannot import it),
+	// so verify and the intent resource show them at no extra read. Never written from here.
+	Refunded, Refundable money.Paisa
 }
 
 // SourceKind says where a payment's amount came from.

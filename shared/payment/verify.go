@@ -38,6 +38,10 @@ type VerifyResponse struct {
 	// PreviouslyVerified is true when an earlier verify call already reported it COMPLETED:
 	// if your order did not make that call, the invoice_id is being replayed for a second order.
 	PreviouslyVerified bool `json:"previously_verified"`
+	// RefundedMinor is what was returned to the payer (RETURNED refunds); RefundableMinor is
+	// what may still be refunded (0 unless COMPLETED). See Payment.Refunded.
+	RefundedMinor   money.Paisa `json:"refunded_minor"`
+	RefundableMinor money.Paisa `json:"refundable_minor"`
 	// Match and Mismatches are present only when the request carried expected.
 	Match      *bool     `json:"match,omitempty"`
 	Mismatches *[]string `json:"mismatches,omitempty"`
@@ -92,6 +96,8 @@ func Verify(ctx context.Context, store FirstVerifiedMarker, p *Payment, expected
 		Environment:     p.Environment,
 		CreatedAt:       p.CreatedAt,
 		FirstVerifiedAt: p.FirstVerifiedAt,
+		RefundedMinor:   p.Refunded,
+		RefundableMinor: p.Refundable,
 	}
 	if status == Completed {
 		if p.FirstVerifiedAt == nil {

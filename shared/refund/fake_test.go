@@ -29,12 +29,16 @@ type fakeStore struct {
 	stale bool
 	// listBudget > 0 bounds how many refunds one ListRefunds examines.
 	listBudget int
+	// docs holds each document's counted refunds (refund id → paisa), as the record's
+	// refunds map does.
+	docs map[refund.Document]map[string]money.Paisa
 }
 
 var errCrash = errors.New("crashed after the write")
 
 func newFake() *fakeStore {
-	return &fakeStore{payments: map[string]*refund.Payment{}, refunds: map[string]*refund.Refund{}}
+	return &fakeStore{payments: map[string]*refund.Payment{}, refunds: map[string]*refund.Refund{},
+		docs: map[refund.Document]map[string]money.Paisa{}}
 }
 
 func rkey(ws string, env auth.Environment, id string) string {
@@ -199,6 +203,30 @@ func (f *fakeStore) CountReturned(_ context.Context, pid, rid string, amount mon
 	}
 	p.Counted[rid], p.Returned = true, p.Returned+amount
 	return f.wrote()
+}
+
+func (f *fakeStore) CountDocumentRefund(_ context.Context, r *refund.Refund) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Document == (refund.Document{}) || hasKey(f.docs[r.Document], r.ID) {
+		return nil
+	}
+	if f.docs[r.Document] == nil {
+		f.docs[r.Document] = map[string]money.Paisa{}
+	}
+	f.docs[r.Document][r.ID] = r.AmountMinor
+	return f.wrote()
+}
+
+// docRefunded is a document's refunded total, as its record shows it (the sum of its map).
+func (f *fakeStore) docRefunded(d refund.Document) money.Paisa {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var sum money.Paisa
+	for _, v := range f.docs[d] {
+		sum += v
+	}
+	return sum
 }
 
 func (f *fakeStore) UpdateRefund(_ context.Context, prev, next *refund.Refund) error {

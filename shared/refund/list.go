@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/takapay/payments/shared/foundation/apierr"
 )
@@ -51,19 +52,28 @@ func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) (Page, err
 	if q.Limit == 0 {
 		q.Limit = DefaultLimit
 	}
-	now := s.now()
-	keep := func(r *Refund) bool {
-		return r.Status.Shown() && (q.Status == "" || r.Status == q.Status) && (!q.Overdue || r.Overdue(now)) &&
-			(q.PaymentID == "" || r.PaymentID == q.PaymentID)
+	keep := q.matcher(s.now())
+	if q.PaymentID != "" {
+		return s.listPayment(ctx, scope, q, keep)
 	}
-	if q.PaymentID == "" {
-		rs, next, err := s.Store.ListRefunds(ctx, scope.WorkspaceID, scope.Environment, q.Cursor, q.Limit, keep)
-		return Page{Refunds: rs, NextCursor: next}, err
-	}
-	return s.listPayment(ctx, scope, q, keep)
+	rs, next, err := s.Store.ListRefunds(ctx, scope.WorkspaceID, scope.Environment, q.Cursor, q.Limit, keep)
+	return Page{Refunds: rs, NextCursor: next}, err
 }
 
-// listPayment is List's page of one payment's refunds, read through its ledger.
+// matcher is the query's filter at now: shown refunds that pass each filter asked for.
+func (q *ListQuery) matcher(now time.Time) func(*Refund) bool {
+	return func(r *Refund) bool {
+		switch {
+		case !r.Status.Shown(), q.Status != "" && r.Status != q.Status:
+			return false
+		case q.Overdue && !r.Overdue(now), q.PaymentID != "" && r.PaymentID != q.PaymentID:
+			return false
+		}
+		return true
+	}
+}
+
+// listPayment is a page of one payment's refunds, read through its ledger's refund ids.
 func (s *Service) listPayment(ctx context.Context, scope Scope, q ListQuery, keep func(*Refund) bool) (Page, error) {
 	p, err := s.Store.RefundPayment(ctx, q.PaymentID)
 	if err != nil || p == nil || p.WorkspaceID != scope.WorkspaceID || p.Environment != scope.Environment {

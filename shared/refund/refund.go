@@ -18,6 +18,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/money"
+	"github.com/takapay/payments/shared/payment"
 )
 
 // Status is a refund's state.
@@ -112,7 +113,8 @@ const (
 	FollowClaim FollowUp = "claim"
 	// FollowRelease: a REJECTED or CANCELLED refund's claim is still to be given back.
 	FollowRelease FollowUp = "release"
-	// FollowCount: a RETURNED refund is still to be counted in refund_returned.
+	// FollowCount: a RETURNED refund is still to be counted in refund_returned, and on its
+	// payment's document (refunded_minor).
 	FollowCount FollowUp = "count"
 )
 
@@ -141,12 +143,30 @@ type Refund struct {
 	// FollowUp and FollowUpAt (when the repair pass may do it) are internal: never shown.
 	FollowUp   FollowUp
 	FollowUpAt time.Time
+	// Document is the invoice or payment link the payment was priced from, as create read it
+	// (zero for a standalone payment); internal: a RETURNED refund is counted on that
+	// document's record too (refunded_minor), without reading the payment again.
+	Document Document
 	// RequestHash identifies the create request's content (internal, never shown): a create
 	// retried under the same Idempotency-Key with another body is refused by comparing it.
 	RequestHash string
 	// Replayed is set (never stored) on the refund Create answers for a create that an earlier
 	// one under the same id or Idempotency-Key already made.
 	Replayed bool
+}
+
+// Document names the invoice or payment link a linked payment was priced from.
+type Document struct {
+	Kind payment.SourceKind
+	ID   string
+}
+
+// DocumentOf is the document a payment was priced from (zero for a standalone payment).
+func DocumentOf(p *payment.Payment) Document {
+	if !p.Linked() {
+		return Document{}
+	}
+	return Document{Kind: p.Source.Kind, ID: p.Source.DocumentID}
 }
 
 // Overdue reports whether an approved refund is past its due_by at now.
@@ -368,17 +388,26 @@ func reasonList() string {
 	return strings.Join(out, ", ")
 }
 
-// Ledger is a payment's refund view: what was paid, promised back (every refund not REJECTED
-// or CANCELLED) and returned.
+// Ledger is a payment's refund view: its status, what was paid, promised back (every refund
+// not REJECTED or CANCELLED) and returned. It is the one home of the figures every door shows
+// (refundable_minor, refunded_minor): the refund rule, verify, the intent resource and the
+// dashboard all compute them here.
 type Ledger struct {
 	PaymentID string
+	Status    payment.Status
 	Paid      money.Paisa
 	Promised  money.Paisa
 	Returned  money.Paisa
 }
 
-// Refundable is what may still be refunded: paid − promised.
-func (l Ledger) Refundable() money.Paisa { return max(0, l.Paid-l.Promised) }
+// Refundable is what may still be refunded: paid − promised for a COMPLETED payment, 0 for
+// any other (nothing was paid, or nothing yet).
+func (l Ledger) Refundable() money.Paisa {
+	if l.Status != payment.Completed {
+		return 0
+	}
+	return max(0, l.Paid-l.Promised)
+}
 
 // Refunded is what has been returned.
 func (l Ledger) Refunded() money.Paisa { return l.Returned }

@@ -28,11 +28,13 @@ type Payment struct {
 	Returned    money.Paisa
 	Claims      map[string]money.Paisa
 	Counted     map[string]bool
+	// Document is the invoice or payment link the payment was priced from (zero: standalone).
+	Document Document
 }
 
 // Ledger is the payment's refund view.
 func (p *Payment) Ledger() Ledger {
-	return Ledger{PaymentID: p.ID, Paid: p.AmountMinor, Promised: p.Promised, Returned: p.Returned}
+	return Ledger{PaymentID: p.ID, Status: p.Status, Paid: p.AmountMinor, Promised: p.Promised, Returned: p.Returned}
 }
 
 // Claim is what the payment says of a refund id after a claim or a void.
@@ -87,6 +89,9 @@ type Store interface {
 	ReleaseClaim(ctx context.Context, paymentID, refundID string, amount money.Paisa) error
 	// CountReturned adds amount to the payment's returned total once per refundID.
 	CountReturned(ctx context.Context, paymentID, refundID string, amount money.Paisa) error
+	// CountDocumentRefund adds a RETURNED refund's amount to its document's refunded total
+	// once per refund id (nothing when r names no document, or the document is gone).
+	CountDocumentRefund(ctx context.Context, r *Refund) error
 	// UpdateRefund replaces prev by next, conditional on prev's version, status and follow-up:
 	// ErrStateChanged when the refund is not as read.
 	UpdateRefund(ctx context.Context, prev, next *Refund) error
@@ -245,6 +250,7 @@ func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Ref
 	if err != nil {
 		return nil, err
 	}
+	r.Document = p.Document
 	stored, err := s.Store.PutRefund(ctx, r)
 	if errors.Is(err, ErrExists) {
 		return s.replay(ctx, stored, in, p)
@@ -473,9 +479,12 @@ func (s *Service) followUp(ctx context.Context, r *Refund) error {
 		if err := s.Store.ReleaseClaim(ctx, r.PaymentID, r.ID, r.AmountMinor); err != nil {
 			return fmt.Errorf("release refund %s: %w", r.ID, err)
 		}
-	case FollowCount:
+	case FollowCount: // the payment's returned total, then its document's (each once per refund)
 		if err := s.Store.CountReturned(ctx, r.PaymentID, r.ID, r.AmountMinor); err != nil {
 			return fmt.Errorf("count refund %s: %w", r.ID, err)
+		}
+		if err := s.Store.CountDocumentRefund(ctx, r); err != nil {
+			return fmt.Errorf("count refund %s on its document: %w", r.ID, err)
 		}
 	default:
 		return fmt.Errorf("refund %s: follow-up %q is not this write's", r.ID, r.FollowUp)

@@ -95,6 +95,9 @@ type documentItem struct {
 	KeysUntil int64     `dynamodbav:"keys_until,omitempty"`
 	// LiveIntent is an invoice's live intent from its public page: {i: id, e: expires_at}.
 	LiveIntent *liveIntent `dynamodbav:"live_intent,omitempty"`
+	// Refunds are the RETURNED refunds of the document's payments, refund id → paisa, written
+	// only by the refund follow-up (CountDocumentRefund); refunded_minor is their sum.
+	Refunds map[string]int64 `dynamodbav:"refunds,omitempty"`
 }
 
 // useHold is one hold of a payment link's use (document.UseHold).
@@ -213,6 +216,9 @@ func (it *documentItem) record() (*document.Record, error) {
 		AmountMinor: it.AmountMinor, PaidMinor: it.PaidMinor, CustomerID: it.CustomerID, PublicToken: it.PublicToken,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, Payments: lastPayments(it.Payments), SearchText: it.Search,
 		PaidAfterCloseMinor: it.PaidAfterClose,
+	}
+	for _, v := range it.Refunds {
+		r.RefundedMinor += v
 	}
 	history := make([]document.HistoryEntry, len(it.History))
 	for i, e := range it.History {

@@ -18,6 +18,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/refund"
 )
 
 type paymentItem struct {
@@ -69,6 +70,10 @@ type paymentItem struct {
 	// TTL (epoch seconds) is set when the payment ends other than COMPLETED
 	// (payment.RetainUntil); past it the item reads as absent.
 	TTL int64 `dynamodbav:"ttl,omitempty"`
+	// The refund ledger's totals (refunds.go writes them, with their maps): read here, never
+	// written from a payment (toPaymentItem leaves them 0, so omitted).
+	RefundPromised int64 `dynamodbav:"refund_promised,omitempty"`
+	RefundReturned int64 `dynamodbav:"refund_returned,omitempty"`
 }
 
 // GSI2 is sparse, KEYS_ONLY, and follows a payment through its life: while PENDING every
@@ -195,7 +200,16 @@ func (it *paymentItem) payment() *payment.Payment {
 	if p.WorkspaceID == "" {
 		p.WorkspaceID, p.Environment = parseIntentsPK(it.GSI3PK)
 	}
+	l := it.ledger(p)
+	p.Refunded, p.Refundable = l.Refunded(), l.Refundable()
 	return p
+}
+
+// ledger is the payment's refund ledger as the item holds it (refund.Ledger computes its
+// figures).
+func (it *paymentItem) ledger(p *payment.Payment) refund.Ledger {
+	return refund.Ledger{PaymentID: p.InvoiceID, Status: p.Status, Paid: p.AmountMinor,
+		Promised: money.Paisa(it.RefundPromised), Returned: money.Paisa(it.RefundReturned)}
 }
 
 // hexBytes stores a hex digest as bytes (half the size); anything else is kept as its text.

@@ -6,6 +6,9 @@ package dynamo
 //	                                             a list is one Query, newest first)
 //	         gsi2 (sparse, keys only) while the refund owes its payment a ledger step:
 //	         REFUNDFIX#<shard of the id, 0..RefundShards-1> / <when the repair pass may do it>#<id>
+//	         carries the document its payment was priced from: document_kind, document_id
+//	document DOC#<ws>#<env>#<kind> / <id> gains refunds (M, refund id → paisa of the RETURNED
+//	         refunds of its payments; refunded_minor is their sum), written only by this file
 //	payment  PAY#<invoice_id> / PAY gains the refund ledger, written only by this file:
 //	         refund_promised (N, paisa of every refund not REJECTED or CANCELLED),
 //	         refund_returned (N, paisa of the RETURNED ones),
@@ -30,7 +33,9 @@ package dynamo
 //	review/approve:  GetItem refund, PutItem refund: 1 write, 1 WRU
 //	reject/cancel:   GetItem refund, PutItem refund with follow-up "release" (2), UpdateItem
 //	                 payment release (1), PutItem refund follow-up done (2): 3 writes, 5 WRU
-//	report-returned: as reject, with the payment's count: 3 writes, 5 WRU
+//	report-returned: as reject, with the payment's count: 3 writes, 5 WRU; a linked payment's
+//	                 refund is counted on its document too: UpdateItem document (1 per KB of
+//	                 the document item; decision 161)
 //	a repeat:        GetItem refund only (0 WRU), unless a crash left its follow-up: then that
 //	repair pass:     one keys-only Query per REFUNDFIX# shard (RefundShards), then per refund
 //	                 what its writer would have done
@@ -54,6 +59,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/takapay/payments/shared/auth"
+	"github.com/takapay/payments/shared/document"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/refund"
@@ -74,6 +80,8 @@ const (
 	attrReturned = "refund_returned"
 	attrClaims   = "refund_claims"
 	attrCounted  = "refund_counted"
+	// attrDocRefunds is the document's map of its payments' RETURNED refunds: refund id → paisa.
+	attrDocRefunds = "refunds"
 )
 
 func refundPK(ws string, env auth.Environment) string { return "REFUND#" + ws + "#" + string(env) }
@@ -108,7 +116,10 @@ type refundItem struct {
 	UpdatedAt         time.Time         `dynamodbav:"updated_at"`
 	FollowUp          string            `dynamodbav:"follow,omitempty"`
 	FollowUpAt        *time.Time        `dynamodbav:"follow_at,omitempty"`
-	RequestHash       string            `dynamodbav:"request_hash,omitempty"`
+	// The document the payment was priced from (absent for a standalone payment).
+	DocumentKind string `dynamodbav:"document_kind,omitempty"`
+	DocumentID   string `dynamodbav:"document_id,omitempty"`
+	RequestHash  string `dynamodbav:"request_hash,omitempty"`
 }
 
 func toRefundItem(r *refund.Refund) refundItem {
@@ -118,6 +129,7 @@ func toRefundItem(r *refund.Refund) refundItem {
 		Metadata: r.Metadata, RequestedBy: string(r.RequestedBy), DueBy: r.DueBy, ProviderReference: r.ProviderReference,
 		ReturnedAt: r.ReturnedAt, RejectionReason: r.RejectionReason, History: r.History, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FollowUp: string(r.FollowUp),
+		DocumentKind: string(r.Document.Kind), DocumentID: r.Document.ID,
 	}
 	it.RequestHash = r.RequestHash
 	if r.FollowUp != refund.NoFollowUp {
@@ -143,7 +155,7 @@ func decodeRefund(item map[string]types.AttributeValue) (*refund.Refund, error) 
 		Reference: it.Reference, Metadata: it.Metadata, RequestedBy: refund.Requester(it.RequestedBy), DueBy: it.DueBy,
 		ProviderReference: it.ProviderReference, ReturnedAt: it.ReturnedAt, RejectionReason: it.RejectionReason,
 		History: it.History, Version: it.Version, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-		FollowUp: refund.FollowUp(it.FollowUp),
+		FollowUp: refund.FollowUp(it.FollowUp), Document: refund.Document{Kind: payment.SourceKind(it.DocumentKind), ID: it.DocumentID},
 	}
 	if it.FollowUpAt != nil {
 		r.FollowUpAt = *it.FollowUpAt
@@ -175,21 +187,21 @@ func (s *Store) RefundPayment(ctx context.Context, paymentID string) (*refund.Pa
 }
 
 func decodeRefundPayment(item map[string]types.AttributeValue) (*refund.Payment, error) {
-	p, err := decodePayment(item)
-	if err != nil {
-		return nil, err
+	var it paymentItem // the payment with its ledger's totals
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return nil, fmt.Errorf("decode payment item: %w", err)
 	}
-	var l struct {
-		Promised int64            `dynamodbav:"refund_promised"`
-		Returned int64            `dynamodbav:"refund_returned"`
-		Claims   map[string]int64 `dynamodbav:"refund_claims"`
-		Counted  map[string]int64 `dynamodbav:"refund_counted"`
+	p := it.payment()
+	var l struct { // the ledger's maps
+		Claims  map[string]int64 `dynamodbav:"refund_claims"`
+		Counted map[string]int64 `dynamodbav:"refund_counted"`
 	}
 	if err := attributevalue.UnmarshalMap(item, &l); err != nil {
 		return nil, fmt.Errorf("decode refund ledger: %w", err)
 	}
 	out := &refund.Payment{ID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: p.Environment, Status: p.Status,
-		AmountMinor: p.AmountMinor, Promised: money.Paisa(l.Promised), Returned: money.Paisa(l.Returned)}
+		AmountMinor: p.AmountMinor, Promised: money.Paisa(it.RefundPromised), Returned: money.Paisa(it.RefundReturned),
+		Document: refund.DocumentOf(p)}
 	if l.Claims != nil {
 		out.Claims = make(map[string]money.Paisa, len(l.Claims))
 		for id, v := range l.Claims {
@@ -272,11 +284,13 @@ func (s *Store) UpdateRefund(ctx context.Context, prev, next *refund.Refund) err
 // attribute that exists, and the update that writes the map whole when it does not yet.
 type ledgerWrite struct {
 	paymentID, refundID string
-	mapAttr             string
-	update, cond        string
-	firstUpdate         string
-	firstCond           string
-	vals                map[string]types.AttributeValue
+	// item is the key written (nil: the payment's).
+	item         map[string]types.AttributeValue
+	mapAttr      string
+	update, cond string
+	firstUpdate  string
+	firstCond    string
+	vals         map[string]types.AttributeValue
 	// wrote is what a write that applied means (Claimed for a claim, Closed for a void).
 	wrote refund.Claim
 }
@@ -302,9 +316,13 @@ func (s *Store) runLedger(ctx context.Context, w ledgerWrite, first bool) error 
 			vals[k] = v
 		}
 	}
+	k := w.item
+	if k == nil {
+		k = key(paymentPK(w.paymentID), "PAY")
+	}
 	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.Table),
-		Key:                       key(paymentPK(w.paymentID), "PAY"),
+		Key:                       k,
 		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("attribute_exists(pk) AND " + cond),
 		ExpressionAttributeNames:  names,
@@ -442,6 +460,36 @@ func (s *Store) CountReturned(ctx context.Context, paymentID, refundID string, a
 		first = p.Counted == nil
 	}
 	return fmt.Errorf("count refund %s on payment %s: too many lost races", refundID, paymentID)
+}
+
+// CountDocumentRefund adds a RETURNED refund's amount to the record of the invoice or payment
+// link its payment was priced from (refund.Store), once per refund id: refunds.<refund id> =
+// amount on the document item, on condition that the id is not there yet (the record's
+// refunded_minor is the map's sum, decodeDocument). One UpdateItem; the document's first
+// refund writes the map whole, on condition that it is still missing (one failed write more,
+// once per document). A repeat finds its id and writes nothing; a document that is gone has
+// nothing to learn. Nothing for a refund of a standalone payment.
+func (s *Store) CountDocumentRefund(ctx context.Context, r *refund.Refund) error {
+	if r.Document.ID == "" {
+		return nil
+	}
+	w := ledgerWrite{refundID: r.ID, mapAttr: attrDocRefunds,
+		item:        key(docPK(r.WorkspaceID, r.Environment, document.Kind(r.Document.Kind)), r.Document.ID),
+		update:      "SET #m.#id = :amt",
+		cond:        "attribute_exists(#m) AND attribute_not_exists(#m.#id)",
+		firstUpdate: "SET #m = :first",
+		firstCond:   "attribute_not_exists(#m)",
+		vals: map[string]types.AttributeValue{":amt": num(r.AmountMinor),
+			":first": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{r.ID: num(r.AmountMinor)}}},
+	}
+	// The entry, else the map (the first refund), else the entry again (another refund wrote
+	// the map meanwhile): a third refusal means the id is counted already, or no document.
+	for _, first := range []bool{false, true, false} {
+		if err := s.runLedger(ctx, w, first); !errors.Is(err, errCondition) {
+			return err // written (nil), or failed
+		}
+	}
+	return nil
 }
 
 // RefundFollowUps lists refunds whose follow-up was due before dueBefore (refund.Store): one

@@ -30,6 +30,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/refund"
 )
 
 // Cookie names. The session cookie is the API's own (auth.SessionCookie): Path=/ because
@@ -84,6 +85,9 @@ type Service struct {
 	// home.go and export.go): the store. Exports records an export in the activity log.
 	Payments export.Store
 	Exports  ExportRecorder
+	// Refunds lists the workspace's refunds for the refunds export (refund.Service; set by
+	// DashboardExportFunction, nil elsewhere: the export offers payments only).
+	Refunds RefundLister
 	// Forms keeps the create forms' one-use tokens and the secrets they show once (once.go).
 	Forms FormClaims
 	// FormLimits limits the public and email-sending forms across instances (limits.go; nil:
@@ -92,6 +96,11 @@ type Service struct {
 
 	scriptOnce sync.Once
 	inline     *page.Inline
+}
+
+// RefundLister is what the refunds export calls of refund.Service.
+type RefundLister interface {
+	List(ctx context.Context, scope refund.Scope, q refund.ListQuery) (refund.Page, error)
 }
 
 func (s *Service) now() time.Time {

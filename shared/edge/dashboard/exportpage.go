@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/export"
@@ -11,6 +12,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/ui"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/refund"
 )
 
 // The export (DashboardExportFunction): a form of two Dhaka days and the CSV of the
@@ -38,6 +40,7 @@ func (s *Service) ExportPage(ctx context.Context, wr *web.Request) (*web.Respons
 		f := &form{values: map[string]string{
 			"from": today.AddDate(0, 0, -6).Format(export.DayLayout),
 			"to":   today.Format(export.DayLayout),
+			"what": "payments",
 		}}
 		return s.exportPage(r, 200, f), nil
 	})(ctx, wr)
@@ -54,7 +57,8 @@ func (s *Service) ExportCSV(ctx context.Context, wr *web.Request) (*web.Response
 			return nil, errors.New("dashboard: export without a payments store")
 		}
 		now := s.now()
-		f := &form{values: map[string]string{"from": strings.TrimSpace(r.Query["from"]), "to": strings.TrimSpace(r.Query["to"])}}
+		f := &form{values: map[string]string{"from": strings.TrimSpace(r.Query["from"]), "to": strings.TrimSpace(r.Query["to"]),
+			"what": strings.TrimSpace(r.Query["what"])}}
 		rng, errs := export.ParseRange(f.values["from"], f.values["to"], now)
 		for _, e := range errs {
 			rule := e.Rule
@@ -63,13 +67,15 @@ func (s *Service) ExportCSV(ctx context.Context, wr *web.Request) (*web.Response
 			}
 			f.fail(e.Field, t(r.l(), "dash.export.err."+rule, "days", r.l().Number(export.MaxDays)))
 		}
+		if w := f.values["what"]; w != "" && w != "payments" && (w != "refunds" || s.Refunds == nil) {
+			f.fail("what", t(r.l(), "dash.export.err.what"))
+		}
 		if f.failed() {
 			return s.exportPage(r, 422, f), nil
 		}
 		env := r.env()
 		gz := acceptsGzip(r.Header("Accept-Encoding"))
-		body, err := export.Build(ctx, s.Payments, export.Query{WorkspaceID: r.viewer.ws.WorkspaceID, Environment: env,
-			From: rng.From, To: rng.To}, now, gz, export.MaxResponseBody)
+		body, name, err := s.exportBody(ctx, r, f.values["what"], rng, now, gz)
 		if errors.Is(err, export.ErrTooLarge) {
 			f.fail("from", t(r.l(), "dash.export.too_large"))
 			return s.exportPage(r, 422, f), nil
@@ -77,14 +83,17 @@ func (s *Service) ExportCSV(ctx context.Context, wr *web.Request) (*web.Response
 		if err != nil {
 			return nil, err
 		}
-		last := rng.To.AddDate(0, 0, -1)
 		if s.Exports != nil {
-			s.Exports.RecordExport(ctx, r.viewer.actor(r), string(env)+" payments "+f.values["from"]+" to "+f.values["to"]+
+			what := "payments"
+			if f.values["what"] == "refunds" {
+				what = "refunds"
+			}
+			s.Exports.RecordExport(ctx, r.viewer.actor(r), string(env)+" "+what+" "+f.values["from"]+" to "+f.values["to"]+
 				" ("+itoa(body.Rows)+" rows)")
 		}
 		h := s.headers(map[string]string{
 			"Content-Type":        export.ContentType,
-			"Content-Disposition": `attachment; filename="` + export.Filename(string(env), rng.From, last) + `"`,
+			"Content-Disposition": `attachment; filename="` + name + `"`,
 			"Vary":                "Accept-Encoding",
 		})
 		if gz {
@@ -92,6 +101,31 @@ func (s *Service) ExportCSV(ctx context.Context, wr *web.Request) (*web.Response
 		}
 		return &web.Response{Status: 200, Headers: h, Raw: body.Bytes, Binary: gz, Cookies: r.setCookie}, nil
 	})(ctx, wr)
+}
+
+// exportBody builds the file of what ("refunds", else the payments) for rng, and its name.
+// Refunds are read through the refund rules (refund.Allowed: whoever may read refunds), their
+// reasons named in both languages from the refund pages' catalogue.
+func (s *Service) exportBody(ctx context.Context, r *req, what string, rng export.Range, now time.Time, gz bool) (*export.Body, string, error) {
+	env := r.env()
+	last := rng.To.AddDate(0, 0, -1)
+	if what != "refunds" {
+		body, err := export.Build(ctx, s.Payments, export.Query{WorkspaceID: r.viewer.ws.WorkspaceID, Environment: env,
+			From: rng.From, To: rng.To}, now, gz, export.MaxResponseBody)
+		return body, export.Filename(string(env), rng.From, last), err
+	}
+	if err := r.needRefund(refund.OpRead); err != nil {
+		return nil, "", err
+	}
+	sc := refund.Scope{WorkspaceID: r.viewer.ws.WorkspaceID, Environment: env, By: r.viewer.user.UserID}
+	list := func(ctx context.Context, cursor string) (refund.Page, error) {
+		return s.Refunds.List(ctx, sc, refund.ListQuery{Cursor: cursor, Limit: refund.MaxLimit})
+	}
+	words := func(rs refund.Reason) (string, string) {
+		return t(page.EN, "dash.refund.reason."+string(rs)), t(page.BN, "dash.refund.reason."+string(rs))
+	}
+	body, err := export.BuildRefunds(ctx, list, rng, words, gz, export.MaxResponseBody)
+	return body, export.RefundsFilename(string(env), rng.From, last), err
 }
 
 // acceptsGzip reads Accept-Encoding: gzip (or *) listed without q=0.
@@ -123,6 +157,8 @@ func (s *Service) exportPage(r *req, status int, f *form) *web.Response {
 				h.If(r.lang.Explicit, ui.Hidden(page.QueryParam, string(r.l()))),
 				d.exportDay(f, "from", "export-from", "dash.export.from"), newline,
 				d.exportDay(f, "to", "export-to", "dash.export.to"), newline,
+				h.If(s.Refunds != nil, d.choice(f, "what", "dash.export.what", [][2]string{
+					{"payments", "dash.export.what.payments"}, {"refunds", "dash.export.what.refunds"}})), newline,
 				h.P(h.Class("hint"), h.ID("export-hint"), h.Text(d.t("dash.export.hint", "days", d.l.Number(export.MaxDays)))),
 				ui.Submit("export-submit", d.t("dash.export.submit")),
 			), newline,

@@ -18,6 +18,7 @@ var messagesBN = map[string]string{
 	"dash.nav.customers":       "গ্রাহক",
 	"dash.nav.webhooks":        "ওয়েবহুক",
 	"dash.nav.export":          "এক্সপোর্ট",
+	"dash.nav.refunds":         "রিফান্ড",
 	"dash.nav.secrets":         "ওয়েবহুক সিক্রেট",
 	"dash.nav.team":            "টিম",
 	"dash.nav.activity":        "কার্যকলাপ",

@@ -15,6 +15,7 @@ var messagesEN = map[string]string{
 	"dash.nav.customers":       "Customers",
 	"dash.nav.webhooks":        "Webhooks",
 	"dash.nav.export":          "Export",
+	"dash.nav.refunds":         "Refunds",
 	"dash.nav.secrets":         "Webhook secrets",
 	"dash.nav.team":            "Team",
 	"dash.nav.activity":        "Activity",

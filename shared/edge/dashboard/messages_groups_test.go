@@ -2,5 +2,5 @@ package dashboard
 
 // The tests render every page group, as the functions that register them do.
 func init() {
-	UseMessages(CustomersMessages(), DocFormMessages(), DocumentsMessages(), HomeExportMessages(), PaymentsMessages(), WebhooksMessages())
+	UseMessages(CustomersMessages(), DocFormMessages(), DocumentsMessages(), HomeExportMessages(), PaymentsMessages(), RefundsMessages(), WebhooksMessages())
 }

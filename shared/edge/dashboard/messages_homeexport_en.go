@@ -47,8 +47,19 @@ var homeExportEN = map[string]string{
 	"dash.export.err.future":          "This day has not begun yet: choose today or earlier.",
 	"dash.export.err.order":           "The last day must not be before the first.",
 	"dash.export.err.span":            "Choose at most {days} days.",
+	"dash.export.what":                "What to export",
+	"dash.export.what.payments":       "Payments",
+	"dash.export.what.refunds":        "Refunds (asked for in those days)",
+	"dash.export.err.what":            "Choose payments or refunds.",
 	"dash.export.too_large":           "This range has too many payments for one download. Choose fewer days and export the rest separately.",
 	"dash.action.payments.exported":   "Payments exported",
+	"dash.action.refund.created":      "Refund asked for",
+	"dash.action.refund.reviewed":     "Refund put in review",
+	"dash.action.refund.approved":     "Refund approved",
+	"dash.action.refund.rejected":     "Refund rejected",
+	"dash.action.refund.returned":     "Refund reported returned",
+	"dash.action.refund.cancelled":    "Refund cancelled",
+	"dash.action.refund_policy.set":   "Two-person refund amount changed",
 }
 
 // HomeExportMessages is this page group's catalogue: the functions that serve its pages

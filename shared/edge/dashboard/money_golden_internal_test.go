@@ -154,9 +154,9 @@ func moneyPages(t *testing.T) map[string]string {
 		f = &form{values: map[string]string{"from": "2026-02-31", "status": "PAID"}}
 		listFilters(r, f)
 		add("payments-invalid", ps.paymentsPage(r, 422, f, nil))
-		add("payment-completed", ps.detailPage(moneyReq(l, auth.RoleDeveloper, "/dashboard/payments/"+payID, map[string]string{"notice": "resent"}), paidIntent()))
+		add("payment-completed", ps.detailPage(moneyReq(l, auth.RoleDeveloper, "/dashboard/payments/"+payID, map[string]string{"notice": "resent"}), 200, paidIntent(), nil))
 		pending := moneyIntent(payID, "order-pending", payment.Pending, 9999, payment.SourceStandalone, time.Minute)
-		add("payment-pending", ps.detailPage(moneyReq(l, auth.RoleDeveloper, "/dashboard/payments/"+payID, nil), pending))
+		add("payment-pending", ps.detailPage(moneyReq(l, auth.RoleDeveloper, "/dashboard/payments/"+payID, nil), 200, pending, nil))
 		wr := moneyReq(l, auth.RoleOwner, "/dashboard/webhooks", nil)
 		res, err := s.webhooksPage(context.Background(), wr, 200, &form{values: map[string]string{"url": "https://shop.example.com.bd/hooks"}},
 			&TestEvent{EventID: "e0000000-0000-4000-8000-00000000000f", Host: "shop.example.com.bd", Signatures: 1, HTTPStatus: 204, Duration: 85 * time.Millisecond}, "")

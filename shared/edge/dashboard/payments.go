@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/takapay/payments/shared/activity"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/h"
@@ -14,6 +15,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/web"
 	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/refund"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -28,6 +30,11 @@ type Payments struct {
 	// the webhook queue; nil Queue: a resend fails and says so).
 	Deliveries webhook.ResendStore
 	Queue      webhook.Enqueuer
+	// Refunds is the refund rules (refund.Service: a payment's refunds, the Refunds page and
+	// its actions, refunds.go); nil: the pages show no refunds.
+	Refunds *refund.Service
+	// Log records the refund actions in the workspace's activity log (activity.Service).
+	Log activity.Recorder
 }
 
 // Intents is what the payments pages call of intent.Service.
@@ -256,7 +263,11 @@ func (s *Payments) Detail(ctx context.Context, wr *web.Request) (*web.Response, 
 		if err != nil {
 			return nil, err
 		}
-		return s.detailPage(r, it), nil
+		v, err := s.refundsOf(ctx, r, it)
+		if err != nil {
+			return nil, err
+		}
+		return s.detailPage(r, 200, it, v), nil
 	})(ctx, wr)
 }
 
@@ -269,19 +280,24 @@ func (s *Payments) intent(ctx context.Context, r *req) (*intent.Intent, error) {
 	return s.Intents.Get(ctx, sc, r.PathParams["paymentID"])
 }
 
-func (s *Payments) detailPage(r *req, it *intent.Intent) *web.Response {
+func (s *Payments) detailPage(r *req, status int, it *intent.Intent, rv *refundView) *web.Response {
 	v := r.viewer
 	title := t(r.l(), "dash.pay.detail.title", "reference", it.Reference)
-	return s.page(r, 200, title, func(d *doc) {
+	return s.page(r, status, title, func(d *doc) {
 		switch r.Query["notice"] {
 		case "resent":
 			d.node(ui.Flash(d.t("dash.pay.notice.resent")))
 		case "cancelled":
 			d.node(ui.Flash(d.t("dash.pay.notice.cancelled")))
+		case "refund_created":
+			d.node(ui.Flash(d.t("dash.refund.notice.created")))
 		}
 		d.node(d.paymentFacts(it), d.paymentTimeline(it))
 		if v.can(auth.WriteDocuments) && r.env() == auth.Sandbox && it.Status == payment.Pending {
 			d.node(d.actionButton("/dashboard/payments/"+it.ID+"/cancel", "cancel-payment", "dash.pay.cancel", true))
+		}
+		if rv != nil {
+			d.node(d.paymentRefunds(it, rv))
 		}
 		d.node(d.paymentDelivery(it, v.can(auth.WriteDocuments)))
 	})

@@ -185,6 +185,7 @@ func (d *doc) navItems() []ui.NavItem {
 	item("/dashboard", "dash.nav.home")
 	if v.can(auth.ViewWorkspace) {
 		item("/dashboard/payments", "dash.nav.payments")
+		item("/dashboard/refunds", "dash.nav.refunds")
 		item("/dashboard/invoices", "dash.nav.invoices")
 		item("/dashboard/payment-links", "dash.nav.links")
 		item("/dashboard/customers", "dash.nav.customers")

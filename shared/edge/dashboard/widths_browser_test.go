@@ -15,7 +15,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/local/browsertest"
+	"github.com/takapay/payments/shared/refund"
 )
 
 // widthPage is one dashboard page the widths test opens: a name for the failure message and
@@ -26,8 +28,8 @@ type widthPage struct{ name, path string }
 // in, sign up, the forgotten password, the check-email pages, bad links, an invitation) and signed in
 // as the owner of a workspace with data in it (payments paid and pending, one of a lakh and a
 // half; an issued invoice, a published and paid payment link, customers, keys, a webhook
-// delivery, a pending invitation, the activity log, passkeys, the export form, the forms that
-// create), in both languages, at 360×740, 390×844 and 1366×900: no sideways scroll
+// delivery, a pending invitation, the activity log, passkeys, the export form, the refunds
+// queue and a refund's page with its action forms, the forms that create), in both languages, at 360×740, 390×844 and 1366×900: no sideways scroll
 // (document.documentElement.scrollWidth <= innerWidth; a failure names the page, language,
 // size and the widest element past the right edge) and 0 axe-core violations. Screenshots:
 // .artifacts/widths/dashboard/<page>-<lang>-<width>.png. A new page is one line of the tables
@@ -85,6 +87,23 @@ func TestBrowserWidths(t *testing.T) {
 	a.DrainWebhooks(t)
 	pending := jsonField(t, api("POST", "/v1/payment-intents", `{"amount": 99.99, "reference": "order-pending-with-a-rather-long-reference-0001"}`), "id")
 
+	// Refunds of the paid payment: one requested with a long note, one approved (the rule,
+	// as the dashboard's pages call it).
+	refunds := &refund.Service{Store: a.Store, Policies: a.Store}
+	scope := refund.Scope{WorkspaceID: ws, Environment: auth.Sandbox, By: "widths"}
+	asked, err := refunds.Create(t.Context(), scope, refund.CreateInput{PaymentID: paid, AmountMinor: 1250050, Reason: refund.ReasonNotDelivered,
+		RequestedBy: refund.ByMerchant, Note: "The parcel to Old Dhaka came back unopened: <b>refund-the-whole-order-and-the-delivery-charge-please</b>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approved, err := refunds.Create(t.Context(), scope, refund.CreateInput{PaymentID: paid, AmountMinor: 50000, Reason: refund.ReasonDuplicate, RequestedBy: refund.ByMerchant})
+	if err == nil {
+		_, err = refunds.Transition(t.Context(), scope, approved.ID, refund.Approve, refund.TransitionInput{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// A pending invitation (the team page lists it). payLink issued the sandbox webhook secret.
 	owner := s.sessionBrowser(t, a.Creds.SessionToken)
 	team := owner.get("/dashboard/team")
@@ -136,6 +155,11 @@ func TestBrowserWidths(t *testing.T) {
 		{"activity", "/dashboard/activity"},
 		{"passkeys", "/dashboard/passkeys"},
 		{"export", "/dashboard/export"},
+		{"refunds", "/dashboard/refunds"},
+		{"refunds-filtered", "/dashboard/refunds?status=APPROVED"},
+		{"refunds-empty", "/dashboard/refunds?status=REJECTED"},
+		{"refund-requested", "/dashboard/refunds/" + asked.ID},
+		{"refund-approved", "/dashboard/refunds/" + approved.ID},
 		{"invite-signed-in", invite},
 	}
 

@@ -99,7 +99,7 @@ func TestVerifyAnswersAreClosed(t *testing.T) {
 	}
 	const id = "7d3f1c2a-5b6e-4f80-9a1b-2c3d4e5f6a7b"
 	verify := `{"invoice_id":"` + id + `","status":"COMPLETED","amount_minor":100,"currency":"BDT","reference":"r","environment":"sandbox",` +
-		`"created_at":"2026-01-01T00:00:00Z","first_verified_at":null,"previously_verified":false`
+		`"created_at":"2026-01-01T00:00:00Z","first_verified_at":null,"previously_verified":false,"refunded_minor":0,"refundable_minor":100`
 	intent := verify + `,"intent_id":"` + id + `","source":{"kind":"standalone"}`
 	for _, tc := range []struct {
 		path, body string
