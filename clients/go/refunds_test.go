@@ -68,7 +68,9 @@ func TestRefundTransitions(t *testing.T) {
 	v, note, reason, trx := 2, "Parcel checked", "Not ours", "TRX9BC4D2E1"
 	steps := []func() (*Refund, error){
 		func() (*Refund, error) { return c.Refunds().Review(ctx, refundID, RefundTransition{Note: &note}) },
-		func() (*Refund, error) { return c.Refunds().Approve(ctx, refundID, RefundTransition{ExpectedVersion: &v}) },
+		func() (*Refund, error) {
+			return c.Refunds().Approve(ctx, refundID, RefundTransition{ExpectedVersion: &v})
+		},
 		func() (*Refund, error) { return c.Refunds().Reject(ctx, refundID, RefundReject{Reason: reason}) },
 		func() (*Refund, error) {
 			return c.Refunds().ReportReturned(ctx, refundID, RefundReportReturned{ProviderReference: trx})

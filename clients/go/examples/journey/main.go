@@ -322,6 +322,11 @@ func refundJourney(ctx context.Context, c *takapay.Client, secret string, paymen
 	if err != nil || got.Status != takapay.RefundStatusValueRETURNED || len(got.History) != 4 {
 		return fmt.Errorf("8 get: %v %+v", err, got)
 	}
+	// The payment: 5000 returned; the rejected rest is refundable again at once.
+	v, err := c.VerifyPayment(ctx, payment.String(), nil)
+	if err != nil || v.RefundedMinor != 5000 || v.RefundableMinor != 10050 {
+		return fmt.Errorf("8 the payment's figures: %v refunded_minor %d refundable_minor %d, want 5000 and 10050", err, v.RefundedMinor, v.RefundableMinor)
+	}
 	var listed []string
 	for r, err := range rs.All(ctx, takapay.RefundListOptions{PaymentID: payment.String(), Limit: 1}) {
 		if err != nil {
@@ -336,7 +341,8 @@ func refundJourney(ctx context.Context, c *takapay.Client, secret string, paymen
 	if err != nil {
 		return err
 	}
-	fmt.Printf("ok 8 refund %s REQUESTED IN_REVIEW APPROVED RETURNED; over-refund 409; rest %s REJECTED; listed %v; webhooks %v\n", id, rest.Id, listed, types)
+	fmt.Printf("ok 8 refund %s REQUESTED IN_REVIEW APPROVED RETURNED; over-refund 409; rest %s REJECTED; refunded_minor=%d refundable_minor=%d; listed %v; webhooks %v\n",
+		id, rest.Id, v.RefundedMinor, v.RefundableMinor, listed, types)
 	return nil
 }
 
