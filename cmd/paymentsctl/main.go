@@ -153,7 +153,7 @@ var commands = []*command{
 	{"webhook secret rotate", "--workspace ID --env sandbox|live [--grace 24h]",
 		"Make a new webhook secret current; the old ones keep signing for --grace more.", webhookSecretRotate},
 	{"webhook secret list", "--workspace ID --env sandbox|live", "List the active webhook secrets (ids only).", webhookSecretList},
-	{"webhook deliveries", "--invoice ID", "Show a payment's (payment intent's) webhook event and its delivery attempts.", webhookDeliveries},
+	{"webhook deliveries", "--invoice ID", "Show a payment's (payment intent's) webhook event and its refunds' events, with their delivery attempts.", webhookDeliveries},
 	{"webhook resend", "--invoice ID --event EVENT_ID",
 		"Send a payment's webhook event again: same id and payload, a fresh signature (needs --queue).", webhookResend},
 	{"webhook test", "--workspace ID --env sandbox|live --url URL",
@@ -865,7 +865,7 @@ func webhookDeliveries(c *ctl, fs *flag.FlagSet, args []string) error {
 	}
 	views := deliveryViews(list)
 	return c.out().table(views, []string{"EVENT_ID", "KIND", "STATUS", "ATTEMPTS", "LAST_ATTEMPT_AT", "LAST_HTTP_STATUS",
-		"NEXT_ATTEMPT_AT", "CORRELATION_ID", "DETAIL"}, func(yield func([]string)) {
+		"NEXT_ATTEMPT_AT", "CORRELATION_ID", "DETAIL", "REFUND_ID"}, func(yield func([]string)) {
 		for _, v := range views {
 			attempts := fmt.Sprint(v.Attempts)
 			if v.PriorAttempts > 0 {
@@ -876,7 +876,7 @@ func webhookDeliveries(c *ctl, fs *flag.FlagSet, args []string) error {
 				code = fmt.Sprint(v.LastHTTPStatus)
 			}
 			yield([]string{v.EventID, v.Kind, v.Status, attempts, dash(v.LastAttemptAt), code, dash(v.NextAttemptAt),
-				dash(v.CorrelationID), dash(v.Detail)})
+				dash(v.CorrelationID), dash(v.Detail), dash(v.RefundID)})
 		}
 	})
 }
@@ -1044,8 +1044,10 @@ func keyViews(keys []*auth.KeyRecord) []keyView {
 // deliveryView is a webhook event as webhook deliveries shows it.
 type deliveryView struct {
 	InvoiceID string `json:"invoice_id"`
-	EventID   string `json:"event_id"`
-	Kind      string `json:"kind"`
+	// RefundID names the refund of a refund event (decision 140; absent for the payment's).
+	RefundID string `json:"refund_id,omitempty"`
+	EventID  string `json:"event_id"`
+	Kind     string `json:"kind"`
 	// Status is pending, delivered or failed.
 	Status    string `json:"status"`
 	CreatedAt string `json:"created_at"`
@@ -1066,7 +1068,7 @@ type deliveryView struct {
 func deliveryViews(list []operator.WebhookDelivery) []deliveryView {
 	out := make([]deliveryView, 0, len(list))
 	for _, d := range list {
-		v := deliveryView{InvoiceID: d.InvoiceID, EventID: d.EventID, Kind: d.Kind, Status: d.Status,
+		v := deliveryView{InvoiceID: d.InvoiceID, RefundID: d.RefundID, EventID: d.EventID, Kind: d.Kind, Status: d.Status,
 			CreatedAt: d.CreatedAt.UTC().Format(time.RFC3339), Attempts: d.Attempts, PriorAttempts: d.PriorAttempts,
 			LastHTTPStatus: d.LastHTTPStatus, Detail: d.Detail, CorrelationID: hex.EncodeToString(d.CID), AttemptLog: d.AttemptLog}
 		if d.LastAttemptAt != nil {

@@ -54,6 +54,7 @@ func copyPayment(p *refund.Payment) *refund.Payment {
 func copyRefund(r *refund.Refund) *refund.Refund {
 	c := *r
 	c.History = append([]refund.Entry(nil), r.History...)
+	c.Events = append([]payment.Delivery(nil), r.Events...)
 	return &c
 }
 
@@ -92,6 +93,7 @@ func (f *fakeStore) PutRefund(_ context.Context, r *refund.Refund) (*refund.Refu
 	if cur := f.refunds[k]; cur != nil {
 		return copyRefund(cur), refund.ErrExists
 	}
+	r.Writes = 1
 	f.refunds[k] = copyRefund(r)
 	return r, f.wrote()
 }
@@ -234,9 +236,10 @@ func (f *fakeStore) UpdateRefund(_ context.Context, prev, next *refund.Refund) e
 	defer f.mu.Unlock()
 	k := rkey(prev.WorkspaceID, prev.Environment, prev.ID)
 	cur := f.refunds[k]
-	if cur == nil || cur.Version != prev.Version || cur.Status != prev.Status || cur.FollowUp != prev.FollowUp {
+	if cur == nil || cur.Version != prev.Version || cur.Status != prev.Status || cur.FollowUp != prev.FollowUp || cur.Writes != prev.Writes {
 		return refund.ErrStateChanged
 	}
+	next.Writes = prev.Writes + 1
 	f.refunds[k] = copyRefund(next)
 	return f.wrote()
 }
@@ -246,7 +249,7 @@ func (f *fakeStore) RefundFollowUps(_ context.Context, before time.Time, limit i
 	defer f.mu.Unlock()
 	var out []refund.Ref
 	for _, r := range f.refunds {
-		if r.FollowUp != refund.NoFollowUp && r.FollowUpAt.Before(before) && len(out) < limit {
+		if at, ok := r.WakeAt(); ok && at.Before(before) && len(out) < limit {
 			out = append(out, refund.Ref{WorkspaceID: r.WorkspaceID, Environment: r.Environment, ID: r.ID})
 		}
 	}

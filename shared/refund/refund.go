@@ -153,6 +153,16 @@ type Refund struct {
 	// Replayed is set (never stored) on the refund Create answers for a create that an earlier
 	// one under the same id or Idempotency-Key already made.
 	Replayed bool
+	// WebhookURL is the payment's webhook_url, copied at create (internal: the sender posts
+	// the refund's events there without reading the payment); "" records no events.
+	WebhookURL string
+	// Events are the refund's webhook events, one per status it reached since create, each
+	// with its own delivery state (internal; events.go). Every write that changes the status
+	// records its event here, in the same write.
+	Events []payment.Delivery
+	// Writes counts every write of the refund item (internal): each write is conditional on
+	// it, so a delivery attempt's write and a transition's never overwrite each other.
+	Writes int64
 }
 
 // Document names the invoice or payment link a linked payment was priced from.

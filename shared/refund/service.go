@@ -30,6 +30,8 @@ type Payment struct {
 	Counted     map[string]bool
 	// Document is the invoice or payment link the payment was priced from (zero: standalone).
 	Document Document
+	// WebhookURL is where the payment's webhooks go: its refunds' events go there too.
+	WebhookURL string
 }
 
 // Ledger is the payment's refund view.
@@ -130,6 +132,9 @@ type Service struct {
 	Grace time.Duration
 	// Keys maps Idempotency-Keys to refund ids (needed for CreateInput.IdempotencyKey).
 	Keys Keys
+	// Events receives each webhook event a write recorded (nil: none is enqueued at once;
+	// the webhook re-drive sends them once overdue).
+	Events EventQueue
 }
 
 // Keys maps a workspace's Idempotency-Keys (per environment) to the refund ids they made.
@@ -246,7 +251,7 @@ func (s *Service) Create(ctx context.Context, scope Scope, in CreateInput) (*Ref
 			return nil, err
 		}
 	}
-	r, err := s.newRefund(scope, in, amount)
+	r, err := s.newRefund(scope, in, amount, p.WebhookURL)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +302,7 @@ func (s *Service) reserveKey(ctx context.Context, scope Scope, key string) (stri
 	return s.Keys.PutRefundKey(ctx, scope.WorkspaceID, scope.Environment, key, u.String())
 }
 
-func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa) (*Refund, error) {
+func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa, webhookURL string) (*Refund, error) {
 	id := in.ID
 	if id == "" {
 		u, err := uuid.NewV7()
@@ -312,7 +317,7 @@ func (s *Service) newRefund(scope Scope, in CreateInput, amount money.Paisa) (*R
 		AmountMinor: amount, Currency: Currency, Status: PendingClaim, Reason: in.Reason, Note: in.Note,
 		Reference: in.Reference, Metadata: in.Metadata, RequestedBy: in.RequestedBy,
 		History: []Entry{{Status: Requested, At: now, By: scope.By, Note: in.Note}}, Version: 1,
-		CreatedAt: now, UpdatedAt: now, FollowUp: FollowClaim, FollowUpAt: now.Add(s.grace()),
+		CreatedAt: now, UpdatedAt: now, FollowUp: FollowClaim, FollowUpAt: now.Add(s.grace()), WebhookURL: webhookURL,
 		RequestHash: in.RequestHash,
 	}, nil
 }
@@ -341,6 +346,10 @@ func (s *Service) finishClaim(ctx context.Context, r *Refund, paid money.Paisa) 
 	if c != Claimed {
 		next.Status = Voided
 	}
+	ev, err := recordEvent(&next, s.now()) // refund.requested, in the write that makes it REQUESTED
+	if err != nil {
+		return nil, err
+	}
 	if err := s.Store.UpdateRefund(ctx, r, &next); err != nil {
 		if !errors.Is(err, ErrStateChanged) {
 			return nil, err
@@ -351,6 +360,7 @@ func (s *Service) finishClaim(ctx context.Context, r *Refund, paid money.Paisa) 
 		}
 		return s.settled(ctx, cur)
 	}
+	s.emit(ctx, &next, ev)
 	return s.settled(ctx, &next)
 }
 
@@ -416,6 +426,10 @@ func (s *Service) Transition(ctx context.Context, scope Scope, id string, action
 			}
 		}
 		next := s.apply(r, action, in, scope.By, now)
+		ev, err := recordEvent(next, now) // the event of the new status, in the same write
+		if err != nil {
+			return nil, err
+		}
 		err = s.Store.UpdateRefund(ctx, r, next)
 		if errors.Is(err, ErrStateChanged) {
 			if attempt < 2 { // changed meanwhile: the table decides again on what it is now
@@ -426,6 +440,7 @@ func (s *Service) Transition(ctx context.Context, scope Scope, id string, action
 		if err != nil {
 			return nil, err
 		}
+		s.emit(ctx, next, ev)
 		return next, s.followUp(ctx, next)
 	}
 }
@@ -489,10 +504,31 @@ func (s *Service) followUp(ctx context.Context, r *Refund) error {
 	default:
 		return fmt.Errorf("refund %s: follow-up %q is not this write's", r.ID, r.FollowUp)
 	}
-	done := *r
-	done.FollowUp, done.FollowUpAt = NoFollowUp, time.Time{}
-	if err := s.Store.UpdateRefund(ctx, r, &done); err != nil && !errors.Is(err, ErrStateChanged) {
-		return err
+	return s.clearFollowUp(ctx, r)
+}
+
+// clearFollowUp records r's ledger step done. A delivery attempt may have written the refund
+// since it was read (its events change, never its status, version or follow-up): the clear is
+// then made on the refund as it is now; a refund that moved on is left to its new writer.
+func (s *Service) clearFollowUp(ctx context.Context, r *Refund) error {
+	cur := r
+	for range 3 {
+		done := *cur
+		done.FollowUp, done.FollowUpAt = NoFollowUp, time.Time{}
+		err := s.Store.UpdateRefund(ctx, cur, &done)
+		if err == nil {
+			r.Writes = done.Writes
+			break
+		}
+		if !errors.Is(err, ErrStateChanged) {
+			return err
+		}
+		if cur, err = s.Store.GetRefund(ctx, r.WorkspaceID, r.Environment, r.ID); err != nil {
+			return err
+		}
+		if cur == nil || cur.Version != r.Version || cur.Status != r.Status || cur.FollowUp != r.FollowUp {
+			break
+		}
 	}
 	r.FollowUp, r.FollowUpAt = NoFollowUp, time.Time{}
 	return nil
@@ -511,26 +547,32 @@ func (s *Service) Repair(ctx context.Context, now time.Time) (int, error) {
 	done := 0
 	var errs []error
 	for _, ref := range refs {
-		if err := s.repairOne(ctx, ref); err != nil {
+		did, err := s.repairOne(ctx, ref, now)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		done++
+		if did {
+			done++
+		}
 	}
 	return done, errors.Join(errs...)
 }
 
-func (s *Service) repairOne(ctx context.Context, ref Ref) error {
+// repairOne does ref's follow-up if one is due at now. The sweep index also holds refunds
+// whose only due work is a webhook event (WakeAt), and a follow-up found early (a refund woken
+// by its event) is left to its writer until its grace has passed: both are skipped (false).
+func (s *Service) repairOne(ctx context.Context, ref Ref, now time.Time) (bool, error) {
 	r, err := s.Store.GetRefund(ctx, ref.WorkspaceID, ref.Environment, ref.ID)
-	if err != nil || r == nil {
-		return err
+	if err != nil || r == nil || r.FollowUp == NoFollowUp || r.FollowUpAt.After(now) {
+		return false, err
 	}
 	if r.FollowUp != FollowClaim {
-		return s.followUp(ctx, r)
+		return true, s.followUp(ctx, r)
 	}
 	p, err := s.Store.RefundPayment(ctx, r.PaymentID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	paid := money.Paisa(0)
 	if p != nil {
@@ -539,7 +581,7 @@ func (s *Service) repairOne(ctx context.Context, ref Ref) error {
 	_, err = s.finishClaim(ctx, r, paid)
 	var ae *apierr.Error
 	if errors.As(err, &ae) && ae.Code == apierr.StateConflict { // voided: that is its end
-		return nil
+		return true, nil
 	}
-	return err
+	return err == nil, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/intent"
 	"github.com/takapay/payments/shared/payment"
+	"github.com/takapay/payments/shared/refund"
 )
 
 // IntentLister is the intents list (package dynamo: GSI3, newest first) — the query behind
@@ -16,10 +17,50 @@ type IntentLister interface {
 	ListIntents(ctx context.Context, q intent.ListQuery) ([]intent.Stored, string, error)
 }
 
-// RecentDelivery is a payment's webhook event as a list of deliveries shows it.
+// RecentDelivery is a payment's or a refund's webhook event as a list of deliveries shows it:
+// InvoiceID is the payment (a refund's payment for a refund event), RefundID the refund ("" for
+// a payment's event).
 type RecentDelivery struct {
 	InvoiceID string
+	RefundID  string
 	payment.Delivery
+}
+
+// RefundLister lists a workspace environment's refunds, newest first (package dynamo).
+type RefundLister interface {
+	ListRefunds(ctx context.Context, workspaceID string, env auth.Environment, cursor string, limit int, keep func(*refund.Refund) bool) ([]*refund.Refund, string, error)
+}
+
+// RecentDeliveryRefunds is how many of the latest refunds RecentRefundDeliveries looks at
+// (one Query).
+const RecentDeliveryRefunds = 50
+
+// RecentRefundDeliveries returns the webhook events of the latest RecentDeliveryRefunds refunds
+// of a workspace environment, in SortDeliveries' order.
+func RecentRefundDeliveries(ctx context.Context, l RefundLister, workspaceID string, env auth.Environment) ([]RecentDelivery, error) {
+	list, _, err := l.ListRefunds(ctx, workspaceID, env, "", RecentDeliveryRefunds, func(r *refund.Refund) bool { return len(r.Events) > 0 })
+	if err != nil {
+		return nil, err
+	}
+	var out []RecentDelivery
+	for _, r := range list {
+		for _, e := range r.Events {
+			out = append(out, RecentDelivery{InvoiceID: r.PaymentID, RefundID: r.ID, Delivery: e})
+		}
+	}
+	SortDeliveries(out)
+	return out, nil
+}
+
+// SortDeliveries orders deliveries failures first — failed, then retrying, then not yet tried,
+// then delivered — and newest first within each.
+func SortDeliveries(out []RecentDelivery) {
+	slices.SortStableFunc(out, func(a, b RecentDelivery) int {
+		if c := cmp.Compare(deliveryRank(a.Delivery), deliveryRank(b.Delivery)); c != 0 {
+			return c
+		}
+		return b.CreatedAt.Compare(a.CreatedAt)
+	})
 }
 
 // RecentDeliveryPayments is how many of the latest payments RecentDeliveries looks at: the
@@ -61,11 +102,6 @@ func RecentDeliveries(ctx context.Context, l IntentLister, workspaceID string, e
 			out = append(out, RecentDelivery{InvoiceID: p.InvoiceID, Delivery: *p.Outbox})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b RecentDelivery) int {
-		if c := cmp.Compare(deliveryRank(a.Delivery), deliveryRank(b.Delivery)); c != 0 {
-			return c
-		}
-		return b.CreatedAt.Compare(a.CreatedAt)
-	})
+	SortDeliveries(out)
 	return out, nil
 }

@@ -45,6 +45,12 @@ type Redrive struct {
 	Now     func() time.Time
 	// Documents settles linked intents' outcomes on their documents (Settle; nil: none).
 	Documents intent.Ledger
+	// Refunds is the refunds' sweep index and items: each run re-enqueues their overdue
+	// events (nil: none). Queue must then also send refund messages (RefundEnqueuer).
+	Refunds RefundPendingStore
+	// Repair is the refunds' crash-repair pass (refund.Service.Repair, decision 100), run at
+	// the start of every refund sweep (nil: not run).
+	Repair func(ctx context.Context, now time.Time) (int, error)
 	// Metrics receives, after every sweep of pending events, one CloudWatch Embedded Metric
 	// Format line with OldestPendingMetric (OldestPendingAge; nil: none). The Lambda function
 	// gives it stdout, which CloudWatch Logs reads the metric from.
@@ -150,7 +156,8 @@ func (r *Redrive) enqueue(ctx context.Context, refs []payment.EventRef) ([]payme
 }
 
 // Run expires overdue payments, settles linked intents' outcomes on their documents, then
-// re-enqueues overdue events; it returns how many events it re-enqueued. Each step drains its
+// re-enqueues overdue events; then runs the refunds' repair pass and re-enqueues refunds'
+// overdue events; it returns how many events it re-enqueued. Each step drains its
 // backlog within the run's time. A failure of one step or one event does not stop the rest;
 // the errors come back joined. Every run whose first sweep of pending events succeeds writes
 // the OldestPendingMetric line to Metrics.
@@ -168,7 +175,8 @@ func (r *Redrive) Run(ctx context.Context) (int, error) {
 		dueBefore := now.Add(-overdue)
 		refs, err := r.Store.PendingDeliveries(ctx, dueBefore, r.batch())
 		if err != nil {
-			return n, errors.Join(append(errs, err)...) // no metric when the first sweep fails
+			errs = append(errs, err) // no metric when the first sweep fails; the refunds still run
+			break
 		}
 		if first && r.Metrics != nil {
 			if err := writeOldestPendingAge(r.Metrics, now, OldestPendingAge(now, dueBefore, refs)); err != nil {
@@ -192,5 +200,6 @@ func (r *Redrive) Run(ctx context.Context) (int, error) {
 			break
 		}
 	}
-	return n, errors.Join(errs...)
+	rn, err := r.redriveRefunds(ctx, overdue)
+	return n + rn, errors.Join(append(errs, err)...)
 }

@@ -17,20 +17,39 @@ import (
 	"github.com/takapay/payments/shared/payment"
 )
 
-// Message is the queue message of one delivery: which payment, which event. The payload itself
-// is built from the stored payment at send time, so a message can never invent an event.
+// Message is the queue message of one delivery: which payment or refund, which event. The
+// payload itself is built from the stored item at send time, so a message can never invent an
+// event. A payment's message is {"invoice_id", "event_id"} (as every message before refunds);
+// a refund's is {"refund_id", "workspace_id", "environment", "event_id"} (its item's key), and
+// never has an invoice_id: the two kinds cannot be mistaken for each other.
 type Message struct {
-	InvoiceID string `json:"invoice_id"`
-	EventID   string `json:"event_id"`
+	InvoiceID   string           `json:"invoice_id,omitempty"`
+	EventID     string           `json:"event_id"`
+	RefundID    string           `json:"refund_id,omitempty"`
+	WorkspaceID string           `json:"workspace_id,omitempty"`
+	Environment auth.Environment `json:"environment,omitempty"`
 }
+
+// IsRefund reports whether m is a refund event's message.
+func (m Message) IsRefund() bool { return m.RefundID != "" }
 
 // ErrMalformedMessage means a queue message is not a delivery message; it is dropped.
 var ErrMalformedMessage = errors.New("malformed webhook message")
 
-// ParseMessage decodes a queue message body.
+// ParseMessage decodes a queue message body: a payment's event (invoice_id) or a refund's
+// (refund_id with its workspace and environment), never both.
 func ParseMessage(body []byte) (Message, error) {
 	var m Message
-	if err := json.Unmarshal(body, &m); err != nil || m.InvoiceID == "" || m.EventID == "" {
+	if err := json.Unmarshal(body, &m); err != nil || m.EventID == "" {
+		return Message{}, ErrMalformedMessage
+	}
+	if m.IsRefund() {
+		if _, ok := auth.ParseEnvironment(string(m.Environment)); !ok || m.InvoiceID != "" || m.WorkspaceID == "" {
+			return Message{}, ErrMalformedMessage
+		}
+		return m, nil
+	}
+	if m.InvoiceID == "" || m.WorkspaceID != "" || m.Environment != "" {
 		return Message{}, ErrMalformedMessage
 	}
 	return m, nil
@@ -76,6 +95,9 @@ var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * tim
 // itself (SQS, its visibility timeout and dead-letter queue) is driven by package sqsqueue.
 type Sender struct {
 	Store Store
+	// Refunds reads refunds and records their events' attempts (nil: refund messages are
+	// retried until one is set).
+	Refunds RefundStore
 	// Documents settles a linked intent's outcome on its document (intent.Settle) as soon as
 	// the event's first message arrives, before and whatever the webhook attempt (nil: only the
 	// re-drive settles).
@@ -135,6 +157,9 @@ func (s *Sender) log(ctx context.Context, level slog.Level, msg string, attrs ..
 // Deliver makes one attempt for one message and says whether the queue should offer it again,
 // and after how long.
 func (s *Sender) Deliver(ctx context.Context, m Message) (retry bool, delay time.Duration) {
+	if m.IsRefund() {
+		return s.deliverRefund(ctx, m)
+	}
 	p, err := s.Store.GetPayment(ctx, m.InvoiceID)
 	if err != nil {
 		return true, 5 * time.Second // the store is unreachable: try again soon
@@ -262,27 +287,42 @@ func statusOf(kind string) payment.Status {
 	return ""
 }
 
+// secrets reads the signing secrets of a workspace environment; detail says why not (then
+// the attempt records it and is retried).
+func (s *Sender) secrets(ctx context.Context, ws string, env auth.Environment) ([][]byte, string) {
+	secrets, err := s.Secrets(ctx, ws, env, s.now())
+	if err != nil {
+		s.log(ctx, slog.LevelError, "webhook secrets unavailable", slog.String("workspace_id", ws),
+			slog.String("environment", string(env)), slog.String("error", err.Error()))
+		if errors.Is(err, ErrSecretUnsealed) || errors.Is(err, ErrNoSealer) {
+			return nil, err.Error() // the operator's action is named in the message
+		}
+		return nil, "webhook secrets unavailable"
+	}
+	return secrets, ""
+}
+
 // notDelivered starts the detail of an attempt that got no HTTP answer.
 const notDelivered = "not delivered: "
 
 // post signs and sends the event; 0 with a detail when no HTTP answer came back.
 func (s *Sender) post(ctx context.Context, p *payment.Payment) (int, string) {
-	secrets, err := s.Secrets(ctx, p.WorkspaceID, p.Environment, s.now())
-	if err != nil {
-		s.log(ctx, slog.LevelError, "webhook secrets unavailable", slog.String("workspace_id", p.WorkspaceID),
-			slog.String("environment", string(p.Environment)), slog.String("error", err.Error()))
-		if errors.Is(err, ErrSecretUnsealed) || errors.Is(err, ErrNoSealer) {
-			return 0, err.Error() // the operator's action is named in the message
-		}
-		return 0, "webhook secrets unavailable"
+	secrets, detail := s.secrets(ctx, p.WorkspaceID, p.Environment)
+	if detail != "" {
+		return 0, detail
 	}
 	if len(secrets) == 0 {
 		return 0, "no webhook secret issued for this workspace and environment (paymentsctl webhook secret issue)"
 	}
 	body, _ := json.Marshal(Payload{ID: p.Outbox.EventID, Type: p.Outbox.Kind, Timestamp: p.Outbox.CreatedAt,
 		Data: DataOf(p)})
-	headers := Headers(secrets, p.Outbox.EventID, s.now(), body)
-	code, err := Post(ctx, s.Client, s.URLs, p.WebhookURL, headers, body)
+	return s.postSigned(ctx, secrets, p.WebhookURL, p.Outbox.EventID, body)
+}
+
+// postSigned signs body as event eventID with secrets and posts it to url.
+func (s *Sender) postSigned(ctx context.Context, secrets [][]byte, url, eventID string, body []byte) (int, string) {
+	headers := Headers(secrets, eventID, s.now(), body)
+	code, err := Post(ctx, s.Client, s.URLs, url, headers, body)
 	if err != nil {
 		return 0, notDelivered + err.Error()
 	}

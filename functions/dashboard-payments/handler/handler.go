@@ -29,7 +29,7 @@ func Build(d *app.Deps) app.API {
 	p := &dashboard.Payments{Service: s, Intents: intents, Deliveries: d.Store}
 	if d.Store != nil {
 		// The refund pages call the refund rules directly, on the same store as the API.
-		p.Refunds = &refund.Service{Store: d.Store, Policies: d.Store, Now: d.Now}
+		p.Refunds = &refund.Service{Store: d.Store, Policies: d.Store, Now: d.Now, DueDays: refund.DueDays(d.Config.Lookup)}
 		p.Log = activity.New(d.Store, d.Now)
 	}
 	if d.Config.WebhookQueueURL != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/takapay/payments/shared/app/wire"
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/kmsseal"
+	"github.com/takapay/payments/shared/aws/sqsqueue"
 	"github.com/takapay/payments/shared/edge/dashboard"
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/urlcheck"
@@ -55,8 +56,10 @@ func Build(d *app.Deps) app.API {
 		d.Logger.Error("webhook secrets cannot be opened", slog.String("error", err.Error()))
 	}
 	w := &webhooks{store: d.Store, act: activity.New(d.Store, d.Now), logger: d.Logger, now: d.Now,
+		queue: &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL},
 		limit: &ratelimit.Limiter{Rate: TestsPerMinute, Per: time.Minute, Burst: TestsPerMinute, Lease: 1, Now: d.Now}}
 	if d.Store != nil {
+		w.refunds = d.Store
 		w.limit.Store = d.Store
 		w.tester = &webhook.Tester{URLs: d.URLs, Now: d.Now,
 			Secrets: (&webhook.Keyring{Store: d.Store, Sealer: sealer, Logger: d.Logger}).Secrets,
@@ -64,19 +67,22 @@ func Build(d *app.Deps) app.API {
 	}
 	s.Webhooks = w
 	return app.API{ErrorPage: s.ErrorPage, Routes: web.Routes{
-		"GET /dashboard/webhooks":       s.WebhooksPage,
-		"POST /dashboard/webhooks/test": s.SendTestWebhook,
+		"GET /dashboard/webhooks":         s.WebhooksPage,
+		"POST /dashboard/webhooks/test":   s.SendTestWebhook,
+		"POST /dashboard/webhooks/resend": s.ResendRefundWebhook,
 	}}
 }
 
 // webhooks adapts package webhook to dashboard.Webhooks.
 type webhooks struct {
-	store  webhook.IntentLister
-	tester *webhook.Tester
-	act    *activity.Service
-	limit  *ratelimit.Limiter
-	logger *slog.Logger
-	now    func() time.Time
+	store   webhook.IntentLister
+	refunds refundDeliveries
+	queue   webhook.RefundEnqueuer
+	tester  *webhook.Tester
+	act     *activity.Service
+	limit   *ratelimit.Limiter
+	logger  *slog.Logger
+	now     func() time.Time
 }
 
 func (w *webhooks) clock() time.Time {
@@ -86,10 +92,37 @@ func (w *webhooks) clock() time.Time {
 	return time.Now()
 }
 
+// refundDeliveries is what the page reads and writes of refunds (package dynamo).
+type refundDeliveries interface {
+	webhook.RefundLister
+	webhook.RefundStore
+}
+
+// ResendRefundEvent is webhook.ResendRefund for the refund of the viewer's workspace and
+// environment (the refund's key carries both: another workspace's is absent, 404).
+func (w *webhooks) ResendRefundEvent(ctx context.Context, a dashboard.Actor, env auth.Environment, refundID, eventID string) error {
+	_, err := webhook.ResendRefund(ctx, w.refunds, w.queue, a.WorkspaceID, env, refundID, eventID, "the dashboard ("+a.Email+")", w.clock().UTC())
+	switch {
+	case errors.Is(err, webhook.ErrNotResendable):
+		return apierr.New(apierr.NotFound, "no such refund event")
+	case errors.Is(err, webhook.ErrResendConflict):
+		return apierr.New(apierr.StateConflict, "%s", err.Error())
+	}
+	return err
+}
+
 func (w *webhooks) RecentDeliveries(ctx context.Context, ws string, env auth.Environment) ([]dashboard.WebhookDelivery, error) {
 	list, err := webhook.RecentDeliveries(ctx, w.store, ws, env)
 	if err != nil {
 		return nil, err
+	}
+	if w.refunds != nil {
+		refunds, err := webhook.RecentRefundDeliveries(ctx, w.refunds, ws, env)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, refunds...)
+		webhook.SortDeliveries(list)
 	}
 	out := make([]dashboard.WebhookDelivery, 0, len(list))
 	for _, x := range list {
@@ -101,7 +134,7 @@ func (w *webhooks) RecentDeliveries(ctx context.Context, ws string, env auth.Env
 		if x.LastAttemptAt != nil {
 			at = *x.LastAttemptAt
 		}
-		out = append(out, dashboard.WebhookDelivery{InvoiceID: x.InvoiceID, EventID: x.EventID, Kind: x.Kind, Status: status,
+		out = append(out, dashboard.WebhookDelivery{InvoiceID: x.InvoiceID, RefundID: x.RefundID, EventID: x.EventID, Kind: x.Kind, Status: status,
 			Attempts: x.Attempts, LastHTTPStatus: x.LastHTTPStatus, At: at})
 	}
 	return out, nil

@@ -15,7 +15,7 @@ var Function = app.HTTPFunction{LogicalID: "RefundsFunction", Name: "refunds", B
 // REFUND_DUE_DAYS (the template's RefundDueDays) sets due_by at approval.
 func Build(d *app.Deps) app.API {
 	svc := &refund.Service{Store: d.Store, Policies: d.Store, Keys: d.Store, Now: d.Now,
-		DueDays: refundapi.DueDays(d.Config.Lookup)}
+		DueDays: refund.DueDays(d.Config.Lookup)}
 	s := &refundapi.API{Auth: d.Auth, Refunds: svc}
 	return app.API{Routes: web.Routes{
 		"GET /v1/workspaces/{workspaceID}/refunds":                             s.List,

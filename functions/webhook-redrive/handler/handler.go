@@ -7,6 +7,7 @@ import (
 
 	"github.com/takapay/payments/shared/app"
 	"github.com/takapay/payments/shared/aws/sqsqueue"
+	"github.com/takapay/payments/shared/refund"
 	"github.com/takapay/payments/shared/webhook"
 )
 
@@ -20,7 +21,10 @@ var Function = app.Worker{LogicalID: "WebhookRedriveFunction", Name: "webhook-re
 		return func(ctx context.Context) error { _, err := r.Run(ctx); return err }
 	}}
 
-// Redrive builds the job that expires overdue payments and re-enqueues events still pending.
+// Redrive builds the job that expires overdue payments, re-enqueues events still pending
+// (payments' and refunds'), and runs the refunds' crash-repair pass (decision 100) every run.
 func Redrive(d *app.Deps) *webhook.Redrive {
-	return &webhook.Redrive{Store: d.Store, Queue: &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}, Documents: d.Store, Now: d.Now}
+	q := &sqsqueue.Queue{SQS: d.SQS, URL: d.Config.WebhookQueueURL}
+	repair := &refund.Service{Store: d.Store, Now: d.Now, Events: q}
+	return &webhook.Redrive{Store: d.Store, Queue: q, Documents: d.Store, Now: d.Now, Refunds: d.Store, Repair: repair.Repair}
 }

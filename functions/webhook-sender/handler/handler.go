@@ -38,6 +38,7 @@ func Sender(d *app.Deps) *webhook.Sender {
 	}
 	return &webhook.Sender{
 		Store:     d.Store,
+		Refunds:   d.Store,
 		Documents: d.Store,
 		Secrets:   (&webhook.Keyring{Store: d.Store, Sealer: sealer, Logger: d.Logger}).Secrets,
 		Client:    webhook.NewClient(webhook.ClientOptions{AllowLocalhost: d.Config.AllowLocalhostURLs}),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/aws/dynamo"
@@ -11,9 +13,11 @@ import (
 	"github.com/takapay/payments/shared/webhook"
 )
 
-// WebhookDelivery is a payment's webhook event and what became of it.
+// WebhookDelivery is a payment's webhook event, or one of its refunds' (RefundID set), and
+// what became of it.
 type WebhookDelivery struct {
 	InvoiceID string
+	RefundID  string
 	payment.Delivery
 	// PriorAttempts is how many attempts the event made before operators resent it (Attempts
 	// counts from the latest resend).
@@ -22,7 +26,9 @@ type WebhookDelivery struct {
 
 // WebhookDeliveries returns the webhook event of a payment (payment intent): none while it is
 // PENDING or when it needs no event (no webhook_url and no document), else its one event —
-// a payment records one event, that of its terminal status. One strongly consistent GetItem.
+// a payment records one event, that of its terminal status — and then its refunds' events
+// (decision 140), oldest refund first. One strongly consistent GetItem, and one more per
+// refund the payment's ledger names (refund_claims).
 func (o *Operator) WebhookDeliveries(ctx context.Context, invoiceID string) ([]WebhookDelivery, error) {
 	p, prior, err := o.Store.WebhookDelivery(ctx, invoiceID)
 	if err != nil {
@@ -34,6 +40,29 @@ func (o *Operator) WebhookDeliveries(ctx context.Context, invoiceID string) ([]W
 	out := []WebhookDelivery{}
 	if p.Outbox != nil {
 		out = append(out, WebhookDelivery{InvoiceID: p.InvoiceID, Delivery: *p.Outbox, PriorAttempts: prior})
+	}
+	return o.refundDeliveries(ctx, p, out)
+}
+
+// refundDeliveries appends the events of p's refunds (the ids its refund ledger names; uuid v7,
+// so sorted oldest first).
+func (o *Operator) refundDeliveries(ctx context.Context, p *payment.Payment, out []WebhookDelivery) ([]WebhookDelivery, error) {
+	l, err := o.Store.RefundPayment(ctx, p.InvoiceID)
+	if err != nil || l == nil {
+		return out, err
+	}
+	ids := slices.Sorted(maps.Keys(l.Claims))
+	for _, id := range ids {
+		r, err := o.Store.GetRefund(ctx, p.WorkspaceID, p.Environment, id)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			continue
+		}
+		for _, e := range r.Events {
+			out = append(out, WebhookDelivery{InvoiceID: p.InvoiceID, RefundID: r.ID, Delivery: e})
+		}
 	}
 	return out, nil
 }

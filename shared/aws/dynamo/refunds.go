@@ -120,6 +120,58 @@ type refundItem struct {
 	DocumentKind string `dynamodbav:"document_kind,omitempty"`
 	DocumentID   string `dynamodbav:"document_id,omitempty"`
 	RequestHash  string `dynamodbav:"request_hash,omitempty"`
+	// WebhookURL is the payment's, copied at create; Events the refund's webhook events with
+	// their delivery state; W counts the item's writes (every write is conditional on it).
+	WebhookURL string        `dynamodbav:"webhook_url,omitempty"`
+	Events     []refundEvent `dynamodbav:"ev,omitempty"`
+	W          int64         `dynamodbav:"w,omitempty"`
+}
+
+// refundEvent is one webhook event of a refund as stored: short names and unix seconds, as
+// the refund item's size prices every write of it (decision 140). The kind is stored as the
+// status it reports (refund.EventKind gives the type back).
+type refundEvent struct {
+	ID       string            `dynamodbav:"i"`
+	Status   refund.Status     `dynamodbav:"k"`
+	Delivery string            `dynamodbav:"s"`
+	Created  time.Time         `dynamodbav:"c,unixtime"`
+	Next     time.Time         `dynamodbav:"x,unixtime"`
+	Attempts int               `dynamodbav:"n,omitempty"`
+	Last     *time.Time        `dynamodbav:"a,omitempty,unixtime"`
+	HTTP     int               `dynamodbav:"h,omitempty"`
+	Detail   string            `dynamodbav:"d,omitempty"`
+	Log      []payment.Attempt `dynamodbav:"l,omitempty"`
+}
+
+// storedWake is r's WakeAt as the item stores it (its events' times in whole seconds), so the
+// key a write computes is the one the next write computes from what it reads.
+func storedWake(r *refund.Refund, evs []refundEvent) (time.Time, bool) {
+	c := *r
+	c.Events = fromRefundEvents(evs)
+	return c.WakeAt()
+}
+
+func toRefundEvents(ds []payment.Delivery) []refundEvent {
+	out := make([]refundEvent, len(ds))
+	for i, d := range ds {
+		out[i] = refundEvent{ID: d.EventID, Status: refund.Status(strings.ToUpper(strings.TrimPrefix(d.Kind, "refund."))),
+			Delivery: d.Status, Created: d.CreatedAt.UTC().Truncate(time.Second), Next: d.NextAttemptAt.UTC().Truncate(time.Second), Attempts: d.Attempts,
+			Last: d.LastAttemptAt, HTTP: d.LastHTTPStatus, Detail: d.Detail, Log: d.AttemptLog}
+	}
+	return out
+}
+
+func fromRefundEvents(es []refundEvent) []payment.Delivery {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]payment.Delivery, len(es))
+	for i, e := range es {
+		out[i] = payment.Delivery{EventID: e.ID, Kind: refund.EventKind(e.Status), Status: e.Delivery,
+			CreatedAt: e.Created.UTC(), NextAttemptAt: e.Next.UTC(), Attempts: e.Attempts, LastAttemptAt: e.Last,
+			LastHTTPStatus: e.HTTP, Detail: e.Detail, AttemptLog: e.Log}
+	}
+	return out
 }
 
 func toRefundItem(r *refund.Refund) refundItem {
@@ -130,12 +182,17 @@ func toRefundItem(r *refund.Refund) refundItem {
 		ReturnedAt: r.ReturnedAt, RejectionReason: r.RejectionReason, History: r.History, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), FollowUp: string(r.FollowUp),
 		DocumentKind: string(r.Document.Kind), DocumentID: r.Document.ID,
+		WebhookURL: r.WebhookURL, Events: toRefundEvents(r.Events), W: r.Writes,
 	}
 	it.RequestHash = r.RequestHash
 	if r.FollowUp != refund.NoFollowUp {
 		at := r.FollowUpAt.UTC()
 		it.FollowUpAt = &at
-		it.GSI2PK, it.GSI2SK = refundFixPK(r.ID), formatTime(at)+"#"+r.ID
+	}
+	// One GSI2 entry serves the repair pass and the webhook re-drive: the refund sits under
+	// REFUNDFIX# while it owes a follow-up or has an event pending, at the earliest (decision 140).
+	if at, ok := storedWake(r, it.Events); ok {
+		it.GSI2PK, it.GSI2SK = refundFixPK(r.ID), formatTime(at.UTC())+"#"+r.ID
 	}
 	return it
 }
@@ -156,6 +213,7 @@ func decodeRefund(item map[string]types.AttributeValue) (*refund.Refund, error) 
 		ProviderReference: it.ProviderReference, ReturnedAt: it.ReturnedAt, RejectionReason: it.RejectionReason,
 		History: it.History, Version: it.Version, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 		FollowUp: refund.FollowUp(it.FollowUp), Document: refund.Document{Kind: payment.SourceKind(it.DocumentKind), ID: it.DocumentID},
+		WebhookURL: it.WebhookURL, Events: fromRefundEvents(it.Events), Writes: it.W,
 	}
 	if it.FollowUpAt != nil {
 		r.FollowUpAt = *it.FollowUpAt
@@ -201,7 +259,7 @@ func decodeRefundPayment(item map[string]types.AttributeValue) (*refund.Payment,
 	}
 	out := &refund.Payment{ID: p.InvoiceID, WorkspaceID: p.WorkspaceID, Environment: p.Environment, Status: p.Status,
 		AmountMinor: p.AmountMinor, Promised: money.Paisa(it.RefundPromised), Returned: money.Paisa(it.RefundReturned),
-		Document: refund.DocumentOf(p)}
+		Document: refund.DocumentOf(p), WebhookURL: p.WebhookURL}
 	if l.Claims != nil {
 		out.Claims = make(map[string]money.Paisa, len(l.Claims))
 		for id, v := range l.Claims {
@@ -223,6 +281,7 @@ func (s *Store) PutRefund(ctx context.Context, r *refund.Refund) (*refund.Refund
 	if !validID(r.ID) || !validID(r.WorkspaceID) {
 		return nil, fmt.Errorf("refund id %q or workspace %q is not a key", r.ID, r.WorkspaceID)
 	}
+	r.Writes = 1
 	err := s.putNew(ctx, toRefundItem(r))
 	if err == nil {
 		return r, nil
@@ -252,9 +311,12 @@ func (s *Store) GetRefund(ctx context.Context, ws string, env auth.Environment, 
 	return decodeRefund(item)
 }
 
-// UpdateRefund replaces prev by next with one PutItem conditional on prev's version, status
-// and follow-up; refund.ErrStateChanged when the refund is not as read.
+// UpdateRefund replaces prev by next with one PutItem conditional on prev's version, status,
+// follow-up and write count (next is written as prev's next write: next.Writes is set);
+// refund.ErrStateChanged when the refund is not as read. A delivery attempt (package webhook)
+// writes through here too, so it and a transition never overwrite each other's change.
 func (s *Store) UpdateRefund(ctx context.Context, prev, next *refund.Refund) error {
+	next.Writes = prev.Writes + 1
 	av, err := marshalItem(toRefundItem(next))
 	if err != nil {
 		return err
@@ -263,6 +325,12 @@ func (s *Store) UpdateRefund(ctx context.Context, prev, next *refund.Refund) err
 	vals := map[string]types.AttributeValue{
 		":v":  &types.AttributeValueMemberN{Value: strconv.FormatInt(prev.Version, 10)},
 		":st": &types.AttributeValueMemberS{Value: string(prev.Status)},
+	}
+	if prev.Writes == 0 { // an item written before the count
+		cond += "attribute_not_exists(w) AND "
+	} else {
+		cond += "w = :w AND "
+		vals[":w"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(prev.Writes, 10)}
 	}
 	if prev.FollowUp == refund.NoFollowUp {
 		cond += "attribute_not_exists(follow)"

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/takapay/payments/shared/auth"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/webhook"
 )
@@ -38,8 +39,9 @@ type Queue struct {
 }
 
 var (
-	_ webhook.Enqueuer      = (*Queue)(nil)
-	_ webhook.BatchEnqueuer = (*Queue)(nil)
+	_ webhook.Enqueuer       = (*Queue)(nil)
+	_ webhook.BatchEnqueuer  = (*Queue)(nil)
+	_ webhook.RefundEnqueuer = (*Queue)(nil)
 )
 
 // maxBatch is SendMessageBatch's limit of messages per request.
@@ -48,6 +50,13 @@ const maxBatch = 10
 // Enqueue sends one delivery message.
 func (q *Queue) Enqueue(ctx context.Context, invoiceID, eventID string) error {
 	body := webhook.Message{InvoiceID: invoiceID, EventID: eventID}.Encode()
+	_, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)})
+	return err
+}
+
+// EnqueueRefund sends one refund event's delivery message (webhook.RefundMessage).
+func (q *Queue) EnqueueRefund(ctx context.Context, workspaceID string, env auth.Environment, refundID, eventID string) error {
+	body := webhook.RefundMessage(workspaceID, env, refundID, eventID).Encode()
 	_, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)})
 	return err
 }

@@ -122,6 +122,7 @@ func moneyDeliveries() []WebhookDelivery {
 		{InvoiceID: "a0000000-0000-4000-8000-000000000002", EventID: "e2", Kind: "payment.completed", Status: "retrying", Attempts: 1, At: moneyAt.Add(-2 * time.Hour)},
 		{InvoiceID: "a0000000-0000-4000-8000-000000000004", EventID: "e3", Kind: "payment.cancelled", Status: "pending", At: moneyAt.Add(-3 * time.Hour)},
 		{InvoiceID: payID, EventID: "e4", Kind: "payment.completed", Status: "delivered", Attempts: 2, LastHTTPStatus: 204, At: moneyAt.Add(-4 * time.Hour)},
+		{InvoiceID: payID, RefundID: "b0000000-0000-7000-8000-000000000001", EventID: "e5", Kind: "refund.approved", Status: "delivered", Attempts: 1, LastHTTPStatus: 200, At: moneyAt.Add(-5 * time.Hour)},
 	}
 }
 

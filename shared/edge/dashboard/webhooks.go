@@ -21,9 +21,10 @@ import (
 // runs; the deliveries are webhook.RecentDeliveries over the intents list (the API list's
 // query) — behind the Webhooks interface (functions/dashboard-webhooks/handler adapts them).
 
-// WebhookDelivery is a payment's webhook event as the page lists it.
+// WebhookDelivery is a payment's or a refund's webhook event as the page lists it (RefundID ""
+// for a payment's; InvoiceID is a refund event's payment).
 type WebhookDelivery struct {
-	InvoiceID, EventID, Kind string
+	InvoiceID, RefundID, EventID, Kind string
 	// Status is "failed", "retrying" (pending after an attempt that did not deliver),
 	// "pending" (not tried yet) or "delivered".
 	Status         string
@@ -57,6 +58,29 @@ type Webhooks interface {
 	// (the sender's words); no secret is ErrNoWebhookSecret; too many tests are RATE_LIMITED
 	// with Retry-After (apierr.Limited).
 	SendTest(ctx context.Context, a Actor, env auth.Environment, rawURL string) (*TestEvent, error)
+	// ResendRefundEvent sends a refund's recorded event again (webhook.ResendRefund; like a
+	// payment's resend, not an activity); a refund or event of another workspace is
+	// NOT_FOUND, an event that changed meanwhile STATE_CONFLICT.
+	ResendRefundEvent(ctx context.Context, a Actor, env auth.Environment, refundID, eventID string) error
+}
+
+// ResendPermission is what resending an event needs: as a payment's resend
+// (POST /dashboard/payments/{id}/resend), developers, admins and owners.
+const ResendPermission = auth.WriteDocuments
+
+// ResendRefundWebhook is POST /dashboard/webhooks/resend (form fields refund_id, event_id):
+// the refund's event is pending and due now, then the page again (one form, one effect: the
+// form token).
+func (s *Service) ResendRefundWebhook(ctx context.Context, wr *web.Request) (*web.Response, error) {
+	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {
+		if err := r.need(ResendPermission); err != nil {
+			return nil, err
+		}
+		if err := s.Webhooks.ResendRefundEvent(ctx, r.viewer.actor(r), r.env(), r.field("refund_id"), r.field("event_id")); err != nil {
+			return nil, err
+		}
+		return s.redirect(r, "/dashboard/webhooks"), nil
+	})(ctx, wr)
 }
 
 // TestWebhookPermission is what sending a test event needs: auth.ViewKeys (developers,
@@ -217,15 +241,23 @@ func (d *doc) recentDeliveries(deliveries []WebhookDelivery) h.Node {
 			d.headings("dash.webhooks.col.", "event", "status", "time", "attempts#", "http#", "payment"), rows))
 }
 
-// deliveryRow is one delivery (row id "delivery-" and the payment's id), linking to its
-// payment. The status pill's data-status is the status in capitals (ui.Pill's tone).
+// deliveryRow is one delivery (row id "delivery-" and the payment's id; a refund's event:
+// "delivery-refund-" and the event's id, with its Resend button for the roles that may),
+// linking to its payment. The status pill's data-status is the status in capitals (ui.Pill's
+// tone).
 func (d *doc) deliveryRow(x WebhookDelivery) ui.Row {
 	http := d.tx("dash.webhooks.no_http")
 	if x.LastHTTPStatus != 0 {
 		http = d.number(x.LastHTTPStatus)
 	}
-	return ui.Row{ID: "delivery-" + x.InvoiceID, Cells: []h.Node{
-		h.Code(h.Text(x.Kind)),
+	id, event := "delivery-"+x.InvoiceID, h.Node(h.Code(h.Text(x.Kind)))
+	if x.RefundID != "" {
+		id = "delivery-refund-" + x.EventID
+		event = h.Group{event, h.If(d.r.viewer.can(ResendPermission), d.actionButton("/dashboard/webhooks/resend", "resend-"+x.EventID,
+			"dash.webhooks.resend", false, "refund_id", x.RefundID, "event_id", x.EventID))}
+	}
+	return ui.Row{ID: id, Cells: []h.Node{
+		event,
 		ui.Pill(strings.ToUpper(x.Status), d.t("dash.webhooks.status."+x.Status)),
 		ui.Date(d.l, x.At),
 		d.number(x.Attempts),

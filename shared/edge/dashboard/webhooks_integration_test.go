@@ -155,9 +155,9 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 	}
 	// The owner's page: the session (GetItem), its user (GetItem), their memberships (Query)
 	// and workspace names (BatchGetItem); the secrets' metadata (the workspace's GetItem, the
-	// secrets item's GetItem); one gsi3 Query (an empty index: no BatchGetItem).
-	if n := s.ddbRequests(t, wp); n != 7 {
-		t.Errorf("GET /dashboard/webhooks with no payments made %d DynamoDB requests, want 7", n)
+	// secrets item's GetItem); one gsi3 Query (an empty index: no BatchGetItem); one Query of the refunds.
+	if n := s.ddbRequests(t, wp); n != 8 {
+		t.Errorf("GET /dashboard/webhooks with no payments made %d DynamoDB requests, want 8", n)
 	}
 	rc := newReceiver(t, "whsec_"+strings.Repeat("A", 44)) // replaced once the secret exists
 	if p := owner.post("/dashboard/webhooks/test", url.Values{"csrf": {csrf(t, wp)}, "url": {rc.srv.URL + "/x"}}); p.status != 409 ||
@@ -232,9 +232,9 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 		}
 	}
 	// The same 4 for the session, 2 for the secrets, one gsi3 Query and one BatchGetItem
-	// (the 50 latest payments and their snapshots: at most 100 keys).
-	if n := s.ddbRequests(t, wp); n != 8 {
-		t.Errorf("GET /dashboard/webhooks made %d DynamoDB requests, want 8", n)
+	// (the 50 latest payments and their snapshots: at most 100 keys); one Query of the refunds.
+	if n := s.ddbRequests(t, wp); n != 9 {
+		t.Errorf("GET /dashboard/webhooks made %d DynamoDB requests, want 9", n)
 	}
 	if !strings.Contains(wp.body, "current") || !strings.Contains(wp.body, `id="send-test"`) || !strings.Contains(wp.body, `id="test-url"`) {
 		t.Errorf("owner's page lacks the current secret or the test form")
@@ -263,9 +263,9 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 	// 4 for the session; the test-event limit's lease (one UpdateItem: shared by every
 	// instance); the keyring's GetItem of the secrets item (opened with the sealing key); one
 	// activity PutItem; then the page: 2 for the secrets' metadata, the deliveries' Query and
-	// BatchGetItem.
-	if n := s.ddbRequests(t, p); n != 11 {
-		t.Errorf("POST /dashboard/webhooks/test made %d DynamoDB requests, want 11", n)
+	// BatchGetItem, the refunds' Query.
+	if n := s.ddbRequests(t, p); n != 12 {
+		t.Errorf("POST /dashboard/webhooks/test made %d DynamoDB requests, want 12", n)
 	}
 
 	// The sender's URL rules, with the sender's words: nothing is sent.
@@ -338,9 +338,10 @@ func TestWebhooksPageOverTheGateway(t *testing.T) {
 		!strings.Contains(vp.body, `id="delivery-`+failed+`"`) || strings.Contains(vp.body, `id="webhook-secrets-link"`) {
 		t.Fatalf("viewer's page: %d\n%.3000s", vp.status, vp.body)
 	}
-	// The viewer's page reads no secrets: 4 for the session, the gsi3 Query and BatchGetItem.
-	if n := s.ddbRequests(t, vp); n != 6 {
-		t.Errorf("viewer's GET /dashboard/webhooks made %d DynamoDB requests, want 6", n)
+	// The viewer's page reads no secrets: 4 for the session, the gsi3 Query and BatchGetItem,
+	// the refunds' Query.
+	if n := s.ddbRequests(t, vp); n != 7 {
+		t.Errorf("viewer's GET /dashboard/webhooks made %d DynamoDB requests, want 7", n)
 	}
 	n := len(rc.requests())
 	if p := viewer.post("/dashboard/webhooks/test", url.Values{"csrf": {csrf(t, vp)}, "url": {rc.srv.URL + "/viewer"}}); p.status != 403 {

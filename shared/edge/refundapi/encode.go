@@ -1,9 +1,6 @@
 package refundapi
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/takapay/payments/shared/refund"
@@ -94,24 +91,4 @@ func (a *API) now() time.Time {
 		return a.Refunds.Now()
 	}
 	return time.Now()
-}
-
-// EnvDueDays is the variable that sets due_by at approval (the template's RefundDueDays).
-const EnvDueDays = "REFUND_DUE_DAYS"
-
-// DueDays reads REFUND_DUE_DAYS through lookup: refund.DefaultDueDays when unset; 1 to 60
-// days otherwise (anything else stops the function at its cold start: a misconfiguration).
-func DueDays(lookup func(string) (string, bool)) int {
-	if lookup == nil {
-		return refund.DefaultDueDays
-	}
-	v, ok := lookup(EnvDueDays)
-	if !ok || strings.TrimSpace(v) == "" {
-		return refund.DefaultDueDays
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 1 || n > 60 {
-		panic(fmt.Sprintf("%s must be 1 to 60 days, not %q", EnvDueDays, v))
-	}
-	return n
 }

@@ -118,18 +118,3 @@ func TestParseListQuery(t *testing.T) {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
-
-func TestDueDays(t *testing.T) {
-	lookup := func(v string) func(string) (string, bool) {
-		return func(k string) (string, bool) { return v, k == EnvDueDays && v != "" }
-	}
-	if DueDays(nil) != 3 || DueDays(lookup("")) != 3 || DueDays(lookup("10")) != 10 {
-		t.Errorf("DueDays: %d %d %d", DueDays(nil), DueDays(lookup("")), DueDays(lookup("10")))
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("REFUND_DUE_DAYS=0 was accepted")
-		}
-	}()
-	DueDays(lookup("0"))
-}

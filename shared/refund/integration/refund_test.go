@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -22,10 +24,12 @@ import (
 	"github.com/takapay/payments/shared/foundation/apierr"
 	"github.com/takapay/payments/shared/foundation/money"
 	"github.com/takapay/payments/shared/foundation/obs"
+	"github.com/takapay/payments/shared/foundation/urlcheck"
 	"github.com/takapay/payments/shared/local/apitest"
 	"github.com/takapay/payments/shared/local/devstack"
 	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/refund"
+	"github.com/takapay/payments/shared/webhook"
 )
 
 // stack is one dynalite for the package's tests (each test uses its own workspace and payments).
@@ -67,7 +71,7 @@ func scopeOf(ws string) refund.Scope {
 
 // completedPayment creates a payment of amount paisa in workspace ws and finishes it
 // COMPLETED, with the store methods the payment flow uses (CreatePayment, FinishPayment).
-func completedPayment(t *testing.T, s *dynamo.Store, ws string, amount money.Paisa, to payment.Status) string {
+func completedPayment(t *testing.T, s *dynamo.Store, ws string, amount money.Paisa, to payment.Status, webhookURL ...string) string {
 	t.Helper()
 	id, err := payment.NewInvoiceID()
 	if err != nil {
@@ -77,6 +81,9 @@ func completedPayment(t *testing.T, s *dynamo.Store, ws string, amount money.Pai
 	p := &payment.Payment{InvoiceID: id, WorkspaceID: ws, Environment: auth.Sandbox, Status: payment.Pending,
 		AmountMinor: amount, Currency: "BDT", Reference: "refund-test", CheckoutHash: []byte("h"),
 		RequestHash: "00112233445566778899aabbccddeeff", CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	if len(webhookURL) > 0 {
+		p.WebhookURL = webhookURL[0]
+	}
 	if _, err := s.CreatePayment(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
@@ -572,4 +579,122 @@ func TestRefundClosedIDNeverCounts(t *testing.T) {
 	if err != nil || p.Promised != 0 || p.Returned != 100 || p.Claims[voided] != 0 || p.Claims[released] != 0 || len(p.Claims) != 2 {
 		t.Fatalf("ledger %+v %v", p, err)
 	}
+}
+
+// TestRefundEventRequests measures what refund webhooks add (decision 140): the same
+// operations on a payment with a webhook_url (each status's event recorded in the refund's own
+// write), one delivery attempt of an event (the sender's GetItem and its conditional PutItem),
+// and the re-drive's refund sweep. The event makes the refund item larger and keeps it in the
+// GSI2 sweep entry until delivered: review and approve move that entry (2 more WRU), and a
+// delivery that empties it removes it (1 more).
+func TestRefundEventRequests(t *testing.T) {
+	raw := store(t)
+	meter := &wru{raw: raw}
+	s := stackNew(meter.option)
+	ws := uuid.NewString()
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(hook.Close)
+	pay := completedPayment(t, raw, ws, 1000, payment.Completed, hook.URL+"/hook")
+	// Each step a minute after the last, as in life: every event has its own time, so the
+	// sweep entry (the earliest pending event) moves as they are delivered.
+	var mu sync.Mutex
+	clock := time.Now().UTC()
+	step := func() time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(time.Minute); return clock }
+	svc := &refund.Service{Store: s, Now: step}
+	sc := scopeOf(ws)
+	key, _ := webhook.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	sender := &webhook.Sender{Refunds: s, Now: step, Client: webhook.NewClient(webhook.ClientOptions{AllowLocalhost: true}),
+		URLs: urlcheck.Policy{AllowLocalhost: true},
+		Secrets: func(context.Context, string, auth.Environment, time.Time) ([][]byte, error) {
+			return [][]byte{key}, nil
+		}}
+	want := map[string]string{
+		// every event pending: the entry stays at the earliest; each delivery but the last moves it
+		"create (first of a payment)": "3 2 2 0 WRU 7", "review": "1 1 0 0 WRU 1", "approve": "1 1 0 0 WRU 1",
+		"report-returned (first of a payment)": "2 2 2 0 WRU 6", "delivery attempt (more pending)": "1 1 0 0 WRU 4",
+		"delivery attempt (the last pending)": "1 1 0 0 WRU 3",
+		// each event delivered before the next step
+		"create (delivered at once)": "2 2 1 0 WRU 6", "delivery (nothing else pending)": "1 1 0 0 WRU 2",
+		"approve (delivered at once)": "1 1 0 0 WRU 2", "report-returned (delivered at once)": "1 2 1 0 WRU 6",
+		"re-drive sweep (nothing overdue)": "0 0 0 8 WRU 0",
+	}
+	last := map[string]string{"delivery (nothing else pending)": "1 1 0 0 WRU 3"} // the RETURNED refund's item is over 1 KB
+	seen := map[string]int{}
+	count := func(name string, f func(ctx context.Context) error) {
+		ctx, st := obs.WithStats(t.Context())
+		meter.take()
+		if err := f(ctx); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		c := st.Calls()
+		got := fmt.Sprintf("%d %d %d %d WRU %.0f", c["dynamodb.GetItem"], c["dynamodb.PutItem"], c["dynamodb.UpdateItem"], c["dynamodb.Query"], meter.take())
+		t.Logf("%-38s GetItem PutItem UpdateItem Query: %s", name, got)
+		seen[name]++
+		w := want[name]
+		if name == "delivery (nothing else pending)" && seen[name] == 3 {
+			w = last[name]
+		}
+		if got != w {
+			t.Errorf("%s: %s, want %s", name, got, w)
+		}
+	}
+	var r *refund.Refund
+	count("create (first of a payment)", func(ctx context.Context) (err error) {
+		r, err = svc.Create(ctx, sc, create(ws, pay, 100))
+		return err
+	})
+	for _, a := range []refund.Action{refund.Review, refund.Approve, refund.ReportReturned} {
+		count(string(a)+map[bool]string{true: " (first of a payment)"}[a == refund.ReportReturned], func(ctx context.Context) (err error) {
+			r, err = svc.Transition(ctx, sc, r.ID, a, refund.TransitionInput{ProviderReference: "TRX1"})
+			return err
+		})
+	}
+	stored, err := raw.GetRefund(t.Context(), ws, auth.Sandbox, r.ID)
+	if err != nil || len(stored.Events) != 4 {
+		t.Fatalf("events %+v %v", stored, err)
+	}
+	for i, e := range stored.Events {
+		name := "delivery attempt (more pending)"
+		if i == len(stored.Events)-1 {
+			name = "delivery attempt (the last pending)"
+		}
+		count(name, func(ctx context.Context) error {
+			if retry, _ := sender.Deliver(ctx, webhook.RefundMessage(ws, auth.Sandbox, r.ID, e.EventID)); retry {
+				return errors.New("not delivered")
+			}
+			return nil
+		})
+	}
+	stored, _ = raw.GetRefund(t.Context(), ws, auth.Sandbox, r.ID)
+	for _, e := range stored.Events {
+		if e.Status != payment.DeliveryDelivered || e.Attempts != 1 {
+			t.Fatalf("event %+v", e)
+		}
+	}
+	// The usual life: each event delivered before the next step. Each step then adds the
+	// sweep entry (1 WRU) and each delivery removes it (1 WRU).
+	deliverLast := func(name string, r *refund.Refund) {
+		count(name, func(ctx context.Context) error {
+			if retry, _ := sender.Deliver(ctx, webhook.RefundMessage(ws, auth.Sandbox, r.ID, r.Events[len(r.Events)-1].EventID)); retry {
+				return errors.New("not delivered")
+			}
+			return nil
+		})
+	}
+	count("create (delivered at once)", func(ctx context.Context) (err error) {
+		r, err = svc.Create(ctx, sc, create(ws, pay, 100))
+		return err
+	})
+	deliverLast("delivery (nothing else pending)", r)
+	for _, a := range []refund.Action{refund.Approve, refund.ReportReturned} {
+		count(string(a)+" (delivered at once)", func(ctx context.Context) (err error) {
+			r, err = svc.Transition(ctx, sc, r.ID, a, refund.TransitionInput{ProviderReference: "TRX2"})
+			return err
+		})
+		deliverLast("delivery (nothing else pending)", r)
+	}
+	count("re-drive sweep (nothing overdue)", func(ctx context.Context) error {
+		_, err := s.RefundFollowUps(ctx, time.Now().Add(-webhook.DefaultOverdue), 200)
+		return err
+	})
 }
