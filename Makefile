@@ -67,7 +67,7 @@ provision: ## The SAM CLI path: provision ENDPOINT (DynamoDB Local, e.g. http://
 	$(GO) run ./cmd/samlocal -dynamo-endpoint "$(ENDPOINT)" $(if $(SQS_ENDPOINT),-sqs-endpoint "$(SQS_ENDPOINT)") $(if $(CONTAINER_HOST),-container-host "$(CONTAINER_HOST)")
 
 .PHONY: walkthrough
-walkthrough: deps ## Run the walk-throughs of README.md and docs/getting-started-*.md (curl, Go, Node, PHP) as written against a fresh local stack; part of make test too
+walkthrough: deps ## Run the walk-throughs of README.md, docs/getting-started-*.md (curl, Go, Node, PHP) and docs/refunds.md as written against a fresh local stack; part of make test too
 	$(GO) test -count=1 -run '^TestReadmeWalkthrough' -v ./shared/local/walkthrough/
 	$(GO) test -count=1 -run '^TestGettingStarted' -v ./shared/local/clienttest/
 

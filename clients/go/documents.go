@@ -60,18 +60,24 @@ type docCall struct {
 }
 
 func (d *Documents) prepare(ctx context.Context, opts []CallOption, idempotent bool) (*docCall, error) {
-	if d.c.environment == "" {
+	return d.c.prepareWorkspaceCall(ctx, opts, idempotent)
+}
+
+// prepareWorkspaceCall is what a call under /v1/workspaces/{workspaceID} needs: the
+// environment, the call's options and the workspace.
+func (c *Client) prepareWorkspaceCall(ctx context.Context, opts []CallOption, idempotent bool) (*docCall, error) {
+	if c.environment == "" {
 		return nil, fmt.Errorf("takapay: no environment: set Options.Environment (the key is neither sk_sandbox_ nor sk_live_)")
 	}
-	cc, err := d.c.callConfig(opts, idempotent)
+	cc, err := c.callConfig(opts, idempotent)
 	if err != nil {
 		return nil, err
 	}
-	ws, err := d.c.workspace(ctx)
+	ws, err := c.workspace(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &docCall{ws, d.c.environment, cc}, nil
+	return &docCall{ws, c.environment, cc}, nil
 }
 
 // runDoc is call for a document operation: run, then the answer decoded into a new T.

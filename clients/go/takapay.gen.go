@@ -1148,16 +1148,16 @@ func (e IntentStatus) Valid() bool {
 
 // Defines values for RefundOverdue.
 const (
-	False RefundOverdue = "false"
-	True  RefundOverdue = "true"
+	RefundOverdueFalse RefundOverdue = "false"
+	RefundOverdueTrue  RefundOverdue = "true"
 )
 
 // Valid indicates whether the value is a known member of the RefundOverdue enum.
 func (e RefundOverdue) Valid() bool {
 	switch e {
-	case False:
+	case RefundOverdueFalse:
 		return true
-	case True:
+	case RefundOverdueTrue:
 		return true
 	default:
 		return false
@@ -1530,6 +1530,198 @@ func (e PublishpaymentlinksParamsEnvironment) Valid() bool {
 	}
 }
 
+// Defines values for ListRefundsParamsEnvironment.
+const (
+	ListRefundsParamsEnvironmentLive    ListRefundsParamsEnvironment = "live"
+	ListRefundsParamsEnvironmentSandbox ListRefundsParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the ListRefundsParamsEnvironment enum.
+func (e ListRefundsParamsEnvironment) Valid() bool {
+	switch e {
+	case ListRefundsParamsEnvironmentLive:
+		return true
+	case ListRefundsParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListRefundsParamsStatus.
+const (
+	ListRefundsParamsStatusAPPROVED  ListRefundsParamsStatus = "APPROVED"
+	ListRefundsParamsStatusCANCELLED ListRefundsParamsStatus = "CANCELLED"
+	ListRefundsParamsStatusINREVIEW  ListRefundsParamsStatus = "IN_REVIEW"
+	ListRefundsParamsStatusREJECTED  ListRefundsParamsStatus = "REJECTED"
+	ListRefundsParamsStatusREQUESTED ListRefundsParamsStatus = "REQUESTED"
+	ListRefundsParamsStatusRETURNED  ListRefundsParamsStatus = "RETURNED"
+)
+
+// Valid indicates whether the value is a known member of the ListRefundsParamsStatus enum.
+func (e ListRefundsParamsStatus) Valid() bool {
+	switch e {
+	case ListRefundsParamsStatusAPPROVED:
+		return true
+	case ListRefundsParamsStatusCANCELLED:
+		return true
+	case ListRefundsParamsStatusINREVIEW:
+		return true
+	case ListRefundsParamsStatusREJECTED:
+		return true
+	case ListRefundsParamsStatusREQUESTED:
+		return true
+	case ListRefundsParamsStatusRETURNED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListRefundsParamsOverdue.
+const (
+	ListRefundsParamsOverdueFalse ListRefundsParamsOverdue = "false"
+	ListRefundsParamsOverdueTrue  ListRefundsParamsOverdue = "true"
+)
+
+// Valid indicates whether the value is a known member of the ListRefundsParamsOverdue enum.
+func (e ListRefundsParamsOverdue) Valid() bool {
+	switch e {
+	case ListRefundsParamsOverdueFalse:
+		return true
+	case ListRefundsParamsOverdueTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateRefundParamsEnvironment.
+const (
+	CreateRefundParamsEnvironmentLive    CreateRefundParamsEnvironment = "live"
+	CreateRefundParamsEnvironmentSandbox CreateRefundParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the CreateRefundParamsEnvironment enum.
+func (e CreateRefundParamsEnvironment) Valid() bool {
+	switch e {
+	case CreateRefundParamsEnvironmentLive:
+		return true
+	case CreateRefundParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetRefundParamsEnvironment.
+const (
+	GetRefundParamsEnvironmentLive    GetRefundParamsEnvironment = "live"
+	GetRefundParamsEnvironmentSandbox GetRefundParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the GetRefundParamsEnvironment enum.
+func (e GetRefundParamsEnvironment) Valid() bool {
+	switch e {
+	case GetRefundParamsEnvironmentLive:
+		return true
+	case GetRefundParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApproveRefundParamsEnvironment.
+const (
+	ApproveRefundParamsEnvironmentLive    ApproveRefundParamsEnvironment = "live"
+	ApproveRefundParamsEnvironmentSandbox ApproveRefundParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the ApproveRefundParamsEnvironment enum.
+func (e ApproveRefundParamsEnvironment) Valid() bool {
+	switch e {
+	case ApproveRefundParamsEnvironmentLive:
+		return true
+	case ApproveRefundParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CancelRefundParamsEnvironment.
+const (
+	CancelRefundParamsEnvironmentLive    CancelRefundParamsEnvironment = "live"
+	CancelRefundParamsEnvironmentSandbox CancelRefundParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the CancelRefundParamsEnvironment enum.
+func (e CancelRefundParamsEnvironment) Valid() bool {
+	switch e {
+	case CancelRefundParamsEnvironmentLive:
+		return true
+	case CancelRefundParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RejectRefundParamsEnvironment.
+const (
+	RejectRefundParamsEnvironmentLive    RejectRefundParamsEnvironment = "live"
+	RejectRefundParamsEnvironmentSandbox RejectRefundParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the RejectRefundParamsEnvironment enum.
+func (e RejectRefundParamsEnvironment) Valid() bool {
+	switch e {
+	case RejectRefundParamsEnvironmentLive:
+		return true
+	case RejectRefundParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportRefundReturnedParamsEnvironment.
+const (
+	ReportRefundReturnedParamsEnvironmentLive    ReportRefundReturnedParamsEnvironment = "live"
+	ReportRefundReturnedParamsEnvironmentSandbox ReportRefundReturnedParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the ReportRefundReturnedParamsEnvironment enum.
+func (e ReportRefundReturnedParamsEnvironment) Valid() bool {
+	switch e {
+	case ReportRefundReturnedParamsEnvironmentLive:
+		return true
+	case ReportRefundReturnedParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewRefundParamsEnvironment.
+const (
+	ReviewRefundParamsEnvironmentLive    ReviewRefundParamsEnvironment = "live"
+	ReviewRefundParamsEnvironmentSandbox ReviewRefundParamsEnvironment = "sandbox"
+)
+
+// Valid indicates whether the value is a known member of the ReviewRefundParamsEnvironment enum.
+func (e ReviewRefundParamsEnvironment) Valid() bool {
+	switch e {
+	case ReviewRefundParamsEnvironmentLive:
+		return true
+	case ReviewRefundParamsEnvironmentSandbox:
+		return true
+	default:
+		return false
+	}
+}
+
 // CheckoutLock defines model for CheckoutLock.
 type CheckoutLock struct {
 	// Payer A Bangladeshi mobile number (bkash, nagad) or an email (card).
@@ -1719,12 +1911,15 @@ type DocumentRecord struct {
 	} `json:"payments"`
 
 	// PublicToken Absent for customers.
-	PublicToken *string              `json:"public_token,omitempty"`
-	Reference   string               `json:"reference"`
-	Status      DocumentRecordStatus `json:"status"`
-	UpdatedAt   time.Time            `json:"updated_at"`
-	Version     int                  `json:"version"`
-	WorkspaceId openapi_types.UUID   `json:"workspace_id"`
+	PublicToken *string `json:"public_token,omitempty"`
+	Reference   string  `json:"reference"`
+
+	// RefundedMinor Paisa returned to payers of this invoice's or payment link's payments: the sum of their RETURNED refunds (a payment link's over all its payments; 0 for a customer, and until a refund of a payment of the document is reported returned). The payment's own figures are on the payment intent and verify (refunded_minor, refundable_minor).
+	RefundedMinor int                  `json:"refunded_minor"`
+	Status        DocumentRecordStatus `json:"status"`
+	UpdatedAt     time.Time            `json:"updated_at"`
+	Version       int                  `json:"version"`
+	WorkspaceId   openapi_types.UUID   `json:"workspace_id"`
 }
 
 // DocumentRecordEnvironment defines model for DocumentRecord.Environment.
@@ -2008,6 +2203,12 @@ type PaymentIntent struct {
 	// Reference Standalone, the request's (generated ref_... when omitted); linked, the document's.
 	Reference string `json:"reference"`
 
+	// RefundableMinor Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once.
+	RefundableMinor int `json:"refundable_minor"`
+
+	// RefundedMinor Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none).
+	RefundedMinor int `json:"refunded_minor"`
+
 	// Snapshot Present only on a linked intent: what the document said when the intent was priced. Editing or cancelling the document afterwards never changes it. The intent collects total_minor − paid_minor. Amounts are paisa; an absent document amount is 0.
 	Snapshot *IntentSnapshot `json:"snapshot,omitempty"`
 
@@ -2096,6 +2297,12 @@ type PaymentIntentVerification struct {
 	PreviouslyVerified bool                                   `json:"previously_verified"`
 	Reference          string                                 `json:"reference"`
 
+	// RefundableMinor Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once.
+	RefundableMinor int `json:"refundable_minor"`
+
+	// RefundedMinor Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none).
+	RefundedMinor int `json:"refunded_minor"`
+
 	// Source Where the amount came from: standalone (the client's amount; no other member), or the document the server priced it from (document_id and document_version; quantity for a payment link).
 	Source IntentSource                    `json:"source"`
 	Status PaymentIntentVerificationStatus `json:"status"`
@@ -2147,7 +2354,13 @@ type PaymentVerifyResponse struct {
 	Mismatches         *[]PaymentVerifyResponseMismatches `json:"mismatches,omitempty"`
 	PreviouslyVerified bool                               `json:"previously_verified"`
 	Reference          string                             `json:"reference"`
-	Status             PaymentVerifyResponseStatus        `json:"status"`
+
+	// RefundableMinor Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once.
+	RefundableMinor int `json:"refundable_minor"`
+
+	// RefundedMinor Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none).
+	RefundedMinor int                         `json:"refunded_minor"`
+	Status        PaymentVerifyResponseStatus `json:"status"`
 }
 
 // PaymentVerifyResponseEnvironment defines model for PaymentVerifyResponse.Environment.
@@ -2801,6 +3014,102 @@ type PublishpaymentlinksParams struct {
 // PublishpaymentlinksParamsEnvironment defines parameters for Publishpaymentlinks.
 type PublishpaymentlinksParamsEnvironment string
 
+// ListRefundsParams defines parameters for ListRefunds.
+type ListRefundsParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment ListRefundsParamsEnvironment `form:"environment" json:"environment"`
+
+	// Status Only refunds in this status.
+	Status *ListRefundsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// PaymentId Only this payment's refunds (a hosted payment's invoice_id).
+	PaymentId *RefundPaymentID `form:"payment_id,omitempty" json:"payment_id,omitempty"`
+
+	// Overdue true keeps only APPROVED refunds past their due_by; false or absent keeps every refund.
+	Overdue *ListRefundsParamsOverdue `form:"overdue,omitempty" json:"overdue,omitempty"`
+
+	// Cursor next_cursor of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size (default 25). A page may hold fewer refunds (even none) and still have next_cursor when the status or overdue filter discards refunds.
+	Limit *RefundLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListRefundsParamsEnvironment defines parameters for ListRefunds.
+type ListRefundsParamsEnvironment string
+
+// ListRefundsParamsStatus defines parameters for ListRefunds.
+type ListRefundsParamsStatus string
+
+// ListRefundsParamsOverdue defines parameters for ListRefunds.
+type ListRefundsParamsOverdue string
+
+// CreateRefundParams defines parameters for CreateRefund.
+type CreateRefundParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment CreateRefundParamsEnvironment `form:"environment" json:"environment"`
+
+	// IdempotencyKey Required for document writes and payment-intent creates. Document create: same key and same body return the same 201 (Idempotent-Replayed: true) for 24 hours; a different body is 409. Document edit: the key is kept for 24 hours after the edit; a replay returns the current record and makes no new version, and a different patch is 409. Payment-intent create: missing or malformed is 400 MALFORMED_REQUEST; the key is scoped to the workspace and environment (shared with createPayment's Idempotency-Key) and kept for the life of the intent; the same body returns the same 201 (Idempotent-Replayed: true) and creates nothing new, a different body is 409 IDEMPOTENCY_KEY_REUSED. Refund create: the same rules as a payment-intent create (missing or malformed: 400; scoped to the workspace and environment; the same body answers the same refund with Idempotent-Replayed: true, a different body is 409 IDEMPOTENCY_KEY_REUSED).
+	IdempotencyKey RequiredIdempotencyKey `json:"Idempotency-Key"`
+}
+
+// CreateRefundParamsEnvironment defines parameters for CreateRefund.
+type CreateRefundParamsEnvironment string
+
+// GetRefundParams defines parameters for GetRefund.
+type GetRefundParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment GetRefundParamsEnvironment `form:"environment" json:"environment"`
+}
+
+// GetRefundParamsEnvironment defines parameters for GetRefund.
+type GetRefundParamsEnvironment string
+
+// ApproveRefundParams defines parameters for ApproveRefund.
+type ApproveRefundParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment ApproveRefundParamsEnvironment `form:"environment" json:"environment"`
+}
+
+// ApproveRefundParamsEnvironment defines parameters for ApproveRefund.
+type ApproveRefundParamsEnvironment string
+
+// CancelRefundParams defines parameters for CancelRefund.
+type CancelRefundParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment CancelRefundParamsEnvironment `form:"environment" json:"environment"`
+}
+
+// CancelRefundParamsEnvironment defines parameters for CancelRefund.
+type CancelRefundParamsEnvironment string
+
+// RejectRefundParams defines parameters for RejectRefund.
+type RejectRefundParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment RejectRefundParamsEnvironment `form:"environment" json:"environment"`
+}
+
+// RejectRefundParamsEnvironment defines parameters for RejectRefund.
+type RejectRefundParamsEnvironment string
+
+// ReportRefundReturnedParams defines parameters for ReportRefundReturned.
+type ReportRefundReturnedParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment ReportRefundReturnedParamsEnvironment `form:"environment" json:"environment"`
+}
+
+// ReportRefundReturnedParamsEnvironment defines parameters for ReportRefundReturned.
+type ReportRefundReturnedParamsEnvironment string
+
+// ReviewRefundParams defines parameters for ReviewRefund.
+type ReviewRefundParams struct {
+	// Environment sandbox or live; missing or other values answer 400 INVALID_ENVIRONMENT.
+	Environment ReviewRefundParamsEnvironment `form:"environment" json:"environment"`
+}
+
+// ReviewRefundParamsEnvironment defines parameters for ReviewRefund.
+type ReviewRefundParamsEnvironment string
+
 // PaymentEventParams defines parameters for PaymentEvent.
 type PaymentEventParams struct {
 	WebhookId        string `json:"webhook-id"`
@@ -2865,6 +3174,24 @@ type ArchivepaymentlinksJSONRequestBody = TransitionRequest
 
 // PublishpaymentlinksJSONRequestBody defines body for Publishpaymentlinks for application/json ContentType.
 type PublishpaymentlinksJSONRequestBody = TransitionRequest
+
+// CreateRefundJSONRequestBody defines body for CreateRefund for application/json ContentType.
+type CreateRefundJSONRequestBody = RefundCreate
+
+// ApproveRefundJSONRequestBody defines body for ApproveRefund for application/json ContentType.
+type ApproveRefundJSONRequestBody = RefundTransition
+
+// CancelRefundJSONRequestBody defines body for CancelRefund for application/json ContentType.
+type CancelRefundJSONRequestBody = RefundTransition
+
+// RejectRefundJSONRequestBody defines body for RejectRefund for application/json ContentType.
+type RejectRefundJSONRequestBody = RefundReject
+
+// ReportRefundReturnedJSONRequestBody defines body for ReportRefundReturned for application/json ContentType.
+type ReportRefundReturnedJSONRequestBody = RefundReportReturned
+
+// ReviewRefundJSONRequestBody defines body for ReviewRefund for application/json ContentType.
+type ReviewRefundJSONRequestBody = RefundTransition
 
 // PaymentEventJSONRequestBody defines body for PaymentEvent for application/json ContentType.
 type PaymentEventJSONRequestBody = WebhookPayload
@@ -3352,6 +3679,128 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/publish (the `Publishpaymentlinks` operationId).
 	Publishpaymentlinks(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *PublishpaymentlinksParams, body PublishpaymentlinksJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRefunds List the workspace's refunds in one environment, newest first (cursor paging).
+	//
+	// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Filters: status, payment_id (that payment's refunds, read through its ledger; another workspace's payment lists nothing), overdue=true (APPROVED refunds past due_by). Bounded reads: a page may hold fewer than limit refunds (even none) and still carry a next_cursor when the filters discard refunds; page on until it is null. Reads answer in live too (there the list is empty: this release creates no live refunds).
+	//
+	// Corresponds with GET /v1/workspaces/{workspaceID}/refunds (the `ListRefunds` operationId).
+	ListRefunds(ctx context.Context, workspaceID WorkspaceID, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRefundWithBody Ask for a refund of a COMPLETED payment (sandbox only in this release).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+	CreateRefundWithBody(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRefund Ask for a refund of a COMPLETED payment (sandbox only in this release).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+	CreateRefund(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRefund Get one refund of the workspace.
+	//
+	// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). A refund of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND.
+	//
+	// Corresponds with GET /v1/workspaces/{workspaceID}/refunds/{refundID} (the `GetRefund` operationId).
+	GetRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *GetRefundParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveRefundWithBody REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+	ApproveRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveRefund REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+	ApproveRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, body ApproveRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelRefundWithBody REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+	CancelRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelRefund REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+	CancelRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, body CancelRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectRefundWithBody REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+	RejectRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectRefund REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+	RejectRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, body RejectRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReportRefundReturnedWithBody APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+	ReportRefundReturnedWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReportRefundReturned APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+	ReportRefundReturned(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, body ReportRefundReturnedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReviewRefundWithBody REQUESTED -> IN_REVIEW.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+	ReviewRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReviewRefund REQUESTED -> IN_REVIEW.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+	ReviewRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, body ReviewRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetMerchantContext What the bearer key is and what this release allows (any valid key, any scope).
@@ -4099,6 +4548,268 @@ func (c *RawClient) PublishpaymentlinksWithBody(ctx context.Context, workspaceID
 // Corresponds with POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/publish (the `Publishpaymentlinks` operationId).
 func (c *RawClient) Publishpaymentlinks(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *PublishpaymentlinksParams, body PublishpaymentlinksJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPublishpaymentlinksRequest(c.Server, workspaceID, documentID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRefunds List the workspace's refunds in one environment, newest first (cursor paging).
+//
+// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Filters: status, payment_id (that payment's refunds, read through its ledger; another workspace's payment lists nothing), overdue=true (APPROVED refunds past due_by). Bounded reads: a page may hold fewer than limit refunds (even none) and still carry a next_cursor when the filters discard refunds; page on until it is null. Reads answer in live too (there the list is empty: this release creates no live refunds).
+//
+// Corresponds with GET /v1/workspaces/{workspaceID}/refunds (the `ListRefunds` operationId).
+func (c *RawClient) ListRefunds(ctx context.Context, workspaceID WorkspaceID, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRefundsRequest(c.Server, workspaceID, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRefundWithBody Ask for a refund of a COMPLETED payment (sandbox only in this release).
+//
+// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+func (c *RawClient) CreateRefundWithBody(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRefundRequestWithBody(c.Server, workspaceID, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRefund Ask for a refund of a COMPLETED payment (sandbox only in this release).
+//
+// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+func (c *RawClient) CreateRefund(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRefundRequest(c.Server, workspaceID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRefund Get one refund of the workspace.
+//
+// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). A refund of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND.
+//
+// Corresponds with GET /v1/workspaces/{workspaceID}/refunds/{refundID} (the `GetRefund` operationId).
+func (c *RawClient) GetRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *GetRefundParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRefundRequest(c.Server, workspaceID, refundID, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveRefundWithBody REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+func (c *RawClient) ApproveRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveRefundRequestWithBody(c.Server, workspaceID, refundID, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveRefund REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+func (c *RawClient) ApproveRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, body ApproveRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveRefundRequest(c.Server, workspaceID, refundID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelRefundWithBody REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+//
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+func (c *RawClient) CancelRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelRefundRequestWithBody(c.Server, workspaceID, refundID, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelRefund REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+//
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+func (c *RawClient) CancelRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, body CancelRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelRefundRequest(c.Server, workspaceID, refundID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectRefundWithBody REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+func (c *RawClient) RejectRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectRefundRequestWithBody(c.Server, workspaceID, refundID, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectRefund REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+func (c *RawClient) RejectRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, body RejectRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectRefundRequest(c.Server, workspaceID, refundID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReportRefundReturnedWithBody APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+func (c *RawClient) ReportRefundReturnedWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReportRefundReturnedRequestWithBody(c.Server, workspaceID, refundID, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReportRefundReturned APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+func (c *RawClient) ReportRefundReturned(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, body ReportRefundReturnedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReportRefundReturnedRequest(c.Server, workspaceID, refundID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReviewRefundWithBody REQUESTED -> IN_REVIEW.
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+func (c *RawClient) ReviewRefundWithBody(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReviewRefundRequestWithBody(c.Server, workspaceID, refundID, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReviewRefund REQUESTED -> IN_REVIEW.
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+func (c *RawClient) ReviewRefund(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, body ReviewRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReviewRefundRequest(c.Server, workspaceID, refundID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6012,6 +6723,655 @@ func NewPublishpaymentlinksRequestWithBody(server string, workspaceID WorkspaceI
 	return req, nil
 }
 
+// NewListRefundsRequest constructs an http.Request for the ListRefunds method
+func NewListRefundsRequest(server string, workspaceID WorkspaceID, params *ListRefundsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PaymentId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "payment_id", *params.PaymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Overdue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "overdue", *params.Overdue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateRefundRequest calls the generic CreateRefund builder with application/json body
+func NewCreateRefundRequest(server string, workspaceID WorkspaceID, params *CreateRefundParams, body CreateRefundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRefundRequestWithBody(server, workspaceID, params, "application/json", bodyReader)
+}
+
+// NewCreateRefundRequestWithBody constructs an http.Request for the CreateRefund method, with any body, and a specified content type
+func NewCreateRefundRequestWithBody(server string, workspaceID WorkspaceID, params *CreateRefundParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetRefundRequest constructs an http.Request for the GetRefund method
+func NewGetRefundRequest(server string, workspaceID WorkspaceID, refundID RefundID, params *GetRefundParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "refundID", refundID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewApproveRefundRequest calls the generic ApproveRefund builder with application/json body
+func NewApproveRefundRequest(server string, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, body ApproveRefundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApproveRefundRequestWithBody(server, workspaceID, refundID, params, "application/json", bodyReader)
+}
+
+// NewApproveRefundRequestWithBody constructs an http.Request for the ApproveRefund method, with any body, and a specified content type
+func NewApproveRefundRequestWithBody(server string, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "refundID", refundID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds/%s/approve", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCancelRefundRequest calls the generic CancelRefund builder with application/json body
+func NewCancelRefundRequest(server string, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, body CancelRefundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelRefundRequestWithBody(server, workspaceID, refundID, params, "application/json", bodyReader)
+}
+
+// NewCancelRefundRequestWithBody constructs an http.Request for the CancelRefund method, with any body, and a specified content type
+func NewCancelRefundRequestWithBody(server string, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "refundID", refundID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds/%s/cancel", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRejectRefundRequest calls the generic RejectRefund builder with application/json body
+func NewRejectRefundRequest(server string, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, body RejectRefundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRejectRefundRequestWithBody(server, workspaceID, refundID, params, "application/json", bodyReader)
+}
+
+// NewRejectRefundRequestWithBody constructs an http.Request for the RejectRefund method, with any body, and a specified content type
+func NewRejectRefundRequestWithBody(server string, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "refundID", refundID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds/%s/reject", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReportRefundReturnedRequest calls the generic ReportRefundReturned builder with application/json body
+func NewReportRefundReturnedRequest(server string, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, body ReportRefundReturnedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReportRefundReturnedRequestWithBody(server, workspaceID, refundID, params, "application/json", bodyReader)
+}
+
+// NewReportRefundReturnedRequestWithBody constructs an http.Request for the ReportRefundReturned method, with any body, and a specified content type
+func NewReportRefundReturnedRequestWithBody(server string, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "refundID", refundID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds/%s/report-returned", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReviewRefundRequest calls the generic ReviewRefund builder with application/json body
+func NewReviewRefundRequest(server string, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, body ReviewRefundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReviewRefundRequestWithBody(server, workspaceID, refundID, params, "application/json", bodyReader)
+}
+
+// NewReviewRefundRequestWithBody constructs an http.Request for the ReviewRefund method, with any body, and a specified content type
+func NewReviewRefundRequestWithBody(server string, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceID", workspaceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "refundID", refundID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workspaces/%s/refunds/%s/review", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *RawClient) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -6420,6 +7780,132 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/workspaces/{workspaceID}/documents/payment-links/{documentID}/publish (the `Publishpaymentlinks` operationId).
 	PublishpaymentlinksWithResponse(ctx context.Context, workspaceID WorkspaceID, documentID DocumentID, params *PublishpaymentlinksParams, body PublishpaymentlinksJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishpaymentlinksResponse, error)
+
+	// ListRefundsWithResponse List the workspace's refunds in one environment, newest first (cursor paging).
+	//
+	// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Filters: status, payment_id (that payment's refunds, read through its ledger; another workspace's payment lists nothing), overdue=true (APPROVED refunds past due_by). Bounded reads: a page may hold fewer than limit refunds (even none) and still carry a next_cursor when the filters discard refunds; page on until it is null. Reads answer in live too (there the list is empty: this release creates no live refunds).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/workspaces/{workspaceID}/refunds (the `ListRefunds` operationId).
+	ListRefundsWithResponse(ctx context.Context, workspaceID WorkspaceID, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*ListRefundsResponse, error)
+
+	// CreateRefundWithBodyWithResponse Ask for a refund of a COMPLETED payment (sandbox only in this release).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+	CreateRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRefundResponse, error)
+
+	// CreateRefundWithResponse Ask for a refund of a COMPLETED payment (sandbox only in this release).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+	CreateRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRefundResponse, error)
+
+	// GetRefundWithResponse Get one refund of the workspace.
+	//
+	// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). A refund of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/workspaces/{workspaceID}/refunds/{refundID} (the `GetRefund` operationId).
+	GetRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *GetRefundParams, reqEditors ...RequestEditorFn) (*GetRefundResponse, error)
+
+	// ApproveRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+	ApproveRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveRefundResponse, error)
+
+	// ApproveRefundWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+	ApproveRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, body ApproveRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveRefundResponse, error)
+
+	// CancelRefundWithBodyWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+	CancelRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelRefundResponse, error)
+
+	// CancelRefundWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+	CancelRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, body CancelRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelRefundResponse, error)
+
+	// RejectRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+	RejectRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectRefundResponse, error)
+
+	// RejectRefundWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+	//
+	// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+	RejectRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, body RejectRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectRefundResponse, error)
+
+	// ReportRefundReturnedWithBodyWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+	ReportRefundReturnedWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReportRefundReturnedResponse, error)
+
+	// ReportRefundReturnedWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+	ReportRefundReturnedWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, body ReportRefundReturnedJSONRequestBody, reqEditors ...RequestEditorFn) (*ReportRefundReturnedResponse, error)
+
+	// ReviewRefundWithBodyWithResponse REQUESTED -> IN_REVIEW.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+	ReviewRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReviewRefundResponse, error)
+
+	// ReviewRefundWithResponse REQUESTED -> IN_REVIEW.
+	//
+	// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+	ReviewRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, body ReviewRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*ReviewRefundResponse, error)
 }
 
 // GetMerchantContextResponse200Headers the declared response headers of an HTTP 200 response for GetMerchantContext
@@ -10921,6 +12407,1516 @@ func (r PublishpaymentlinksResponse) ContentType() string {
 	return ""
 }
 
+// ListRefundsResponse200Headers the declared response headers of an HTTP 200 response for ListRefunds
+type ListRefundsResponse200Headers struct {
+	XCorrelationId *string
+}
+
+// ListRefundsResponse400Headers the declared response headers of an HTTP 400 response for ListRefunds
+type ListRefundsResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ListRefundsResponse401Headers the declared response headers of an HTTP 401 response for ListRefunds
+type ListRefundsResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ListRefundsResponse403Headers the declared response headers of an HTTP 403 response for ListRefunds
+type ListRefundsResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ListRefundsResponse404Headers the declared response headers of an HTTP 404 response for ListRefunds
+type ListRefundsResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ListRefundsResponse422Headers the declared response headers of an HTTP 422 response for ListRefunds
+type ListRefundsResponse422Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ListRefundsResponse429Headers the declared response headers of an HTTP 429 response for ListRefunds
+type ListRefundsResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ListRefundsResponse500Headers the declared response headers of an HTTP 500 response for ListRefunds
+type ListRefundsResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ListRefundsResponse503Headers the declared response headers of an HTTP 503 response for ListRefunds
+type ListRefundsResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type ListRefundsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RefundList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListRefundsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListRefundsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRefundsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListRefundsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListRefundsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListRefundsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListRefundsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListRefundsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRefundsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRefundsResponse) GetJSON200() *RefundList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListRefundsResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListRefundsResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListRefundsResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListRefundsResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListRefundsResponse) GetJSON422() *ErrorResponse {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListRefundsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListRefundsResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRefundsResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRefundsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRefundsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRefundsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRefundsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateRefundResponse201Headers the declared response headers of an HTTP 201 response for CreateRefund
+type CreateRefundResponse201Headers struct {
+	IdempotentReplayed *string
+	XCorrelationId     *string
+}
+
+// CreateRefundResponse400Headers the declared response headers of an HTTP 400 response for CreateRefund
+type CreateRefundResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse401Headers the declared response headers of an HTTP 401 response for CreateRefund
+type CreateRefundResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse403Headers the declared response headers of an HTTP 403 response for CreateRefund
+type CreateRefundResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse404Headers the declared response headers of an HTTP 404 response for CreateRefund
+type CreateRefundResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse409Headers the declared response headers of an HTTP 409 response for CreateRefund
+type CreateRefundResponse409Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse413Headers the declared response headers of an HTTP 413 response for CreateRefund
+type CreateRefundResponse413Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse422Headers the declared response headers of an HTTP 422 response for CreateRefund
+type CreateRefundResponse422Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse429Headers the declared response headers of an HTTP 429 response for CreateRefund
+type CreateRefundResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse500Headers the declared response headers of an HTTP 500 response for CreateRefund
+type CreateRefundResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CreateRefundResponse503Headers the declared response headers of an HTTP 503 response for CreateRefund
+type CreateRefundResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type CreateRefundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorResponse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateRefundResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateRefundResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateRefundResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateRefundResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateRefundResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateRefundResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateRefundResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateRefundResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRefundResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateRefundResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRefundResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRefundResponse) GetJSON201() *Refund {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateRefundResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateRefundResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateRefundResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateRefundResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateRefundResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateRefundResponse) GetJSON413() *ErrorResponse {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateRefundResponse) GetJSON422() *ErrorResponse {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRefundResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateRefundResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRefundResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRefundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRefundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRefundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRefundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRefundResponse200Headers the declared response headers of an HTTP 200 response for GetRefund
+type GetRefundResponse200Headers struct {
+	XCorrelationId *string
+}
+
+// GetRefundResponse400Headers the declared response headers of an HTTP 400 response for GetRefund
+type GetRefundResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// GetRefundResponse401Headers the declared response headers of an HTTP 401 response for GetRefund
+type GetRefundResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// GetRefundResponse403Headers the declared response headers of an HTTP 403 response for GetRefund
+type GetRefundResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// GetRefundResponse404Headers the declared response headers of an HTTP 404 response for GetRefund
+type GetRefundResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// GetRefundResponse429Headers the declared response headers of an HTTP 429 response for GetRefund
+type GetRefundResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// GetRefundResponse500Headers the declared response headers of an HTTP 500 response for GetRefund
+type GetRefundResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// GetRefundResponse503Headers the declared response headers of an HTTP 503 response for GetRefund
+type GetRefundResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type GetRefundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRefundResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRefundResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRefundResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetRefundResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRefundResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRefundResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRefundResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRefundResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRefundResponse) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRefundResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRefundResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRefundResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRefundResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRefundResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRefundResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRefundResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRefundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRefundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRefundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRefundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ApproveRefundResponse200Headers the declared response headers of an HTTP 200 response for ApproveRefund
+type ApproveRefundResponse200Headers struct {
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse400Headers the declared response headers of an HTTP 400 response for ApproveRefund
+type ApproveRefundResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse401Headers the declared response headers of an HTTP 401 response for ApproveRefund
+type ApproveRefundResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse403Headers the declared response headers of an HTTP 403 response for ApproveRefund
+type ApproveRefundResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse404Headers the declared response headers of an HTTP 404 response for ApproveRefund
+type ApproveRefundResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse409Headers the declared response headers of an HTTP 409 response for ApproveRefund
+type ApproveRefundResponse409Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse413Headers the declared response headers of an HTTP 413 response for ApproveRefund
+type ApproveRefundResponse413Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse422Headers the declared response headers of an HTTP 422 response for ApproveRefund
+type ApproveRefundResponse422Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse429Headers the declared response headers of an HTTP 429 response for ApproveRefund
+type ApproveRefundResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse500Headers the declared response headers of an HTTP 500 response for ApproveRefund
+type ApproveRefundResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ApproveRefundResponse503Headers the declared response headers of an HTTP 503 response for ApproveRefund
+type ApproveRefundResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type ApproveRefundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorResponse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ApproveRefundResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ApproveRefundResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ApproveRefundResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ApproveRefundResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ApproveRefundResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ApproveRefundResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ApproveRefundResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ApproveRefundResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ApproveRefundResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ApproveRefundResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ApproveRefundResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ApproveRefundResponse) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ApproveRefundResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ApproveRefundResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ApproveRefundResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ApproveRefundResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ApproveRefundResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ApproveRefundResponse) GetJSON413() *ErrorResponse {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ApproveRefundResponse) GetJSON422() *ErrorResponse {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ApproveRefundResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ApproveRefundResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ApproveRefundResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveRefundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveRefundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveRefundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveRefundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CancelRefundResponse200Headers the declared response headers of an HTTP 200 response for CancelRefund
+type CancelRefundResponse200Headers struct {
+	XCorrelationId *string
+}
+
+// CancelRefundResponse400Headers the declared response headers of an HTTP 400 response for CancelRefund
+type CancelRefundResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse401Headers the declared response headers of an HTTP 401 response for CancelRefund
+type CancelRefundResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse403Headers the declared response headers of an HTTP 403 response for CancelRefund
+type CancelRefundResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse404Headers the declared response headers of an HTTP 404 response for CancelRefund
+type CancelRefundResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse409Headers the declared response headers of an HTTP 409 response for CancelRefund
+type CancelRefundResponse409Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse413Headers the declared response headers of an HTTP 413 response for CancelRefund
+type CancelRefundResponse413Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse422Headers the declared response headers of an HTTP 422 response for CancelRefund
+type CancelRefundResponse422Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse429Headers the declared response headers of an HTTP 429 response for CancelRefund
+type CancelRefundResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse500Headers the declared response headers of an HTTP 500 response for CancelRefund
+type CancelRefundResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// CancelRefundResponse503Headers the declared response headers of an HTTP 503 response for CancelRefund
+type CancelRefundResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type CancelRefundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorResponse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelRefundResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelRefundResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelRefundResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelRefundResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelRefundResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelRefundResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CancelRefundResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CancelRefundResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelRefundResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelRefundResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelRefundResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelRefundResponse) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CancelRefundResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CancelRefundResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CancelRefundResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CancelRefundResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CancelRefundResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CancelRefundResponse) GetJSON413() *ErrorResponse {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CancelRefundResponse) GetJSON422() *ErrorResponse {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelRefundResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CancelRefundResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelRefundResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelRefundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelRefundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelRefundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelRefundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RejectRefundResponse200Headers the declared response headers of an HTTP 200 response for RejectRefund
+type RejectRefundResponse200Headers struct {
+	XCorrelationId *string
+}
+
+// RejectRefundResponse400Headers the declared response headers of an HTTP 400 response for RejectRefund
+type RejectRefundResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse401Headers the declared response headers of an HTTP 401 response for RejectRefund
+type RejectRefundResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse403Headers the declared response headers of an HTTP 403 response for RejectRefund
+type RejectRefundResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse404Headers the declared response headers of an HTTP 404 response for RejectRefund
+type RejectRefundResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse409Headers the declared response headers of an HTTP 409 response for RejectRefund
+type RejectRefundResponse409Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse413Headers the declared response headers of an HTTP 413 response for RejectRefund
+type RejectRefundResponse413Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse422Headers the declared response headers of an HTTP 422 response for RejectRefund
+type RejectRefundResponse422Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse429Headers the declared response headers of an HTTP 429 response for RejectRefund
+type RejectRefundResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse500Headers the declared response headers of an HTTP 500 response for RejectRefund
+type RejectRefundResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// RejectRefundResponse503Headers the declared response headers of an HTTP 503 response for RejectRefund
+type RejectRefundResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type RejectRefundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorResponse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RejectRefundResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RejectRefundResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RejectRefundResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RejectRefundResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RejectRefundResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RejectRefundResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RejectRefundResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RejectRefundResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RejectRefundResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RejectRefundResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RejectRefundResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectRefundResponse) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RejectRefundResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RejectRefundResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RejectRefundResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RejectRefundResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RejectRefundResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RejectRefundResponse) GetJSON413() *ErrorResponse {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RejectRefundResponse) GetJSON422() *ErrorResponse {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RejectRefundResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RejectRefundResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RejectRefundResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectRefundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectRefundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectRefundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectRefundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReportRefundReturnedResponse200Headers the declared response headers of an HTTP 200 response for ReportRefundReturned
+type ReportRefundReturnedResponse200Headers struct {
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse400Headers the declared response headers of an HTTP 400 response for ReportRefundReturned
+type ReportRefundReturnedResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse401Headers the declared response headers of an HTTP 401 response for ReportRefundReturned
+type ReportRefundReturnedResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse403Headers the declared response headers of an HTTP 403 response for ReportRefundReturned
+type ReportRefundReturnedResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse404Headers the declared response headers of an HTTP 404 response for ReportRefundReturned
+type ReportRefundReturnedResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse409Headers the declared response headers of an HTTP 409 response for ReportRefundReturned
+type ReportRefundReturnedResponse409Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse413Headers the declared response headers of an HTTP 413 response for ReportRefundReturned
+type ReportRefundReturnedResponse413Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse422Headers the declared response headers of an HTTP 422 response for ReportRefundReturned
+type ReportRefundReturnedResponse422Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse429Headers the declared response headers of an HTTP 429 response for ReportRefundReturned
+type ReportRefundReturnedResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse500Headers the declared response headers of an HTTP 500 response for ReportRefundReturned
+type ReportRefundReturnedResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReportRefundReturnedResponse503Headers the declared response headers of an HTTP 503 response for ReportRefundReturned
+type ReportRefundReturnedResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type ReportRefundReturnedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorResponse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReportRefundReturnedResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReportRefundReturnedResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReportRefundReturnedResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ReportRefundReturnedResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ReportRefundReturnedResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ReportRefundReturnedResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ReportRefundReturnedResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ReportRefundReturnedResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReportRefundReturnedResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ReportRefundReturnedResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReportRefundReturnedResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON413() *ErrorResponse {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON422() *ErrorResponse {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReportRefundReturnedResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReportRefundReturnedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReportRefundReturnedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReportRefundReturnedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReportRefundReturnedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReviewRefundResponse200Headers the declared response headers of an HTTP 200 response for ReviewRefund
+type ReviewRefundResponse200Headers struct {
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse400Headers the declared response headers of an HTTP 400 response for ReviewRefund
+type ReviewRefundResponse400Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse401Headers the declared response headers of an HTTP 401 response for ReviewRefund
+type ReviewRefundResponse401Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse403Headers the declared response headers of an HTTP 403 response for ReviewRefund
+type ReviewRefundResponse403Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse404Headers the declared response headers of an HTTP 404 response for ReviewRefund
+type ReviewRefundResponse404Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse409Headers the declared response headers of an HTTP 409 response for ReviewRefund
+type ReviewRefundResponse409Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse413Headers the declared response headers of an HTTP 413 response for ReviewRefund
+type ReviewRefundResponse413Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse422Headers the declared response headers of an HTTP 422 response for ReviewRefund
+type ReviewRefundResponse422Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse429Headers the declared response headers of an HTTP 429 response for ReviewRefund
+type ReviewRefundResponse429Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse500Headers the declared response headers of an HTTP 500 response for ReviewRefund
+type ReviewRefundResponse500Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+// ReviewRefundResponse503Headers the declared response headers of an HTTP 503 response for ReviewRefund
+type ReviewRefundResponse503Headers struct {
+	RetryAfter     *int
+	XCorrelationId *string
+}
+
+type ReviewRefundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorResponse
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorResponse
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorResponse
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorResponse
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReviewRefundResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReviewRefundResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReviewRefundResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ReviewRefundResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ReviewRefundResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ReviewRefundResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ReviewRefundResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ReviewRefundResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReviewRefundResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ReviewRefundResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReviewRefundResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReviewRefundResponse) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReviewRefundResponse) GetJSON400() *ErrorResponse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReviewRefundResponse) GetJSON401() *ErrorResponse {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReviewRefundResponse) GetJSON403() *ErrorResponse {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReviewRefundResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ReviewRefundResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReviewRefundResponse) GetJSON413() *ErrorResponse {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReviewRefundResponse) GetJSON422() *ErrorResponse {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReviewRefundResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReviewRefundResponse) GetJSON500() *ErrorResponse {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReviewRefundResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReviewRefundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReviewRefundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReviewRefundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReviewRefundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMerchantContextWithResponse What the bearer key is and what this release allows (any valid key, any scope).
 //
 // The key's workspace, merchant name, environment, key id and scopes, and the release's rule for money (payments are sandbox-only: live keys get 403 on payment operations). Nothing secret: never the key, its hash or its hint. Use it to check an integration's configuration.
@@ -11530,6 +14526,216 @@ func (c *ClientWithResponses) PublishpaymentlinksWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParsePublishpaymentlinksResponse(rsp)
+}
+
+// ListRefundsWithResponse List the workspace's refunds in one environment, newest first (cursor paging).
+//
+// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Filters: status, payment_id (that payment's refunds, read through its ledger; another workspace's payment lists nothing), overdue=true (APPROVED refunds past due_by). Bounded reads: a page may hold fewer than limit refunds (even none) and still carry a next_cursor when the filters discard refunds; page on until it is null. Reads answer in live too (there the list is empty: this release creates no live refunds).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/workspaces/{workspaceID}/refunds (the `ListRefunds` operationId).
+func (c *ClientWithResponses) ListRefundsWithResponse(ctx context.Context, workspaceID WorkspaceID, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*ListRefundsResponse, error) {
+	rsp, err := c.ListRefunds(ctx, workspaceID, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRefundsResponse(rsp)
+}
+
+// CreateRefundWithBodyWithResponse Ask for a refund of a COMPLETED payment (sandbox only in this release).
+//
+// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+func (c *ClientWithResponses) CreateRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRefundResponse, error) {
+	rsp, err := c.CreateRefundWithBody(ctx, workspaceID, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRefundResponse(rsp)
+}
+
+// CreateRefundWithResponse Ask for a refund of a COMPLETED payment (sandbox only in this release).
+//
+// Scope refunds:write (bearer key) or a dashboard session whose role is developer, admin or owner; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). Refunds are sandbox-only: environment=live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Idempotency-Key required (missing or malformed: 400 MALFORMED_REQUEST); the same key and body answer the same refund (Idempotent-Replayed: true) and create nothing, another body under the key is 409 IDEMPOTENCY_KEY_REUSED. payment_id names a hosted payment's invoice_id (its intent id): another workspace's or environment's payment is 404 NOT_FOUND, a payment not COMPLETED is 409 STATE_CONFLICT, an amount_minor over what is still refundable is 409 STATE_CONFLICT naming the refundable amount. The refund starts REQUESTED with requested_by merchant. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds (the `CreateRefund` operationId).
+func (c *ClientWithResponses) CreateRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRefundResponse, error) {
+	rsp, err := c.CreateRefund(ctx, workspaceID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRefundResponse(rsp)
+}
+
+// GetRefundWithResponse Get one refund of the workspace.
+//
+// Scope payments:read, refunds:write or refunds:approve (bearer key) or a dashboard session of any role; the key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403). A refund of another workspace or environment, like an id that is not a UUID, is 404 NOT_FOUND.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/workspaces/{workspaceID}/refunds/{refundID} (the `GetRefund` operationId).
+func (c *ClientWithResponses) GetRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *GetRefundParams, reqEditors ...RequestEditorFn) (*GetRefundResponse, error) {
+	rsp, err := c.GetRefund(ctx, workspaceID, refundID, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRefundResponse(rsp)
+}
+
+// ApproveRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+func (c *ClientWithResponses) ApproveRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveRefundResponse, error) {
+	rsp, err := c.ApproveRefundWithBody(ctx, workspaceID, refundID, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveRefundResponse(rsp)
+}
+
+// ApproveRefundWithResponse REQUESTED or IN_REVIEW -> APPROVED; due_by is set to the approval time plus RefundDueDays (default 3).
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Above the workspace's two-person threshold (amount_minor at or above it) the approver must not be the key or person that asked for the refund (else 409 STATE_CONFLICT). Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/approve (the `ApproveRefund` operationId).
+func (c *ClientWithResponses) ApproveRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ApproveRefundParams, body ApproveRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveRefundResponse, error) {
+	rsp, err := c.ApproveRefund(ctx, workspaceID, refundID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveRefundResponse(rsp)
+}
+
+// CancelRefundWithBodyWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+//
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+func (c *ClientWithResponses) CancelRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelRefundResponse, error) {
+	rsp, err := c.CancelRefundWithBody(ctx, workspaceID, refundID, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelRefundResponse(rsp)
+}
+
+// CancelRefundWithResponse REQUESTED, IN_REVIEW or APPROVED -> CANCELLED; the amount is refundable again at once.
+//
+// Scope refunds:write (bearer key) or a dashboard session of a developer, admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/cancel (the `CancelRefund` operationId).
+func (c *ClientWithResponses) CancelRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *CancelRefundParams, body CancelRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelRefundResponse, error) {
+	rsp, err := c.CancelRefund(ctx, workspaceID, refundID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelRefundResponse(rsp)
+}
+
+// RejectRefundWithBodyWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+func (c *ClientWithResponses) RejectRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectRefundResponse, error) {
+	rsp, err := c.RejectRefundWithBody(ctx, workspaceID, refundID, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectRefundResponse(rsp)
+}
+
+// RejectRefundWithResponse REQUESTED or IN_REVIEW -> REJECTED (reason required, kept as rejection_reason); the amount is refundable again at once.
+//
+// Scope refunds:approve (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/reject (the `RejectRefund` operationId).
+func (c *ClientWithResponses) RejectRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *RejectRefundParams, body RejectRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectRefundResponse, error) {
+	rsp, err := c.RejectRefund(ctx, workspaceID, refundID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectRefundResponse(rsp)
+}
+
+// ReportRefundReturnedWithBodyWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+func (c *ClientWithResponses) ReportRefundReturnedWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReportRefundReturnedResponse, error) {
+	rsp, err := c.ReportRefundReturnedWithBody(ctx, workspaceID, refundID, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReportRefundReturnedResponse(rsp)
+}
+
+// ReportRefundReturnedWithResponse APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID).
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. The payment's refunded_minor counts the refund from then on. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/report-returned (the `ReportRefundReturned` operationId).
+func (c *ClientWithResponses) ReportRefundReturnedWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReportRefundReturnedParams, body ReportRefundReturnedJSONRequestBody, reqEditors ...RequestEditorFn) (*ReportRefundReturnedResponse, error) {
+	rsp, err := c.ReportRefundReturned(ctx, workspaceID, refundID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReportRefundReturnedResponse(rsp)
+}
+
+// ReviewRefundWithBodyWithResponse REQUESTED -> IN_REVIEW.
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+func (c *ClientWithResponses) ReviewRefundWithBodyWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReviewRefundResponse, error) {
+	rsp, err := c.ReviewRefundWithBody(ctx, workspaceID, refundID, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReviewRefundResponse(rsp)
+}
+
+// ReviewRefundWithResponse REQUESTED -> IN_REVIEW.
+//
+// Scope refunds:write (bearer key) or a dashboard session of an admin or owner. Answers 200 with the refund. Repeating a transition that already happened answers 200 with the refund as it is; from any other status it is 409 STATE_CONFLICT naming the current status; a stale expected_version is 409 VERSION_CONFLICT. The key or session must belong to the workspace (else 404), and a key must be of the environment named (else 403); live is 403 SCOPE_OR_ENVIRONMENT_DENIED. Malformed JSON is 400 MALFORMED_REQUEST; an unknown or mistyped member is 422 VALIDATION_FAILED naming it. Nothing is written on a refusal.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/workspaces/{workspaceID}/refunds/{refundID}/review (the `ReviewRefund` operationId).
+func (c *ClientWithResponses) ReviewRefundWithResponse(ctx context.Context, workspaceID WorkspaceID, refundID RefundID, params *ReviewRefundParams, body ReviewRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*ReviewRefundResponse, error) {
+	rsp, err := c.ReviewRefund(ctx, workspaceID, refundID, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReviewRefundResponse(rsp)
 }
 
 // ParseGetMerchantContextResponse parses an HTTP response from a GetMerchantContextWithResponse call
@@ -17814,6 +21020,2125 @@ func ParsePublishpaymentlinksResponse(rsp *http.Response) (*PublishpaymentlinksR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PublishpaymentlinksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRefundsResponse parses an HTTP response from a ListRefundsWithResponse call
+func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRefundsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RefundList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListRefundsResponse200Headers
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListRefundsResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListRefundsResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListRefundsResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListRefundsResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListRefundsResponse422Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListRefundsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListRefundsResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRefundsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateRefundResponse parses an HTTP response from a CreateRefundWithResponse call
+func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRefundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateRefundResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateRefundResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateRefundResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateRefundResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateRefundResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateRefundResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateRefundResponse413Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateRefundResponse422Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateRefundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateRefundResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRefundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRefundResponse parses an HTTP response from a GetRefundWithResponse call
+func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRefundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRefundResponse200Headers
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetRefundResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetRefundResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetRefundResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRefundResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRefundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRefundResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRefundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseApproveRefundResponse parses an HTTP response from a ApproveRefundWithResponse call
+func ParseApproveRefundResponse(rsp *http.Response) (*ApproveRefundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveRefundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ApproveRefundResponse200Headers
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ApproveRefundResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ApproveRefundResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ApproveRefundResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ApproveRefundResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ApproveRefundResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ApproveRefundResponse413Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ApproveRefundResponse422Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ApproveRefundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ApproveRefundResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ApproveRefundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelRefundResponse parses an HTTP response from a CancelRefundWithResponse call
+func ParseCancelRefundResponse(rsp *http.Response) (*CancelRefundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelRefundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelRefundResponse200Headers
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CancelRefundResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelRefundResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelRefundResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelRefundResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelRefundResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CancelRefundResponse413Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CancelRefundResponse422Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelRefundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelRefundResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelRefundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRejectRefundResponse parses an HTTP response from a RejectRefundWithResponse call
+func ParseRejectRefundResponse(rsp *http.Response) (*RejectRefundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectRefundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RejectRefundResponse200Headers
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RejectRefundResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RejectRefundResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RejectRefundResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RejectRefundResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RejectRefundResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RejectRefundResponse413Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers RejectRefundResponse422Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RejectRefundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RejectRefundResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RejectRefundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReportRefundReturnedResponse parses an HTTP response from a ReportRefundReturnedWithResponse call
+func ParseReportRefundReturnedResponse(rsp *http.Response) (*ReportRefundReturnedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReportRefundReturnedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReportRefundReturnedResponse200Headers
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReportRefundReturnedResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReportRefundReturnedResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ReportRefundReturnedResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ReportRefundReturnedResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ReportRefundReturnedResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ReportRefundReturnedResponse413Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ReportRefundReturnedResponse422Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReportRefundReturnedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ReportRefundReturnedResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReportRefundReturnedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReviewRefundResponse parses an HTTP response from a ReviewRefundWithResponse call
+func ParseReviewRefundResponse(rsp *http.Response) (*ReviewRefundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReviewRefundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReviewRefundResponse200Headers
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReviewRefundResponse400Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReviewRefundResponse401Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ReviewRefundResponse403Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ReviewRefundResponse404Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ReviewRefundResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ReviewRefundResponse413Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ReviewRefundResponse422Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReviewRefundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ReviewRefundResponse500Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Correlation-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Correlation-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCorrelationId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReviewRefundResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

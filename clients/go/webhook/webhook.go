@@ -1,4 +1,5 @@
-// Package webhook verifies Takapay's signed payment alerts (Standard Webhooks) in one call.
+// Package webhook verifies Takapay's signed events (Standard Webhooks) in one call: payment
+// events with Verify, and any event, refund events (refund.*) too, with VerifyEvent.
 //
 //	event, err := webhook.Verify(secret, r.Header, body)
 //	if err != nil { // a *webhook.Error: answer 400 and ignore the request
@@ -64,13 +65,85 @@ type Options struct {
 }
 
 // Verify checks a delivery's headers and raw body with the secret (whsec_…) and returns the
-// event; anything wrong is a *Error. opts is at most one Options.
+// event as a payment event; anything wrong is a *Error. opts is at most one Options. A
+// webhook_url that also receives refund events (refund.*) uses VerifyEvent, which tells them
+// apart.
 func Verify(secret string, header http.Header, body []byte, opts ...Options) (*takapay.WebhookPayload, error) {
 	return VerifyHeaders(secret, header.Get("webhook-id"), header.Get("webhook-timestamp"), header.Get("webhook-signature"), body, opts...)
 }
 
 // VerifyHeaders is Verify with the three header values given one by one.
 func VerifyHeaders(secret, id, timestamp, signature string, body []byte, opts ...Options) (*takapay.WebhookPayload, error) {
+	if err := verifySignature(secret, id, timestamp, signature, body, opts); err != nil {
+		return nil, err
+	}
+	var ev takapay.WebhookPayload
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&ev); err != nil {
+		return nil, fail(InvalidPayload, "the body is not an event: %v", err)
+	}
+	return &ev, nil
+}
+
+// Event is a verified delivery of any type: a payment event (payment.completed, …) or a
+// refund event (refund.requested, refund.in_review, refund.approved, refund.rejected,
+// refund.returned, refund.cancelled). Payment and Refund decode its data.
+type Event struct {
+	// Id is the event id (also webhook-id, stable across retries: dedupe on it).
+	Id        string    `json:"id"`
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	// Data is the event's data as sent: the payment, or the refund.
+	Data json.RawMessage `json:"data"`
+
+	body []byte
+}
+
+// IsRefund reports whether the event is a refund event (its type starts with "refund.").
+func (e *Event) IsRefund() bool { return strings.HasPrefix(e.Type, "refund.") }
+
+// IsPayment reports whether the event is a payment event (its type starts with "payment.").
+func (e *Event) IsPayment() bool { return strings.HasPrefix(e.Type, "payment.") }
+
+// Payment is a payment event, typed (an error for any other event).
+func (e *Event) Payment() (*takapay.WebhookPayload, error) {
+	if !e.IsPayment() {
+		return nil, fmt.Errorf("takapay webhook: %s is not a payment event", e.Type)
+	}
+	var p takapay.WebhookPayload
+	if err := json.Unmarshal(e.body, &p); err != nil {
+		return nil, fail(InvalidPayload, "the body is not a payment event: %v", err)
+	}
+	return &p, nil
+}
+
+// Refund is a refund event, typed: its Data is the refund as it is after the step the event
+// names (an error for any other event).
+func (e *Event) Refund() (*takapay.RefundWebhookPayload, error) {
+	if !e.IsRefund() {
+		return nil, fmt.Errorf("takapay webhook: %s is not a refund event", e.Type)
+	}
+	var r takapay.RefundWebhookPayload
+	if err := json.Unmarshal(e.body, &r); err != nil {
+		return nil, fail(InvalidPayload, "the body is not a refund event: %v", err)
+	}
+	return &r, nil
+}
+
+// VerifyEvent checks a delivery as Verify does and returns it as an Event of any type.
+func VerifyEvent(secret string, header http.Header, body []byte, opts ...Options) (*Event, error) {
+	if err := verifySignature(secret, header.Get("webhook-id"), header.Get("webhook-timestamp"), header.Get("webhook-signature"), body, opts); err != nil {
+		return nil, err
+	}
+	var ev Event
+	if err := json.Unmarshal(body, &ev); err != nil || ev.Type == "" {
+		return nil, fail(InvalidPayload, "the body is not an event: %v", err)
+	}
+	ev.body = append([]byte(nil), body...)
+	return &ev, nil
+}
+
+// verifySignature checks the headers and the signature of body (the work of Verify before decoding).
+func verifySignature(secret, id, timestamp, signature string, body []byte, opts []Options) error {
 	var o Options
 	if len(opts) > 0 {
 		o = opts[0]
@@ -83,22 +156,22 @@ func VerifyHeaders(secret, id, timestamp, signature string, body []byte, opts ..
 	}
 	key, err := decodeSecret(secret)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if id == "" || timestamp == "" || signature == "" {
-		return nil, fail(MissingHeader, "webhook-id, webhook-timestamp and webhook-signature are all required")
+		return fail(MissingHeader, "webhook-id, webhook-timestamp and webhook-signature are all required")
 	}
 	ts, err := strconv.ParseInt(timestamp, 10, 64)
 	if err != nil {
-		return nil, fail(InvalidTimestamp, "webhook-timestamp %q is not Unix seconds", timestamp)
+		return fail(InvalidTimestamp, "webhook-timestamp %q is not Unix seconds", timestamp)
 	}
 	now := o.Now()
 	at := time.Unix(ts, 0)
 	if now.Sub(at) > o.Tolerance {
-		return nil, fail(TimestampTooOld, "timestamp %s is more than %s before now", at.UTC().Format(time.RFC3339), o.Tolerance)
+		return fail(TimestampTooOld, "timestamp %s is more than %s before now", at.UTC().Format(time.RFC3339), o.Tolerance)
 	}
 	if at.Sub(now) > o.Tolerance {
-		return nil, fail(TimestampTooNew, "timestamp %s is more than %s after now", at.UTC().Format(time.RFC3339), o.Tolerance)
+		return fail(TimestampTooNew, "timestamp %s is more than %s after now", at.UTC().Format(time.RFC3339), o.Tolerance)
 	}
 	want := Sign(key, id, timestamp, body)
 	matched := false
@@ -112,14 +185,9 @@ func VerifyHeaders(secret, id, timestamp, signature string, body []byte, opts ..
 		}
 	}
 	if !matched {
-		return nil, fail(NoMatchingSig, "no v1 signature matches the body")
+		return fail(NoMatchingSig, "no v1 signature matches the body")
 	}
-	var ev takapay.WebhookPayload
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&ev); err != nil {
-		return nil, fail(InvalidPayload, "the body is not an event: %v", err)
-	}
-	return &ev, nil
+	return nil
 }
 
 // Sign is the base64 HMAC-SHA256 of id.timestamp.body with the secret's key (what follows

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	takapay "github.com/takapay/payments/clients/go"
 )
 
 var (
@@ -155,5 +158,53 @@ func TestVerifyRejects(t *testing.T) {
 	notJSON := []byte("not json")
 	if _, err := Verify(secretA, headers(now, sig(keyA, now, notJSON)), notJSON, opts()); code(err) != InvalidPayload {
 		t.Errorf("a signed body that is no event: %v", err)
+	}
+}
+
+// VerifyEvent tells a refund event from a payment event and decodes each typed; the signature
+// is checked exactly as by Verify.
+func TestVerifyEventRefund(t *testing.T) {
+	refund := []byte(`{"id":"` + id + `","type":"refund.approved","timestamp":"2026-11-29T03:00:00Z","data":{"id":"22222222-2222-4222-8222-222222222222",` +
+		`"object":"refund","workspace_id":"11111111-1111-4111-8111-111111111111","environment":"sandbox","payment_id":"0f0c6a1e-8a8e-4d52-9a51-6a3f4d0f1a11",` +
+		`"amount_minor":20000,"currency":"BDT","status":"APPROVED","reason":"goods_returned","requested_by":"payer","due_by":"2026-12-02T03:00:00Z",` +
+		`"history":[{"status":"REQUESTED","at":"2026-11-29T02:00:00Z","by":"payer"},{"status":"APPROVED","at":"2026-11-29T03:00:00Z","by":"key_1"}],` +
+		`"version":2,"created_at":"2026-11-29T02:00:00Z","updated_at":"2026-11-29T03:00:00Z"}}`)
+	ev, err := VerifyEvent(secretA, headers(now, sig(keyA, now, refund)), refund, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ev.IsRefund() || ev.IsPayment() || ev.Id != id || ev.Type != "refund.approved" {
+		t.Errorf("event %+v", ev)
+	}
+	r, err := ev.Refund()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Type != takapay.RefundWebhookPayloadTypeRefundApproved || r.Data.AmountMinor != 20000 || r.Data.PaymentId.String() != "0f0c6a1e-8a8e-4d52-9a51-6a3f4d0f1a11" ||
+		r.Data.DueBy == nil || len(r.Data.History) != 2 || r.Data.History[0].By != "payer" {
+		t.Errorf("refund event %+v", r)
+	}
+	if _, err := ev.Payment(); err == nil {
+		t.Error("a refund event decoded as a payment event")
+	}
+
+	pay, err := VerifyEvent(secretA, headers(now, sig(keyA, now, body)), body, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pay.Payment()
+	if err != nil || !pay.IsPayment() || p.Data.AmountMinor != 15050 || p.Data.Reference != "order-1" {
+		t.Errorf("payment event %+v %v", p, err)
+	}
+	if _, err := pay.Refund(); err == nil {
+		t.Error("a payment event decoded as a refund event")
+	}
+
+	tampered := []byte(strings.Replace(string(refund), "20000", "90000", 1))
+	if _, err := VerifyEvent(secretA, headers(now, sig(keyA, now, refund)), tampered, opts()); code(err) != NoMatchingSig {
+		t.Errorf("a tampered refund event: %v", err)
+	}
+	if _, err := VerifyEvent(secretA, headers(now.Add(-6*time.Minute), sig(keyA, now.Add(-6*time.Minute), refund)), refund, opts()); code(err) != TimestampTooOld {
+		t.Errorf("a stale refund event: %v", err)
 	}
 }

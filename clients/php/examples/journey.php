@@ -10,6 +10,7 @@ declare(strict_types=1);
 require __DIR__ . '/../src/autoload.php';
 
 use Takapay\Client;
+use Takapay\EventType;
 use Takapay\Exception\ApiException;
 use Takapay\Exception\SignatureVerificationException;
 use Takapay\Webhook;
@@ -197,3 +198,56 @@ expect(count($found['items']) === 1 && $found['items'][0]['id'] === $customer['i
 $all = iterator_to_array($takapay->paymentIntents->all(['reference' => "PHP-INV-$run", 'limit' => 1]), false);
 expect(count($all) === 1 && $all[0]['id'] === $linked['id'], 'intents of the invoice, paged');
 echo "ok 8 linked intent {$linked['id']} amount_minor={$linked['amount_minor']} {$lv->status}; payment link {$link['id']} draft→active→archived; customer found by q\n";
+
+// 9. Refunds of step 1's COMPLETED payment (15050 paisa): the create and its replay under one
+// key, the money rule, every transition, paging, and the refund webhooks verified.
+/** @param callable(): mixed $f */
+function conflict(callable $f, string $code, string $what): void
+{
+    try {
+        $f();
+    } catch (ApiException $e) {
+        expect($e->httpStatus === 409 && $e->errorCode === $code, "$what: 409 $code, got {$e->httpStatus} {$e->errorCode}");
+        return;
+    }
+    fail("$what: accepted");
+}
+$asked = ['payment_id' => $id, 'amount_minor' => 5000, 'reason' => 'goods_returned', 'note' => 'একটি শাড়ি ফেরত', 'reference' => "php-rma-$run"];
+$refund = $takapay->refunds->create($asked, ['idempotency_key' => "php-refund-$run-0001"]);
+expect($refund['status'] === 'REQUESTED' && $refund['amount_minor'] === 5000 && $refund['requested_by'] === 'merchant'
+    && $refund['note'] === 'একটি শাড়ি ফেরত', 'refund create: ' . json_encode($refund));
+$replay = $takapay->refunds->create($asked, ['idempotency_key' => "php-refund-$run-0001"]);
+expect($replay['id'] === $refund['id'] && $takapay->lastResponse()?->replayed() === true, 'refund replay: ' . json_encode($replay));
+conflict(static fn () => $takapay->refunds->create(['payment_id' => $id, 'amount_minor' => 15000, 'reason' => 'other']), 'STATE_CONFLICT', 'a refund over what is refundable');
+$refund = $takapay->refunds->review($refund['id'], ['note' => 'Parcel checked']);
+$stale = $refund['version'] - 1;
+conflict(static fn () => $takapay->refunds->approve($refund['id'], ['expected_version' => $stale]), 'VERSION_CONFLICT', 'approve with a stale version');
+$refund = $takapay->refunds->approve($refund['id'], ['expected_version' => $refund['version']]);
+expect($refund['status'] === 'APPROVED' && isset($refund['due_by']), 'approve: ' . json_encode($refund));
+$refund = $takapay->refunds->reportReturned($refund['id'], ['provider_reference' => "TRX$run"]);
+$again = $takapay->refunds->reportReturned($refund['id'], ['provider_reference' => "TRX$run"]);
+expect($refund['status'] === 'RETURNED' && $again['version'] === $refund['version'], 'report returned: ' . json_encode($again));
+conflict(static fn () => $takapay->refunds->cancel($refund['id']), 'STATE_CONFLICT', 'cancel a returned refund');
+$rest = $takapay->refunds->create(['payment_id' => $id, 'reason' => 'requested_by_customer']);
+$rejected = $takapay->refunds->reject($rest['id'], ['reason' => 'Delivered and signed for']);
+expect($rest['amount_minor'] === 10050 && $rejected['status'] === 'REJECTED' && $rejected['rejection_reason'] === 'Delivered and signed for',
+    'the rest, rejected: ' . json_encode($rejected));
+$listed = array_column(iterator_to_array($takapay->refunds->all(['payment_id' => $id, 'limit' => 1]), false), 'status');
+expect($listed === ['REJECTED', 'RETURNED'], 'the payment\'s refunds, one a page: ' . json_encode($listed));
+$read = $takapay->refunds->get($refund['id']);
+expect(array_column($read['history'], 'status') === ['REQUESTED', 'IN_REVIEW', 'APPROVED', 'RETURNED'], 'history: ' . json_encode($read['history']));
+control('POST', '/drain');
+$types = [];
+foreach (control('GET', '/deliveries') as $d) {
+    if (!str_contains($d['body'], $refund['id'])) {
+        continue;
+    }
+    $ev = Webhook::verify($d['body'], ['webhook-id' => $d['id'], 'webhook-timestamp' => $d['timestamp'], 'webhook-signature' => $d['signature']], $secret);
+    expect(EventType::isRefund($ev['type']) && $ev['data']['id'] === $refund['id'], 'a refund event: ' . $d['body']);
+    $types[$ev['type']] = true;
+}
+foreach ([EventType::REFUND_REQUESTED, EventType::REFUND_IN_REVIEW, EventType::REFUND_APPROVED, EventType::REFUND_RETURNED] as $t) {
+    expect(isset($types[$t]), "$t delivered (got " . implode(',', array_keys($types)) . ')');
+}
+echo "ok 9 refund {$refund['id']} REQUESTED IN_REVIEW APPROVED RETURNED; over-refund 409; rest {$rest['id']} REJECTED; listed " . implode(',', $listed)
+    . '; webhooks ' . implode(',', array_keys($types)) . "\n";

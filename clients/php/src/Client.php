@@ -9,6 +9,7 @@ use Takapay\Exception\ConnectionException;
 use Takapay\Resource\Documents;
 use Takapay\Resource\PaymentIntents;
 use Takapay\Resource\Payments;
+use Takapay\Resource\Refunds;
 
 /**
  * The Takapay API client.
@@ -21,7 +22,7 @@ use Takapay\Resource\Payments;
  *
  * Config: apiKey (required); baseUrl; timeout (seconds per attempt, default 10);
  * connectTimeout (seconds, default min(timeout, 5)); maxAttempts (default 3);
- * workspaceId (documents; read from GET /v1/merchant/context when absent);
+ * workspaceId (documents and refunds; read from GET /v1/merchant/context when absent);
  * appInfo (appended to the User-Agent, e.g. "my-shop/2.1").
  */
 final class Client
@@ -38,6 +39,7 @@ final class Client
     public readonly Payments $payments;
     public readonly PaymentIntents $paymentIntents;
     public readonly Documents $documents;
+    public readonly Refunds $refunds;
 
     private string $apiKey;
     private string $baseUrl;
@@ -85,6 +87,7 @@ final class Client
         $this->payments = new Payments($this);
         $this->paymentIntents = new PaymentIntents($this);
         $this->documents = new Documents($this);
+        $this->refunds = new Refunds($this);
     }
 
     /** sandbox or live, from the key's prefix. */

@@ -299,6 +299,46 @@ $fake([['status' => 200, 'body' => ['workspace_id' => 'ws-9', 'merchant_name' =>
 same('c1', $noWs->documents->customers->get('c1')['id'], 'get returns the record');
 same(['/v1/merchant/context', '/v1/workspaces/ws-9/documents/customers/c1?environment=sandbox'], array_column($log(), 'uri'), 'the workspace read from merchant context');
 
+section('refunds');
+$refund = ['id' => 'r-1', 'object' => 'refund', 'status' => 'REQUESTED', 'amount_minor' => 20000, 'version' => 1];
+$fake([['status' => 503, 'body' => $envelope('SERVICE_UNAVAILABLE', true)], ['status' => 201, 'body' => $refund]]);
+$r = $ws->refunds->create(['payment_id' => 'p-1', 'amount_minor' => 20000, 'reason' => 'goods_returned', 'note' => 'শাড়ি ফেরত'],
+    ['idempotency_key' => 'order-2001-refund-0001']);
+same('r-1', $r['id'], 'create answers the refund');
+$reqs = $log();
+same(['POST', '/v1/workspaces/ws-1/refunds?environment=sandbox'], [$reqs[0]['method'], $reqs[0]['uri']], 'create: path and environment');
+same('{"payment_id":"p-1","amount_minor":20000,"reason":"goods_returned","note":"শাড়ি ফেরত"}', $reqs[0]['body'], 'create: the body as given');
+same(['order-2001-refund-0001', 'order-2001-refund-0001'], array_column(array_column($reqs, 'headers'), 'idempotency-key'), 'create: one key on every attempt');
+$fake([['status' => 201, 'body' => $refund]]);
+$ws->refunds->create(['payment_id' => 'p-1', 'reason' => 'other']);
+check(preg_match('/^[A-Za-z0-9_.:-]{16,128}$/D', $log()[0]['headers']['idempotency-key'] ?? '') === 1, 'create: a generated key');
+throws(\InvalidArgumentException::class, static fn () => $ws->refunds->create(['payment_id' => 'p-1', 'amount_minor' => 200.0]), 'a float amount_minor');
+foreach ([['review', [], '{}'], ['approve', ['expected_version' => 2], '{"expected_version":2}'], ['cancel', ['note' => 'kept'], '{"note":"kept"}'],
+          ['reject', ['reason' => 'Not ours'], '{"reason":"Not ours"}'],
+          ['reportReturned', ['provider_reference' => 'TRX9BC4D2E1', 'expected_version' => 3], '{"provider_reference":"TRX9BC4D2E1","expected_version":3}']] as [$m, $body, $json]) {
+    $fake([['status' => 200, 'body' => $refund]]);
+    $ws->refunds->$m('r-1', $body);
+    $action = $m === 'reportReturned' ? 'report-returned' : $m;
+    same(['POST', "/v1/workspaces/ws-1/refunds/r-1/$action?environment=sandbox", $json], [$log()[0]['method'], $log()[0]['uri'], $log()[0]['body']], "$m: path and body");
+    same(null, $log()[0]['headers']['idempotency-key'] ?? null, "$m: no key (a repeat answers the refund as it is)");
+}
+$fake([['status' => 409, 'body' => $envelope('STATE_CONFLICT', false)]]);
+$e = throws(ApiException::class, static fn () => $ws->refunds->cancel('r-1'), 'a transition from the wrong status');
+same('STATE_CONFLICT', $e?->errorCode, '409 STATE_CONFLICT, typed');
+$fake([['status' => 200, 'body' => $refund]]);
+$ws->refunds->get('r-1');
+same(['GET', '/v1/workspaces/ws-1/refunds/r-1?environment=sandbox'], [$log()[0]['method'], $log()[0]['uri']], 'get');
+$fake([['status' => 200, 'body' => ['items' => [['id' => 'a'], ['id' => 'b']], 'next_cursor' => 'c-1']],
+       ['status' => 200, 'body' => ['items' => [], 'next_cursor' => 'c-2']],
+       ['status' => 200, 'body' => ['items' => [['id' => 'c']]]]]);
+same(['a', 'b', 'c'], array_column(iterator_to_array($ws->refunds->all(['status' => 'APPROVED', 'overdue' => true]), false), 'id'), 'all: every page, an empty one too');
+same(['/v1/workspaces/ws-1/refunds?environment=sandbox&status=APPROVED&overdue=true',
+      '/v1/workspaces/ws-1/refunds?environment=sandbox&status=APPROVED&overdue=true&cursor=c-1',
+      '/v1/workspaces/ws-1/refunds?environment=sandbox&status=APPROVED&overdue=true&cursor=c-2'], array_column($log(), 'uri'), 'all: the cursors');
+same(true, \Takapay\EventType::isRefund('refund.in_review'), 'refund.in_review is a refund event');
+same(false, \Takapay\EventType::isRefund('payment.completed'), 'payment.completed is not');
+same(6, count(\Takapay\EventType::REFUND), 'six refund events');
+
 proc_terminate($server);
 proc_close($server);
 $port = freePort(); // nobody listens there

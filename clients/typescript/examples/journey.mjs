@@ -1,7 +1,7 @@
 // The client's journey against a running stack (shared/local/clienttest): every call goes
 // through @takapay/client's public API; the payer's and the platform workers' parts go to
 // TAKAPAY_CONTROL_URL with plain fetch. One line per step; exit 1 on any failure.
-import { Takapay, TakapayError, WebhookVerificationError, signWebhook } from "@takapay/client";
+import { Takapay, TakapayError, WebhookVerificationError, signWebhook, isRefundEvent } from "@takapay/client";
 
 const env = (name) => {
   const v = process.env[name];
@@ -120,3 +120,51 @@ let byDoc = 0;
 for await (const i of takapay.paymentIntents.listAll({ document_id: link.id, limit: 1 })) byDoc += i.id === linked.id ? 1 : 0;
 check(archived.status === "archived" && customers.items.some((x) => x.id === customer.id) && byDoc === 1, `link ${archived.status}, customers ${customers.items.length}, by document ${byDoc}`);
 console.log(`ok 7 intent ${intent.id} ${cancelled.status} customer ${customer.id} invoice ${invoice.id} ${gotInvoice.record.status} amount_minor=${gotInvoice.record.amount_minor} link ${link.id} ${archived.status} linked ${linked.amount_minor}`);
+
+// 8. refunds of step 1's COMPLETED payment (15050 paisa): every transition, the money rule,
+//    paging, and their webhooks verified; the workspace read from the key's merchant context.
+const refunds = new Takapay({ ...options, workspaceId: undefined }).refunds;
+const refundKey = `journey-ts-refund-${run}`;
+const asked = { payment_id: created.invoice_id, amount_minor: 5000, reason: "goods_returned", note: "One item came back", reference: `rma-${run}` };
+let refund = await refunds.create(asked, { idempotencyKey: refundKey });
+check(refund.status === "REQUESTED" && refund.amount_minor === 5000 && refund.requested_by === "merchant" && refund.replayed === false, `refund create: ${JSON.stringify(refund)}`);
+const replay = await refunds.create(asked, { idempotencyKey: refundKey });
+check(replay.id === refund.id && replay.replayed === true, `refund replay: ${JSON.stringify(replay)}`);
+const conflict = async (p, code, what) => {
+  try {
+    await p;
+  } catch (err) {
+    check(err instanceof TakapayError && err.status === 409 && err.code === code, `${what}: 409 ${code}, got ${err}`);
+    return;
+  }
+  throw new Error(`${what}: accepted`);
+};
+await conflict(refunds.create({ payment_id: created.invoice_id, amount_minor: 15000, reason: "other" }), "STATE_CONFLICT", "a refund over what is refundable");
+refund = await refunds.review(refund.id, { note: "Parcel checked" });
+check(refund.status === "IN_REVIEW", `review: ${refund.status}`);
+await conflict(refunds.approve(refund.id, { expected_version: refund.version - 1 }), "VERSION_CONFLICT", "approve with a stale version");
+refund = await refunds.approve(refund.id, { expected_version: refund.version });
+check(refund.status === "APPROVED" && typeof refund.due_by === "string", `approve: ${JSON.stringify(refund)}`);
+const trx = { provider_reference: `TRX${run}` };
+refund = await refunds.reportReturned(refund.id, trx);
+const repeated = await refunds.reportReturned(refund.id, trx);
+check(refund.status === "RETURNED" && refund.provider_reference === trx.provider_reference && repeated.version === refund.version, `report returned: ${JSON.stringify(repeated)}`);
+await conflict(refunds.cancel(refund.id), "STATE_CONFLICT", "cancel a returned refund");
+const rest = await refunds.create({ payment_id: created.invoice_id, reason: "requested_by_customer" });
+const cancelledRefund = await refunds.cancel(rest.id, { note: "The customer kept it" });
+check(rest.amount_minor === 10050 && cancelledRefund.status === "CANCELLED", `the rest, cancelled: ${JSON.stringify(cancelledRefund)}`);
+const refundsListed = [];
+for await (const r of refunds.listAll({ payment_id: created.invoice_id, limit: 1 })) refundsListed.push(r.status);
+check(refundsListed.join(",") === "CANCELLED,RETURNED", `the payment's refunds, one a page: ${refundsListed}`);
+const gotRefund = await refunds.get(refund.id);
+check(gotRefund.history.map((h) => h.status).join(",") === "REQUESTED,IN_REVIEW,APPROVED,RETURNED", `history: ${JSON.stringify(gotRefund.history)}`);
+await ctl("POST", "/drain");
+const refundTypes = new Set();
+for (const x of await ctl("GET", "/deliveries")) {
+  if (!x.body.includes(refund.id)) continue;
+  const ev = takapay.verifyWebhook({ body: x.body, headers: { "webhook-id": x.id, "webhook-timestamp": x.timestamp, "webhook-signature": x.signature }, secret });
+  check(isRefundEvent(ev) && ev.data.id === refund.id, `a refund event: ${x.body}`);
+  refundTypes.add(ev.type);
+}
+for (const t of ["refund.requested", "refund.in_review", "refund.approved", "refund.returned"]) check(refundTypes.has(t), `${t} delivered (got ${[...refundTypes]})`);
+console.log(`ok 8 refund ${refund.id} ${gotRefund.history.map((h) => h.status).join(" ")}; over-refund 409; rest ${rest.id} CANCELLED; listed ${refundsListed}; webhooks ${[...refundTypes]}`);

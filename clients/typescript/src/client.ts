@@ -27,13 +27,30 @@ export type Environment = "sandbox" | "live";
 export type Mismatch = NonNullable<PaymentVerifyResponse["mismatches"]>[number];
 export type PaymentIntentListQuery = NonNullable<paths["/v1/payment-intents"]["get"]["parameters"]["query"]>;
 export type DocumentListQuery = Omit<NonNullable<paths["/v1/workspaces/{workspaceID}/documents/customers"]["get"]["parameters"]["query"]>, "environment">;
+type RefundsPath = "/v1/workspaces/{workspaceID}/refunds";
+type RefundPath = "/v1/workspaces/{workspaceID}/refunds/{refundID}";
+export type Refund = Json<RefundPath, "get", 200>;
+export type RefundList = Json<RefundsPath, "get", 200>;
+/** A refund's create: payment_id (the payment's invoice_id), amount_minor (paisa; absent: everything still refundable), reason, note, reference, metadata. */
+export type RefundCreateParams = Schemas["RefundCreate"];
+/** review, approve, cancel: an optional note and expected_version. */
+export type RefundTransitionBody = Schemas["RefundTransition"];
+/** reject: reason (required), expected_version. */
+export type RefundRejectBody = Schemas["RefundReject"];
+/** report-returned: provider_reference (required: the provider's transaction id), returned_at, expected_version. */
+export type RefundReportReturnedBody = Schemas["RefundReportReturned"];
+export type RefundListQuery = Omit<NonNullable<paths[RefundsPath]["get"]["parameters"]["query"]>, "environment">;
+type MerchantContext = Json<"/v1/merchant/context", "get", 200>;
 
 export interface TakapayOptions {
   /** A secret key, sk_sandbox_… or sk_live_… Server-side only. */
   apiKey: string;
   /** The API's base URL, e.g. https://api.example.com (no trailing path needed). */
   baseUrl: string;
-  /** The workspace id: needed for documents (customers, invoices, payment links). */
+  /**
+   * The workspace id: needed for documents (customers, invoices, payment links). Refunds read
+   * the key's workspace from GET /v1/merchant/context (once) when it is absent.
+   */
   workspaceId?: string;
   /** sandbox or live; by default from the key's prefix. */
   environment?: Environment;
@@ -100,8 +117,10 @@ export class Takapay {
   readonly customers: Documents<"customers">;
   readonly invoices: Invoices;
   readonly paymentLinks: PaymentLinks;
+  readonly refunds: Refunds;
   /** @internal */
   readonly t: TransportOptions;
+  private ws: Promise<string> | undefined;
 
   constructor(opts: TakapayOptions) {
     if (inBrowser()) {
@@ -129,6 +148,20 @@ export class Takapay {
     this.customers = new Documents(this, "customers");
     this.invoices = new Invoices(this, "invoices");
     this.paymentLinks = new PaymentLinks(this, "payment-links");
+    this.refunds = new Refunds(this);
+  }
+
+  /** The workspace: workspaceId, else the key's (GET /v1/merchant/context, asked once; asked again after a failure). */
+  workspace(opts?: CallOptions): Promise<string> {
+    if (this.workspaceId) return Promise.resolve(this.workspaceId);
+    this.ws ??= call<MerchantContext>(this.t, { ...opts, method: "GET", path: "/v1/merchant/context" }).then(
+      (r) => r.data.workspace_id,
+      (err) => {
+        this.ws = undefined;
+        throw err;
+      },
+    );
+    return this.ws;
   }
 
   /** Verifies a webhook delivery in one call (see verifyWebhook). */
@@ -276,5 +309,82 @@ export class PaymentLinks extends Documents<"payment-links"> {
   /** -> archived. */
   archive(id: string, opts?: CallOptions & { expectedVersion?: number }) {
     return this.transition(id, "archive", opts);
+  }
+}
+
+/**
+ * Refunds of the workspace in the key's environment (docs/refunds.md): create (with an
+ * Idempotency-Key), get, list, listAll, and the transitions. Each transition answers the
+ * refund; repeating one that already happened answers it as it is, another from the wrong status
+ * is 409 STATE_CONFLICT, and expected_version in the body guards against a concurrent decision
+ * (409 VERSION_CONFLICT). Transitions take no Idempotency-Key: a repeat is safe by itself.
+ */
+export class Refunds {
+  constructor(private readonly c: Takapay) {}
+
+  private async path(opts: CallOptions | undefined, id?: string, action?: string): Promise<string> {
+    let p = `/v1/workspaces/${seg(await this.c.workspace(opts))}/refunds`;
+    if (id !== undefined) p += `/${seg(id)}`;
+    if (action !== undefined) p += `/${action}`;
+    return p;
+  }
+
+  private get env() {
+    return { environment: this.c.environment };
+  }
+
+  /** Ask for a refund of a COMPLETED payment (REQUESTED), never more than is still refundable (else 409). */
+  async create(params: RefundCreateParams, opts?: CreateOptions): Promise<Refund & { replayed: boolean }> {
+    const path = await this.path(opts);
+    const r = await call<Refund>(this.c.t, { ...opts, method: "POST", path, query: this.env, body: JSON.stringify(params), idempotencyKey: key(opts) });
+    return { ...r.data, replayed: r.headers.get("idempotent-replayed") === "true" };
+  }
+
+  async get(id: string, opts?: CallOptions): Promise<Refund> {
+    return (await call<Refund>(this.c.t, { ...opts, method: "GET", path: await this.path(opts, id), query: this.env })).data;
+  }
+
+  /** One page, newest first (status, payment_id, overdue, limit, cursor); a filtered page may be short, even empty, and still have next_cursor. */
+  async list(query: RefundListQuery = {}, opts?: CallOptions): Promise<RefundList> {
+    return (await call<RefundList>(this.c.t, { ...opts, method: "GET", path: await this.path(opts), query: { ...this.env, ...query } })).data;
+  }
+
+  /** Every refund matching query, page after page until next_cursor is absent. */
+  async *listAll(query: Omit<RefundListQuery, "cursor"> = {}, opts?: CallOptions): AsyncGenerator<Refund> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...query, cursor }, opts);
+      yield* page.items;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** REQUESTED -> IN_REVIEW. */
+  review(id: string, body: RefundTransitionBody = {}, opts?: CallOptions): Promise<Refund> {
+    return this.transition(id, "review", body, opts);
+  }
+
+  /** REQUESTED | IN_REVIEW -> APPROVED; due_by is set (RefundDueDays after the approval). */
+  approve(id: string, body: RefundTransitionBody = {}, opts?: CallOptions): Promise<Refund> {
+    return this.transition(id, "approve", body, opts);
+  }
+
+  /** REQUESTED | IN_REVIEW -> REJECTED (reason required); the amount is refundable again at once. */
+  reject(id: string, body: RefundRejectBody, opts?: CallOptions): Promise<Refund> {
+    return this.transition(id, "reject", body, opts);
+  }
+
+  /** APPROVED -> RETURNED with the provider's transaction id (e.g. a bKash TrxID). */
+  reportReturned(id: string, body: RefundReportReturnedBody, opts?: CallOptions): Promise<Refund> {
+    return this.transition(id, "report-returned", body, opts);
+  }
+
+  /** REQUESTED | IN_REVIEW | APPROVED -> CANCELLED; the amount is refundable again at once. */
+  cancel(id: string, body: RefundTransitionBody = {}, opts?: CallOptions): Promise<Refund> {
+    return this.transition(id, "cancel", body, opts);
+  }
+
+  private async transition(id: string, action: string, body: object, opts?: CallOptions): Promise<Refund> {
+    return (await call<Refund>(this.c.t, { ...opts, method: "POST", path: await this.path(opts, id, action), query: this.env, body: JSON.stringify(body) })).data;
   }
 }

@@ -1763,6 +1763,10 @@ export interface components {
             /** Format: date-time */
             first_verified_at: string | null;
             previously_verified: boolean;
+            /** @description Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none). */
+            refunded_minor: number;
+            /** @description Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once. */
+            refundable_minor: number;
             /** @description Present when expected was sent. */
             match?: boolean;
             /** @description Present when expected was sent; empty exactly when match is true. */
@@ -1858,6 +1862,10 @@ export interface components {
              */
             first_verified_at?: string;
             delivery?: components["schemas"]["IntentDelivery"];
+            /** @description Paisa returned to the payer: the sum of the payment's RETURNED refunds (0 when none). */
+            refunded_minor: number;
+            /** @description Paisa that may still be refunded: the amount paid less every refund not REJECTED or CANCELLED, for a COMPLETED payment; 0 for any other status. A rejected or cancelled refund gives its amount back at once. */
+            refundable_minor: number;
         };
         /** @description The webhook event of the intent's terminal status and what became of it; absent while PENDING and when the intent has no webhook_url. */
         IntentDelivery: {
@@ -2116,6 +2124,8 @@ export interface components {
             paid_minor: number;
             /** @description Present when payments completed after the document was closed (cancelled, archived): what they collected, in paisa, kept apart from paid_minor (see payments[].after_close). */
             paid_after_close_minor?: number;
+            /** @description Paisa returned to payers of this invoice's or payment link's payments: the sum of their RETURNED refunds (a payment link's over all its payments; 0 for a customer, and until a refund of a payment of the document is reported returned). The payment's own figures are on the payment intent and verify (refunded_minor, refundable_minor). */
+            refunded_minor: number;
             /** Format: uuid */
             customer_id: string | null;
             /** @description Absent for customers. */

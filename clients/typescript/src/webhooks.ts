@@ -2,8 +2,23 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { WebhookVerificationError } from "./errors.js";
 import type { components } from "./schema.js";
 
-/** A verified webhook's event (the contract's WebhookPayload). */
-export type WebhookEvent = components["schemas"]["WebhookPayload"];
+/** A payment event (the contract's WebhookPayload): payment.completed, payment.failed, payment.cancelled, payment.expired. */
+export type PaymentWebhookEvent = components["schemas"]["WebhookPayload"];
+/** A refund event (the contract's RefundWebhookPayload): its data is the refund after the step its type names. */
+export type RefundWebhookEvent = components["schemas"]["RefundWebhookPayload"];
+/** A verified webhook's event: narrow on `type` (or with isRefundEvent) to reach its data. */
+export type WebhookEvent = PaymentWebhookEvent | RefundWebhookEvent;
+export type RefundEventType = RefundWebhookEvent["type"];
+
+/** The refund event types, one per status a refund reaches. */
+export const REFUND_EVENT_TYPES: readonly RefundEventType[] = Object.freeze([
+  "refund.requested", "refund.in_review", "refund.approved", "refund.rejected", "refund.returned", "refund.cancelled",
+] as const);
+
+/** Whether a verified event is a refund event (then event.data is the refund). */
+export function isRefundEvent(event: WebhookEvent): event is RefundWebhookEvent {
+  return (REFUND_EVENT_TYPES as readonly string[]).includes(event.type);
+}
 
 /** The request's headers: a fetch Headers, or Node's IncomingHttpHeaders (lower-case names). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;

@@ -182,3 +182,57 @@ test("the caller's signal stops the retries, even during a Retry-After wait", as
   assert.ok(Date.now() - t0 < 5000);
   assert.equal(seen.length, 1);
 });
+
+const refundJson = (o = {}) => JSON.stringify({ id: "33333333-3333-4333-8333-333333333333", object: "refund", status: "REQUESTED", amount_minor: 20000, version: 1, ...o });
+
+test("refunds: create with one key on every attempt, the environment, the body as given", async () => {
+  reset((n) => n === 1 ? [503, { "Retry-After": "0" }, envelope("SERVICE_UNAVAILABLE", true)] : [201, { "Idempotent-Replayed": "true" }, refundJson()]);
+  const r = await client().refunds.create({ payment_id: "p-1", amount_minor: 20000, reason: "goods_returned", note: "শাড়ি ফেরত" },
+    { idempotencyKey: "order-2001-refund-0001" });
+  assert.equal(r.status, "REQUESTED");
+  assert.equal(r.replayed, true);
+  assert.equal(seen.length, 2);
+  for (const s of seen) {
+    assert.equal(s.method, "POST");
+    assert.equal(s.url, "/v1/workspaces/11111111-1111-4111-8111-111111111111/refunds?environment=sandbox");
+    assert.equal(s.headers["idempotency-key"], "order-2001-refund-0001");
+    assert.equal(s.body, '{"payment_id":"p-1","amount_minor":20000,"reason":"goods_returned","note":"শাড়ি ফেরত"}');
+  }
+});
+
+test("refunds: each transition posts its body to its path, without a key; a refusal is a TakapayError", async () => {
+  reset((n, r) => r.url.includes("/cancel") ? [409, {}, envelope("STATE_CONFLICT", false)] : [200, {}, refundJson()]);
+  const c = client();
+  const id = "33333333-3333-4333-8333-333333333333";
+  await c.refunds.review(id);
+  await c.refunds.approve(id, { expected_version: 2 });
+  await c.refunds.reject(id, { reason: "Not ours" });
+  await c.refunds.reportReturned(id, { provider_reference: "TRX9BC4D2E1" });
+  await c.refunds.get(id);
+  await assert.rejects(c.refunds.cancel(id, { note: "kept" }), (e) => e instanceof TakapayError && e.status === 409 && e.code === "STATE_CONFLICT" && e.attempts === 1);
+  const p = `/v1/workspaces/11111111-1111-4111-8111-111111111111/refunds/${id}`;
+  assert.deepEqual(seen.map((s) => [s.method, s.url, s.body, s.headers["idempotency-key"]]), [
+    ["POST", `${p}/review?environment=sandbox`, "{}", undefined],
+    ["POST", `${p}/approve?environment=sandbox`, '{"expected_version":2}', undefined],
+    ["POST", `${p}/reject?environment=sandbox`, '{"reason":"Not ours"}', undefined],
+    ["POST", `${p}/report-returned?environment=sandbox`, '{"provider_reference":"TRX9BC4D2E1"}', undefined],
+    ["GET", `${p}?environment=sandbox`, "", undefined],
+    ["POST", `${p}/cancel?environment=sandbox`, '{"note":"kept"}', undefined],
+  ]);
+});
+
+test("refunds: listAll pages with the filters until next_cursor is null; the workspace is read once from the merchant context", async () => {
+  reset((n, r) => {
+    if (r.url === "/v1/merchant/context") return [200, {}, JSON.stringify({ workspace_id: "44444444-4444-4444-8444-444444444444" })];
+    const cursor = new URL(r.url, baseUrl).searchParams.get("cursor");
+    if (!cursor) return [200, {}, JSON.stringify({ items: [JSON.parse(refundJson({ id: "a" }))], next_cursor: "c-1" })];
+    if (cursor === "c-1") return [200, {}, JSON.stringify({ items: [], next_cursor: "c-2" })];
+    return [200, {}, JSON.stringify({ items: [JSON.parse(refundJson({ id: "b" }))], next_cursor: null })];
+  });
+  const c = client({ workspaceId: undefined });
+  const ids = [];
+  for await (const r of c.refunds.listAll({ status: "APPROVED", overdue: "true" })) ids.push(r.id);
+  assert.deepEqual(ids, ["a", "b"]);
+  const p = "/v1/workspaces/44444444-4444-4444-8444-444444444444/refunds?environment=sandbox&status=APPROVED&overdue=true";
+  assert.deepEqual(seen.map((s) => s.url), ["/v1/merchant/context", p, `${p}&cursor=c-1`, `${p}&cursor=c-2`]);
+});

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { verifyWebhook, signWebhook, WebhookVerificationError, Takapay } from "../dist/index.js";
+import { verifyWebhook, signWebhook, WebhookVerificationError, Takapay, isRefundEvent, REFUND_EVENT_TYPES } from "../dist/index.js";
 
 const secret = "whsec_" + Buffer.from("0123456789abcdef0123456789abcdef").toString("base64");
 const oldSecret = "whsec_" + Buffer.from("the previous secret, rotated out").toString("base64");
@@ -73,4 +73,16 @@ test("missing headers, a bad secret, a body that is not JSON", () => {
   assert.throws(() => verifyWebhook({ body, headers: headers(`v1,${sig}`), secret: "whsec_", now }), code("INVALID_SECRET"));
   const text = "not json";
   assert.throws(() => verifyWebhook({ body: text, headers: headers(`v1,${signWebhook(secret, id, ts, text)}`), secret, now }), code("INVALID_PAYLOAD"));
+});
+
+test("a refund event verifies like a payment event and isRefundEvent tells them apart", () => {
+  const refund = '{"id":"01J0000000000000000000000","type":"refund.approved","timestamp":"2026-09-21T12:00:00Z","data":{"id":"r-1","object":"refund","payment_id":"b596d2cd-c8cc-8f8e-99ad-9c305b07c7be","status":"APPROVED","amount_minor":20000}}';
+  const ev = verifyWebhook({ body: refund, headers: headers(`v1,${signWebhook(secret, id, ts, refund)}`), secret, now });
+  assert.equal(isRefundEvent(ev), true);
+  assert.equal(ev.data.payment_id, "b596d2cd-c8cc-8f8e-99ad-9c305b07c7be");
+  const pay = verifyWebhook({ body, headers: headers(`v1,${signWebhook(secret, id, ts, body)}`), secret, now });
+  assert.equal(isRefundEvent(pay), false);
+  assert.deepEqual([...REFUND_EVENT_TYPES], ["refund.requested", "refund.in_review", "refund.approved", "refund.rejected", "refund.returned", "refund.cancelled"]);
+  assert.throws(() => verifyWebhook({ body: refund.replace("20000", "90000"), headers: headers(`v1,${signWebhook(secret, id, ts, refund)}`), secret, now }),
+    code("NO_MATCHING_SIGNATURE"));
 });

@@ -127,8 +127,10 @@ func runPage(t *testing.T, p page) (string, *clienttest.Harness) {
 }
 
 // checkShop checks what a getting-started page's shop printed and sent: the order paid on the
-// payer's return and on the verified webhook, a forged webhook refused, and one payment
-// created, with the order's reference and amount, whose webhook_url is the shop's.
+// payer's return and on the verified webhook, a forged webhook refused, one payment created,
+// with the order's reference and amount, whose webhook_url is the shop's, and then one refund
+// of all of it asked for under the order's Idempotency-Key, whose refund.requested webhook the
+// shop verified and recorded.
 func checkShop(t *testing.T, out string, h *clienttest.Harness) {
 	t.Helper()
 	for _, want := range []string{
@@ -138,10 +140,30 @@ func checkShop(t *testing.T, out string, h *clienttest.Harness) {
 		"order ORDER-1001 paid=true", // the webhook, verified and confirmed
 		"\n400\n",                    // the forged webhook
 		`"paid":true`,
+		`"status":"REQUESTED"`, // the refund the shop asked for
+		"refund.requested order ORDER-1001 refund REQUESTED", // its webhook, verified
+		`"refund_status":"REQUESTED"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the page printed no %q:\n%s", want, out)
 		}
+	}
+	var refunds int
+	for _, r := range h.Requests() {
+		if r.Method != "POST" || !strings.HasSuffix(r.Path, "/refunds") {
+			continue
+		}
+		refunds++
+		if k := r.Header.Get("Idempotency-Key"); k != "refund-ORDER-1001-0001" {
+			t.Errorf("the refund's Idempotency-Key %q is not the order's", k)
+		}
+		if body := string(r.Body); !strings.Contains(body, `"reason":"order_cancelled"`) || !strings.Contains(body, `"reference":"ORDER-1001"`) ||
+			strings.Contains(body, "amount_minor") {
+			t.Errorf("the refund's body %s: want the whole order (no amount_minor), order_cancelled, its reference", body)
+		}
+	}
+	if refunds != 1 {
+		t.Errorf("the shop asked for %d refunds, want 1", refunds)
 	}
 	var creates, verifies int
 	for _, r := range h.Requests() {

@@ -56,7 +56,7 @@ func TestPHPClientJourney(t *testing.T) {
 		h := clienttest.Start(t)
 		out := h.Run(t, dir, php, "examples/journey.php")
 		t.Log("\n" + out)
-		for i := 1; i <= 8; i++ {
+		for i := 1; i <= 9; i++ {
 			if !strings.Contains(out, "ok "+strconv.Itoa(i)+" ") {
 				t.Errorf("the journey did not print step %d", i)
 			}

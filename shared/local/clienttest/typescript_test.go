@@ -16,7 +16,8 @@ import (
 
 // The TypeScript client (clients/typescript, @takapay/client) runs its journey against the
 // stack: built with tsc first (npm ci when its node_modules is missing), then
-// examples/journey.mjs, which imports the built package.
+// examples/journey.mjs, which imports the built package. Step 8 is refunds: the create and its
+// replay under one key, the money rule's 409, every transition, paging, the refund webhooks.
 func TestTypescriptClientJourney(t *testing.T) {
 	dir, _ := typescriptClient(t)
 
@@ -24,7 +25,7 @@ func TestTypescriptClientJourney(t *testing.T) {
 	out := h.Run(t, dir, "node", "examples/journey.mjs")
 	t.Log(out)
 	for _, want := range []string{"ok 1 create ", "ok 2 approve", "ok 3 verify COMPLETED match=true mismatch=amount_minor",
-		"ok 4 webhook payment.completed", "ok 5 retry ", "ok 6 error 404 NOT_FOUND retryable=false", "ok 7 intent "} {
+		"ok 4 webhook payment.completed", "ok 5 retry ", "ok 6 error 404 NOT_FOUND retryable=false", "ok 7 intent ", "ok 8 refund "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the journey did not print %q", want)
 		}

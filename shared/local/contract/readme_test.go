@@ -34,6 +34,12 @@ var (
 		"PAGE":     "http://127.0.0.1:3000/v1/public/checkout/" + exampleToken,
 		"LINK_URL": "http://127.0.0.1:3000/v1/workspaces/" + exampleUUID + "/documents/payment-links/" + exampleUUID + "?environment=sandbox",
 		"SHOP_URL": "http://" + shopHost,
+		// docs/refunds.md and getting-started-curl's refund
+		"R":       "http://127.0.0.1:3000/v1/workspaces/" + exampleUUID + "/refunds",
+		"PAYMENT": exampleUUID,
+		"REFUND":  exampleUUID,
+		"REST_ID": exampleUUID,
+		"CURSOR":  exampleUUID,
 	}
 	// shopHost is the getting-started pages' shop (the merchant's server, not the API): curls
 	// to it are not checked against the contract.
@@ -145,7 +151,8 @@ func TestReadmeRequestExamples(t *testing.T) {
 		t.Errorf("%d curl -d examples validated, but the sh blocks have %d -d flags", withBody, dataFlags)
 	}
 	for _, id := range []string{"createPayment", "lockCheckout", "verifyPayment", "createinvoices", "postPaymentIntents",
-		"postPaymentIntentsIntentidVerifyTransaction", "createpaymentlinks", "postPublicDocumentsToken"} {
+		"postPaymentIntentsIntentidVerifyTransaction", "createpaymentlinks", "postPublicDocumentsToken",
+		"createRefund", "reviewRefund", "approveRefund", "reportRefundReturned", "cancelRefund"} {
 		if !ops[id] {
 			t.Errorf("no curl example of README.md or docs/ sends a body to %s any more", id)
 		}
@@ -378,7 +385,7 @@ func parseCurl(args []string) (curlCommand, error) {
 		a := args[i]
 		switch {
 		case a == "-s" || a == "-i" || a == "-v" || a == "-sS" || a == "--retry-connrefused":
-		case a == "-o" || a == "-w" || a == "--retry" || a == "--retry-delay": // output and retry options
+		case a == "-o" || a == "-w" || a == "-D" || a == "--retry" || a == "--retry-delay": // output (-D: the headers) and retry options
 			i++
 		case a == "-X" || a == "-H" || a == "-d" || a == "--data" || a == "--data-raw":
 			if i+1 >= len(args) {

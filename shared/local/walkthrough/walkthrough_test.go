@@ -19,12 +19,14 @@ import (
 // section is one walk-through: a file of the repository and a heading in it.
 type section struct{ file, heading string }
 
-// sections are the walk-throughs, in order: README.md's, then docs/getting-started-curl.md's;
-// each builds on the shell of the ones before.
+// sections are the walk-throughs, in order: README.md's, then docs/getting-started-curl.md's,
+// then docs/refunds.md's; each builds on the shell of the ones before.
 var sections = []section{
 	{"README.md", "## Walk-through (curl)"},
 	{"docs/getting-started-curl.md", "## Intents: pay an invoice (curl)"},
 	{"docs/getting-started-curl.md", "## Public documents: a payer pays a payment link (curl)"},
+	{"docs/getting-started-curl.md", "## Refunds: the payer returns the blouse (curl)"},
+	{"docs/refunds.md", "## Walk-through (curl)"},
 }
 
 // script returns the sh blocks of the sections, read from the files under root, the `make
@@ -59,10 +61,12 @@ func script(t *testing.T, root, base string) string {
 	return strings.ReplaceAll(text, "B=http://127.0.0.1:3000", "B="+base)
 }
 
-// TestReadmeWalkthrough runs the walk-throughs of README.md and docs/getting-started-curl.md with bash, curl and jq against a fresh
-// stack, with the webhook sender and the re-drive running as `make dev` runs them, and checks
-// what they show: the payment verified with match true, the intent paid and verified, the
-// payment link's payment recorded.
+// TestReadmeWalkthrough runs the walk-throughs of README.md, docs/getting-started-curl.md and
+// docs/refunds.md with bash, curl and jq against a fresh stack, with the webhook sender and the
+// re-drive running as `make dev` runs them, and checks what they show: the payment verified
+// with match true, the intent paid and verified, the payment link's payment recorded, the
+// invoice's intent partly refunded, and the refund workflow (replay, the money rule, each
+// transition, the payment's refunded and refundable amounts, the list).
 func TestReadmeWalkthrough(t *testing.T) { walkthrough(t, nil) }
 
 // TestReadmeWalkthroughEmulated is the same against the real bootstraps under the Runtime
@@ -117,6 +121,22 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 		`"intent_id":"`,        // verify-transaction names it
 		"body.fields.size",     // the public POST's 422
 		`"paid_minor": 130000`, // the link learned its payment
+		// getting-started-curl's refund of the blouse
+		`{"status":"APPROVED","amount_minor":25050,"due_by":true}`,
+		`{"amount_minor":127500,"refunded_minor":25050,"refundable_minor":102450}`,
+		`{"reference":"INV-7","refunded_minor":25050}`,
+		// refunds.md
+		`{"status":"REQUESTED","amount_minor":20000,"requested_by":"merchant","version":1}`,
+		"Idempotent-Replayed: true",
+		"\nIN_REVIEW\n",
+		`{"status":"APPROVED","due_by":true,"version":3}`,
+		`{"status":"RETURNED","provider_reference":"TRX9BC4D2E1","returned":true}`,
+		`{"amount_minor":50000,"refunded_minor":20000,"refundable_minor":30000}`,
+		`{"status":"REQUESTED","amount_minor":30000}`,
+		"\nCANCELLED\n",
+		`{"refunded_minor":20000,"refundable_minor":30000}`,
+		`["CANCELLED","RETURNED"]`,
+		`[true]`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the walk-through's output lacks %s:\n%s", want, text)
@@ -124,5 +144,9 @@ func walkthrough(t *testing.T, emulator *rie.Options) {
 	}
 	if got := strings.Count(text, `"match":true`); got != 2 {
 		t.Errorf("match true %d times, want 2 (verify, verify-transaction):\n%s", got, text)
+	}
+	// refunds.md: the refund over what is left and the cancel of a RETURNED refund are both 409.
+	if got := strings.Count(text, "\nSTATE_CONFLICT\n"); got != 2 {
+		t.Errorf("STATE_CONFLICT %d times, want 2 (more than refundable, cancel after returned):\n%s", got, text)
 	}
 }

@@ -268,5 +268,122 @@ func run() error {
 		return fmt.Errorf("7 all customers matching CUST-%s: the customer %d times, want once", run, matches)
 	}
 	fmt.Printf("ok 7 intent %s %s; customer %s; invoice %s %s %d\n", in.Id, cancelled.Status, cust.Id, inv2.Id, inv2.Status, *inv2.AmountMinor)
+
+	return refundJourney(ctx, c, secret, p.InvoiceId, run)
+}
+
+// refundJourney is step 8: refunds of step 1's COMPLETED payment (15050 paisa) through every
+// transition, the money rule, paging, and their webhooks verified with VerifyEvent.
+func refundJourney(ctx context.Context, c *takapay.Client, secret string, payment takapay.RefundPaymentID, run string) error {
+	rs := c.Refunds()
+	key := takapay.WithIdempotencyKey("journey-refund-" + run)
+	in := takapay.RefundCreate{PaymentId: payment, AmountMinor: ptr(5000), Reason: takapay.GoodsReturned, Note: ptr("One item came back"), Reference: ptr("RMA-" + run)}
+	rf, err := rs.Create(ctx, in, key)
+	if err != nil || rf.Status != takapay.RefundStatusValueREQUESTED || rf.AmountMinor != 5000 || rf.RequestedBy != takapay.Merchant {
+		return fmt.Errorf("8 create refund: %v %+v", err, rf)
+	}
+	again, err := rs.Create(ctx, in, key)
+	if err != nil || again.Id != rf.Id {
+		return fmt.Errorf("8 create refund again under its key: %v %+v, want %s", err, again, rf.Id)
+	}
+	_, err = rs.Create(ctx, takapay.RefundCreate{PaymentId: payment, AmountMinor: ptr(15000), Reason: takapay.Other})
+	if e := takapay.AsAPIError(err); e == nil || e.Status != 409 || e.Code != "STATE_CONFLICT" {
+		return fmt.Errorf("8 a refund over what is refundable: want 409 STATE_CONFLICT, got %v", err)
+	}
+	id := rf.Id.String()
+	if rf, err = rs.Review(ctx, id, takapay.RefundTransition{Note: ptr("Parcel checked")}); err != nil || rf.Status != takapay.RefundStatusValueINREVIEW {
+		return fmt.Errorf("8 review: %v %+v", err, rf)
+	}
+	if _, err := rs.Approve(ctx, id, takapay.RefundTransition{ExpectedVersion: ptr(rf.Version - 1)}); takapay.AsAPIError(err) == nil || takapay.AsAPIError(err).Code != "VERSION_CONFLICT" {
+		return fmt.Errorf("8 approve with a stale version: want 409 VERSION_CONFLICT, got %v", err)
+	}
+	if rf, err = rs.Approve(ctx, id, takapay.RefundTransition{ExpectedVersion: &rf.Version}); err != nil || rf.Status != takapay.RefundStatusValueAPPROVED || rf.DueBy == nil {
+		return fmt.Errorf("8 approve: %v %+v", err, rf)
+	}
+	trx := takapay.RefundReportReturned{ProviderReference: "TRX" + strings.ToUpper(run)}
+	if rf, err = rs.ReportReturned(ctx, id, trx); err != nil || rf.Status != takapay.RefundStatusValueRETURNED || rf.ReturnedAt == nil {
+		return fmt.Errorf("8 report returned: %v %+v", err, rf)
+	}
+	if again, err = rs.ReportReturned(ctx, id, trx); err != nil || again.Version != rf.Version {
+		return fmt.Errorf("8 report returned again: %v %+v (a repeat answers the refund as it is)", err, again)
+	}
+	if _, err := rs.Cancel(ctx, id, takapay.RefundTransition{}); takapay.AsAPIError(err) == nil || takapay.AsAPIError(err).Code != "STATE_CONFLICT" {
+		return fmt.Errorf("8 cancel a returned refund: want 409 STATE_CONFLICT, got %v", err)
+	}
+	rest, err := rs.Create(ctx, takapay.RefundCreate{PaymentId: payment, Reason: takapay.RequestedByCustomer})
+	if err != nil || rest.AmountMinor != 10050 {
+		return fmt.Errorf("8 refund the rest: %v %+v", err, rest)
+	}
+	if rest, err = rs.Reject(ctx, rest.Id.String(), takapay.RefundReject{Reason: "Delivered and signed for"}); err != nil ||
+		rest.Status != takapay.RefundStatusValueREJECTED || rest.RejectionReason == nil {
+		return fmt.Errorf("8 reject: %v %+v", err, rest)
+	}
+	got, err := rs.Get(ctx, id)
+	if err != nil || got.Status != takapay.RefundStatusValueRETURNED || len(got.History) != 4 {
+		return fmt.Errorf("8 get: %v %+v", err, got)
+	}
+	// The payment: 5000 returned; the rejected rest is refundable again at once.
+	v, err := c.VerifyPayment(ctx, payment.String(), nil)
+	if err != nil || v.RefundedMinor != 5000 || v.RefundableMinor != 10050 {
+		return fmt.Errorf("8 the payment's figures: %v refunded_minor %d refundable_minor %d, want 5000 and 10050", err, v.RefundedMinor, v.RefundableMinor)
+	}
+	var listed []string
+	for r, err := range rs.All(ctx, takapay.RefundListOptions{PaymentID: payment.String(), Limit: 1}) {
+		if err != nil {
+			return fmt.Errorf("8 all: %w", err)
+		}
+		listed = append(listed, string(r.Status))
+	}
+	if strings.Join(listed, ",") != "REJECTED,RETURNED" {
+		return fmt.Errorf("8 all of the payment's refunds, one a page: %v, want REJECTED,RETURNED (newest first)", listed)
+	}
+	types, err := refundEvents(secret, id)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ok 8 refund %s REQUESTED IN_REVIEW APPROVED RETURNED; over-refund 409; rest %s REJECTED; refunded_minor=%d refundable_minor=%d; listed %v; webhooks %v\n",
+		id, rest.Id, v.RefundedMinor, v.RefundableMinor, listed, types)
 	return nil
+}
+
+// refundEvents drains the webhook sender and verifies every delivered event of the refund id
+// with webhook.VerifyEvent; it returns their types, which must include refund.requested,
+// refund.in_review, refund.approved and refund.returned.
+func refundEvents(secret, refundID string) ([]string, error) {
+	if err := control("POST", "/drain", nil, nil); err != nil {
+		return nil, fmt.Errorf("8 drain: %w", err)
+	}
+	var ds []delivery
+	if err := control("GET", "/deliveries", nil, &ds); err != nil {
+		return nil, fmt.Errorf("8 deliveries: %w", err)
+	}
+	seen := map[string]bool{}
+	var types []string
+	for _, d := range ds {
+		if !strings.Contains(d.Body, refundID) {
+			continue
+		}
+		h := http.Header{}
+		h.Set("webhook-id", d.ID)
+		h.Set("webhook-timestamp", d.Timestamp)
+		h.Set("webhook-signature", d.Signature)
+		ev, err := webhook.VerifyEvent(secret, h, []byte(d.Body))
+		if err != nil {
+			return nil, fmt.Errorf("8 verify a refund delivery: %w", err)
+		}
+		r, err := ev.Refund()
+		if err != nil || r.Data.Id.String() != refundID {
+			return nil, fmt.Errorf("8 refund event %s: %v %+v", ev.Type, err, r)
+		}
+		if !seen[ev.Type] {
+			seen[ev.Type] = true
+			types = append(types, ev.Type)
+		}
+	}
+	for _, want := range []string{"refund.requested", "refund.in_review", "refund.approved", "refund.returned"} {
+		if !seen[want] {
+			return nil, fmt.Errorf("8 no %s delivered for %s (got %v)", want, refundID, types)
+		}
+	}
+	return types, nil
 }
