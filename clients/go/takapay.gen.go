@@ -2118,6 +2118,33 @@ type MerchantContextScopes string
 // PayerLocale The language of the payer's pages (the hosted checkout): bn (Bangla) or en (English), or auto (the default; null or absent too): the payer's browser decides (Accept-Language, else English). A payer's explicit choice on the page (?lang=bn|en) always comes first.
 type PayerLocale string
 
+// PayerRefund A payer's refund request as its payer sees it; nothing of the merchant's other refunds, metadata, reference or who acted.
+type PayerRefund struct {
+	AmountMinor     int                `json:"amount_minor"`
+	CreatedAt       time.Time          `json:"created_at"`
+	Currency        interface{}        `json:"currency"`
+	Id              openapi_types.UUID `json:"id"`
+	Note            *string            `json:"note,omitempty"`
+	Object          interface{}        `json:"object"`
+	PaymentId       openapi_types.UUID `json:"payment_id"`
+	Reason          RefundReason       `json:"reason"`
+	RejectionReason *string            `json:"rejection_reason,omitempty"`
+	RequestedBy     interface{}        `json:"requested_by"`
+	ReturnedAt      *time.Time         `json:"returned_at,omitempty"`
+	Status          RefundStatusValue  `json:"status"`
+	UpdatedAt       time.Time          `json:"updated_at"`
+}
+
+// PayerRefundRequest defines model for PayerRefundRequest.
+type PayerRefundRequest struct {
+	// Contact Where the merchant can reach the payer: a Bangladeshi mobile number (01XXXXXXXXX, +8801XXXXXXXXX; Bangla digits, spaces and dashes are read) or an email.
+	Contact string `json:"contact"`
+
+	// Note Optional; counted in Unicode characters.
+	Note   *string      `json:"note,omitempty"`
+	Reason RefundReason `json:"reason"`
+}
+
 // PaymentCreateRequest defines model for PaymentCreateRequest.
 type PaymentCreateRequest struct {
 	// Amount Taka (not paisa), at most two decimal places; parsed exactly from the JSON text.

@@ -276,7 +276,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Published, not deployed in this release. */
+        /**
+         * The payer asks, from their own checkout, for a refund of everything still refundable of a COMPLETED sandbox payment.
+         * @description Public (the token is the capability). Makes a REQUESTED refund with requested_by payer of everything the payment still has refundable, with the payer's reason, optional note and a contact the merchant can reach them at (a Bangladeshi mobile number, stored as 01XXXXXXXXX, or an email). One open payer request per payment: while one is REQUESTED, IN_REVIEW or APPROVED, another answers it (200) and writes nothing, even when two arrive at once; after it is REJECTED or CANCELLED a new one may be made. Nothing left to refund, or a payment not COMPLETED, is 409; a live payment is 403 (this release deploys refunds in the sandbox). Limited per payment and per client address across every instance (429 with Retry-After). A form post from the page answers 303 back to the page, or the page again with the payer's words (422, 409, 429).
+         */
         post: operations["postPublicCheckoutTokenRefunds"];
         delete?: never;
         options?: never;
@@ -2265,6 +2268,37 @@ export interface components {
             /** @description A Bangladeshi mobile number (bkash, nagad) or an email (card). */
             payer: string;
         };
+        PayerRefundRequest: {
+            reason: components["schemas"]["RefundReason"];
+            /** @description Optional; counted in Unicode characters. */
+            note?: string;
+            /** @description Where the merchant can reach the payer: a Bangladeshi mobile number (01XXXXXXXXX, +8801XXXXXXXXX; Bangla digits, spaces and dashes are read) or an email. */
+            contact: string;
+        };
+        /** @description A payer's refund request as its payer sees it; nothing of the merchant's other refunds, metadata, reference or who acted. */
+        PayerRefund: {
+            /** @constant */
+            object: "refund";
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            payment_id: string;
+            amount_minor: number;
+            /** @constant */
+            currency: "BDT";
+            status: components["schemas"]["RefundStatusValue"];
+            reason: components["schemas"]["RefundReason"];
+            note?: string;
+            /** @constant */
+            requested_by: "payer";
+            rejection_reason?: string;
+            /** Format: date-time */
+            returned_at?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         CheckoutView: {
             /** Format: uuid */
             invoice_id: string;
@@ -3087,16 +3121,58 @@ export interface operations {
     };
     postPublicCheckoutTokenRefunds: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The payer's explicit choice of language for the pages (bn or en), before the payment's locale and the browser's Accept-Language; the pages carry it on every link and form they make. Any other value is ignored. It changes only human text: JSON views are the same in every language. */
+                lang?: components["parameters"]["PageLang"];
+            };
             header?: never;
             path: {
-                token: string;
+                /** @description The 43-character token of payment_url. */
+                token: components["parameters"]["CheckoutToken"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayerRefundRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayerRefundRequest"];
+            };
+        };
         responses: {
-            404: components["responses"]["NotDeployed"];
+            /** @description The payment's open payer request (no new one was made). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayerRefund"];
+                };
+            };
+            /** @description The request this call made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayerRefund"];
+                };
+            };
+            /** @description A form post from the page redirects back to the page. */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["PageError"];
+            403: components["responses"]["PageError"];
+            404: components["responses"]["PageError"];
+            409: components["responses"]["PageError"];
+            413: components["responses"]["PageError"];
+            422: components["responses"]["PageError"];
+            429: components["responses"]["PageRateLimited"];
+            500: components["responses"]["PageError"];
+            503: components["responses"]["PageError"];
         };
     };
     getPublicDocumentsToken: {
