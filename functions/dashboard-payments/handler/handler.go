@@ -46,7 +46,7 @@ func Build(d *app.Deps) app.API {
 		"POST /dashboard/payments/{paymentID}/resend":  p.Resend,
 		"POST /dashboard/payments/{paymentID}/refunds": p.CreateRefund,
 		"GET /dashboard/refunds":                       p.RefundsPage,
-		"POST /dashboard/refunds/policy":               p.SetRefundPolicy,
+		"POST /dashboard/refunds":                      p.SetRefundPolicy,
 		"GET /dashboard/refunds/{refundID}":            p.RefundPage,
 		"POST /dashboard/refunds/{refundID}/{action}":  p.RefundAction,
 	}}

@@ -4,7 +4,6 @@ package dashboard_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -80,15 +79,4 @@ func TestBrowserPaymentsPages(t *testing.T) {
 		t.Errorf("after cancel the status reads %q (%v)", text, err)
 	}
 	both("payment-cancelled", "/dashboard/payments/"+ids[1]+"?notice=cancelled")
-}
-
-// jsonField is a string member of a JSON object.
-func jsonField(t *testing.T, body []byte, name string) string {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := m[name].(string)
-	return v
 }

@@ -371,7 +371,8 @@ func policyText(p refund.Policy) string {
 	return p.TwoPersonMinor.TakaString()
 }
 
-// SetRefundPolicy is POST /dashboard/refunds/policy (field two_person, taka; empty or 0 turns
+// SetRefundPolicy is POST /dashboard/refunds (the Refunds page posts to itself: any path under
+// /dashboard/refunds/ is a refund id's page) (field two_person, taka; empty or 0 turns
 // it off): owners and admins (auth.ApproveRefunds), through refund.Service.SetPolicy.
 func (s *Payments) SetRefundPolicy(ctx context.Context, wr *web.Request) (*web.Response, error) {
 	return s.post(func(ctx context.Context, r *req) (*web.Response, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/takapay/payments/shared/foundation/page"
 	"github.com/takapay/payments/shared/foundation/page/pagetest"
 	"github.com/takapay/payments/shared/foundation/web"
+	"github.com/takapay/payments/shared/payment"
 	"github.com/takapay/payments/shared/refund"
 )
 
@@ -49,7 +50,7 @@ func refundPages(t *testing.T) map[string]string {
 	for _, l := range []page.Lang{page.EN, page.BN} {
 		add := func(name string, res *web.Response) { pages[name+"-"+string(l)] = mainOfPage(t, res) }
 		view := func() *refundView {
-			return &refundView{ledger: refund.Ledger{PaymentID: payID, Paid: 150050, Promised: 52500, Returned: 2500},
+			return &refundView{ledger: refund.Ledger{PaymentID: payID, Status: payment.Completed, Paid: 150050, Promised: 52500, Returned: 2500},
 				refunds: []*refund.Refund{returned, overdue}, idem: "0196f000-0000-7000-8000-0000000000aa", now: moneyAt,
 				f: &form{values: map[string]string{"amount": "975.50", "reason": "requested_by_customer"}}}
 		}

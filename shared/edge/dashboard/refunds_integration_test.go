@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"encoding/json"
 	"encoding/csv"
 	"net/url"
 	"regexp"
@@ -186,11 +187,11 @@ func TestRefundPages(t *testing.T) {
 	// The two-person setting: owners and admins only; at or above it, the asker cannot approve.
 	p = owner.get("/dashboard/refunds?lang=en")
 	wantIn(t, "owner's refunds page", p, 200, `id="refund-policy-form"`)
-	if p := dev.post("/dashboard/refunds/policy", url.Values{"csrf": {csrf(t, dev.get("/dashboard/refunds"))}, "two_person": {"1"}}); p.status != 403 {
+	if p := dev.post("/dashboard/refunds", url.Values{"csrf": {csrf(t, dev.get("/dashboard/refunds"))}, "two_person": {"1"}}); p.status != 403 {
 		t.Errorf("a developer sets the two-person amount: %d", p.status)
 	}
-	wantIn(t, "a bad two-person amount", owner.post("/dashboard/refunds/policy?lang=en", url.Values{"csrf": {csrf(t, p)}, "two_person": {"-5"}}), 422, `href="#f-two_person"`)
-	wantIn(t, "the two-person amount", owner.post("/dashboard/refunds/policy?lang=en", url.Values{"csrf": {csrf(t, p)}, "two_person": {"৳ ৫"}}), 200,
+	wantIn(t, "a bad two-person amount", owner.post("/dashboard/refunds?lang=en", url.Values{"csrf": {csrf(t, p)}, "two_person": {"-5"}}), 422, `href="#f-two_person"`)
+	wantIn(t, "the two-person amount", owner.post("/dashboard/refunds?lang=en", url.Values{"csrf": {csrf(t, p)}, "two_person": {"৳ ৫"}}), 200,
 		"Refunds of ৳5.00 or more need an approver")
 	admin.twice(payPath+"/refunds", refundForm(t, admin.get(payPath), "6", "order_cancelled", ""))
 	var mine string
@@ -289,4 +290,15 @@ func TestRefundPages(t *testing.T) {
 	if act := owner.get("/dashboard/activity?lang=en"); !strings.Contains(act.body, "sandbox refunds "+today) {
 		t.Error("the refunds export is not in the activity log")
 	}
+}
+
+// jsonField is a string member of a JSON object.
+func jsonField(t *testing.T, body []byte, name string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := m[name].(string)
+	return v
 }

@@ -157,7 +157,7 @@ func (d *doc) refundPolicy(q *refundQueue) h.Node {
 		h.P(h.ID("refund-policy-state"), state),
 		h.If(d.r.viewer.can(auth.ApproveRefunds), h.Group{
 			d.errorSummaryNode(q.pf, "f-"),
-			d.formPost("/dashboard/refunds/policy", h.ID("refund-policy-form"),
+			d.formPost("/dashboard/refunds", h.ID("refund-policy-form"),
 				d.fieldOf(q.pf, ui.Field{Name: "two_person", Inputmode: "decimal", Autocomplete: "off"},
 					"dash.refund.policy.field", "dash.refund.policy.hint"),
 				ui.Submit("refund-policy-submit", d.t("dash.refund.policy.submit")),
