@@ -1044,7 +1044,7 @@ func keyViews(keys []*auth.KeyRecord) []keyView {
 // deliveryView is a webhook event as webhook deliveries shows it.
 type deliveryView struct {
 	InvoiceID string `json:"invoice_id"`
-	// RefundID names the refund of a refund event (decision 140; absent for the payment's).
+	// RefundID names the refund of a refund event (decision 116; absent for the payment's).
 	RefundID string `json:"refund_id,omitempty"`
 	EventID  string `json:"event_id"`
 	Kind     string `json:"kind"`

@@ -9,7 +9,7 @@ import (
 	"github.com/takapay/payments/shared/refund"
 )
 
-// webhook deliveries lists a payment's refunds' events after its own (decision 140), each
+// webhook deliveries lists a payment's refunds' events after its own (decision 116), each
 // naming its refund.
 func TestWebhookDeliveriesListRefundEvents(t *testing.T) {
 	t.Parallel()

@@ -2,7 +2,7 @@
 // hosted checkout and the public invoice page): the limits on asking, the form (read from a
 // post, rendered in Bangla and English, working without JavaScript) and the request's status
 // as the payer may see it. The rule is refund.RequestByPayer; this package only guards and
-// shows it (decisions 120-122).
+// shows it (decisions 108-110).
 package payerrefund
 
 import (
@@ -26,7 +26,7 @@ type Limit interface {
 	Allow(ctx context.Context, key string) (bool, time.Duration)
 }
 
-// The limits of asking (decision 121): each request spends one of its payment's budget, then
+// The limits of asking (decision 109): each request spends one of its payment's budget, then
 // one of its client address's, each one conditional write of a RATE# bucket.
 const (
 	// PerPaymentPerHour and PerPaymentBurst bound a payment's requests (its token's).
@@ -122,7 +122,7 @@ type Store interface {
 	ratelimit.Store
 }
 
-// New is the door of a function that serves a payer's page, with the limits of decision 121
+// New is the door of a function that serves a payer's page, with the limits of decision 109
 // (each one conditional write per request: a lease of one, so the bound holds exactly across
 // instances).
 func New(st Store, now func() time.Time) *Door {

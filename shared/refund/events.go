@@ -14,7 +14,7 @@ import (
 	"github.com/takapay/payments/shared/payment"
 )
 
-// Webhook events of refunds (decision 140). Each status a refund reaches records one event —
+// Webhook events of refunds (decision 116). Each status a refund reaches records one event —
 // refund.requested, refund.in_review, refund.approved, refund.rejected, refund.returned,
 // refund.cancelled — in the refund's own Events, in the same single-item write that changes the
 // status (the create's write that makes it REQUESTED, each transition's), when the refund has
@@ -61,7 +61,7 @@ func (r *Refund) Event(id string) *payment.Delivery {
 
 // WakeAt is when the refund next needs the scheduled pass (ok false: never): its follow-up's
 // time, or its earliest pending event's next attempt, whichever comes first. The store keeps
-// the refund in its sweep index under this time (one index entry serves both, decision 140).
+// the refund in its sweep index under this time (one index entry serves both, decision 116).
 func (r *Refund) WakeAt() (at time.Time, ok bool) {
 	if r.FollowUp != NoFollowUp {
 		at, ok = r.FollowUpAt, true

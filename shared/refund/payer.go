@@ -12,7 +12,7 @@ import (
 	"github.com/takapay/payments/shared/payment"
 )
 
-// The payer's door (decision 120): a payer asks, from the checkout they paid through, for a
+// The payer's door (decision 108): a payer asks, from the checkout they paid through, for a
 // refund of everything still refundable. A payment has at most one open payer request: the
 // payment item names its latest one (refund_payer), and a new one is named there, by a
 // conditional write, before it is written, so racing requests agree on one id and the

@@ -32,7 +32,7 @@ type Payment struct {
 	Document Document
 	// WebhookURL is where the payment's webhooks go: its refunds' events go there too.
 	WebhookURL string
-	// PayerRequest is the id of the payment's latest payer request ("" for none; decision 120).
+	// PayerRequest is the id of the payment's latest payer request ("" for none; decision 108).
 	PayerRequest string
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/takapay/payments/shared/refund"
 )
 
-// Refund events (decision 140): refund.requested, refund.in_review, refund.approved,
+// Refund events (decision 116): refund.requested, refund.in_review, refund.approved,
 // refund.rejected, refund.returned and refund.cancelled. Each is recorded in the refund's own
 // Events by the write that changes its status (package refund), enqueued as a refund Message,
 // and sent here exactly as a payment's event: signed with the workspace environment's secrets,

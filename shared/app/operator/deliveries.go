@@ -27,7 +27,7 @@ type WebhookDelivery struct {
 // WebhookDeliveries returns the webhook event of a payment (payment intent): none while it is
 // PENDING or when it needs no event (no webhook_url and no document), else its one event —
 // a payment records one event, that of its terminal status — and then its refunds' events
-// (decision 140), oldest refund first. One strongly consistent GetItem, and one more per
+// (decision 116), oldest refund first. One strongly consistent GetItem, and one more per
 // refund the payment's ledger names (refund_claims).
 func (o *Operator) WebhookDeliveries(ctx context.Context, invoiceID string) ([]WebhookDelivery, error) {
 	p, prior, err := o.Store.WebhookDelivery(ctx, invoiceID)

@@ -10,7 +10,7 @@ import (
 	"github.com/takapay/payments/shared/refund"
 )
 
-// The payer's refund requests (decision 120): the payment item PAY#<invoice_id> / PAY gains
+// The payer's refund requests (decision 108): the payment item PAY#<invoice_id> / PAY gains
 // refund_payer, the id of its latest payer request, written only here.
 
 var _ refund.PayerStore = (*Store)(nil)

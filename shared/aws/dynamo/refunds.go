@@ -35,7 +35,7 @@ package dynamo
 //	                 payment release (1), PutItem refund follow-up done (2): 3 writes, 5 WRU
 //	report-returned: as reject, with the payment's count: 3 writes, 5 WRU; a linked payment's
 //	                 refund is counted on its document too: UpdateItem document (1 per KB of
-//	                 the document item; decision 161)
+//	                 the document item; decision 121)
 //	a repeat:        GetItem refund only (0 WRU), unless a crash left its follow-up: then that
 //	repair pass:     one keys-only Query per REFUNDFIX# shard (RefundShards), then per refund
 //	                 what its writer would have done
@@ -129,7 +129,7 @@ type refundItem struct {
 }
 
 // refundEvent is one webhook event of a refund as stored: short names and unix seconds, as
-// the refund item's size prices every write of it (decision 140). The kind is stored as the
+// the refund item's size prices every write of it (decision 116). The kind is stored as the
 // status it reports (refund.EventKind gives the type back).
 type refundEvent struct {
 	ID       string            `dynamodbav:"i"`
@@ -191,7 +191,7 @@ func toRefundItem(r *refund.Refund) refundItem {
 		it.FollowUpAt = &at
 	}
 	// One GSI2 entry serves the repair pass and the webhook re-drive: the refund sits under
-	// REFUNDFIX# while it owes a follow-up or has an event pending, at the earliest (decision 140).
+	// REFUNDFIX# while it owes a follow-up or has an event pending, at the earliest (decision 116).
 	if at, ok := storedWake(r, it.Events); ok {
 		it.GSI2PK, it.GSI2SK = refundFixPK(r.ID), formatTime(at.UTC())+"#"+r.ID
 	}

@@ -581,7 +581,7 @@ func TestRefundClosedIDNeverCounts(t *testing.T) {
 	}
 }
 
-// TestRefundEventRequests measures what refund webhooks add (decision 140): the same
+// TestRefundEventRequests measures what refund webhooks add (decision 116): the same
 // operations on a payment with a webhook_url (each status's event recorded in the refund's own
 // write), one delivery attempt of an event (the sender's GetItem and its conditional PutItem),
 // and the re-drive's refund sweep. The event makes the refund item larger and keeps it in the

@@ -247,7 +247,7 @@ func TestRefundDocumentCrashPoints(t *testing.T) {
 }
 
 // TestRefundDocumentRequests measures report-returned of a linked payment's refund (logged
-// with -v; decision 160 states them): the document's count is one more UpdateItem, and the
+// with -v; decision 120 states them): the document's count is one more UpdateItem, and the
 // document's first refund one more (failed) write that finds its map missing, as the
 // payment's first count does (decision 101).
 func TestRefundDocumentRequests(t *testing.T) {
