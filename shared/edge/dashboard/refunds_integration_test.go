@@ -1,8 +1,8 @@
 package dashboard_test
 
 import (
-	"encoding/json"
 	"encoding/csv"
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"strings"
