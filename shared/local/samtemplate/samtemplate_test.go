@@ -28,7 +28,7 @@ func TestRepoTemplateFunctions(t *testing.T) {
 	for _, f := range tpl.Functions {
 		ids = append(ids, f.LogicalID)
 	}
-	want := []string{"CheckoutFunction", "DashboardCustomersFunction", "DashboardDocumentsFunction", "DashboardExportFunction", "DashboardFunction", "DashboardPasskeysFunction", "DashboardPaymentsFunction", "DashboardPublicFunction", "DashboardWebhooksFunction", "DocumentsFunction", "MerchantFunction", "PaymentCreateFunction", "PaymentIntentCancelFunction", "PaymentIntentsFunction", "PaymentVerifyFunction", "ProbesFunction", "PublicDocumentsFunction", "WebhookRedriveFunction", "WebhookSenderFunction"}
+	want := []string{"CheckoutFunction", "DashboardCustomersFunction", "DashboardDocumentsFunction", "DashboardExportFunction", "DashboardFunction", "DashboardPasskeysFunction", "DashboardPaymentsFunction", "DashboardPublicFunction", "DashboardWebhooksFunction", "DocumentsFunction", "MerchantFunction", "PaymentCreateFunction", "PaymentIntentCancelFunction", "PaymentIntentsFunction", "PaymentVerifyFunction", "ProbesFunction", "PublicDocumentsFunction", "RefundsFunction", "WebhookRedriveFunction", "WebhookSenderFunction"}
 	if !reflect.DeepEqual(ids, want) {
 		t.Fatalf("functions = %v, want %v", ids, want)
 	}
