@@ -241,17 +241,7 @@ func (s *Payments) refundCreateRefused(r *req, err error, f *form, view func(int
 	}
 	switch ae.Code {
 	case apierr.ValidationFailed:
-		for _, v := range ae.Violations {
-			switch v.Path {
-			case "body.amount_minor":
-				f.fail("amount", t(r.l(), "dash.refund.err.amount_zero"))
-			case "body.reason":
-				f.fail("reason", t(r.l(), "dash.refund.err.reason"))
-			case "body.note":
-				f.fail("note", t(r.l(), "dash.refund.err.note"))
-			}
-		}
-		if f.failed() {
+		if failFields(r, f, ae, createFields) {
 			return view(422, "", false)
 		}
 	case apierr.IdempotencyKeyReused:
@@ -570,19 +560,7 @@ func (s *Payments) transitionRefused(ctx context.Context, r *req, action refund.
 	}
 	switch ae.Code {
 	case apierr.ValidationFailed:
-		for _, v := range ae.Violations {
-			switch v.Path {
-			case "body.note":
-				f.fail("note", t(r.l(), "dash.refund.err.note"))
-			case "body.reason":
-				f.fail("reason", t(r.l(), "dash.refund.err.rejection"))
-			case "body.provider_reference":
-				f.fail("provider_reference", t(r.l(), "dash.refund.err.provider_reference"))
-			case "body.returned_at":
-				f.fail("returned_on", t(r.l(), "dash.refund.err.returned_on"))
-			}
-		}
-		if f.failed() {
+		if failFields(r, f, ae, actionFields) {
 			return s.refundRefused(ctx, r, action, f, 422, "")
 		}
 	case apierr.VersionConflict:
@@ -628,4 +606,31 @@ func (rv *refundDetail) twoPersonMessage(l page.Lang) string {
 func (rv *refundDetail) offered(r *req, a refund.Action) bool {
 	out, err := refund.Decide(a, rv.rf.Status)
 	return err == nil && out == refund.Move && r.mayRefund(refund.OpOf(a))
+}
+
+// The form field and message key of each body field the refund rule names in a refusal: the
+// Refund form's and the actions'.
+var (
+	createFields = map[string][2]string{
+		"body.amount_minor": {"amount", "dash.refund.err.amount_zero"},
+		"body.reason":       {"reason", "dash.refund.err.reason"},
+		"body.note":         {"note", "dash.refund.err.note"},
+	}
+	actionFields = map[string][2]string{
+		"body.note":               {"note", "dash.refund.err.note"},
+		"body.reason":             {"reason", "dash.refund.err.rejection"},
+		"body.provider_reference": {"provider_reference", "dash.refund.err.provider_reference"},
+		"body.returned_at":        {"returned_on", "dash.refund.err.returned_on"},
+	}
+)
+
+// failFields marks each violation of ae that fields names on its form field, in the page's
+// words, and reports whether any was.
+func failFields(r *req, f *form, ae *apierr.Error, fields map[string][2]string) bool {
+	for _, v := range ae.Violations {
+		if fm, ok := fields[v.Path]; ok {
+			f.fail(fm[0], t(r.l(), fm[1]))
+		}
+	}
+	return f.failed()
 }
