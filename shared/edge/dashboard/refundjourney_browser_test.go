@@ -159,7 +159,10 @@ func TestBrowserRefundJourney(t *testing.T) {
 	// The merchant rejects it in the dashboard.
 	p.Do(chromedp.Navigate(base+"/dashboard/refunds/"+asked), chromedp.WaitVisible(chromedp.ID("refund-reject-form")),
 		chromedp.SendKeys(chromedp.ID("f-reject-reason"), "The blouse piece was in the parcel, signed for on 3 December"),
-		chromedp.Click(chromedp.ID("refund-reject")), chromedp.WaitVisible(chromedp.ID("refund-history")))
+		chromedp.Click(chromedp.ID("refund-reject")), chromedp.WaitVisible(chromedp.ID("notice"))) // the page after the post: the refund's page has its history before it too
+	if !strings.Contains(p.Location(), "notice=reject") {
+		t.Fatalf("the reject went to %s", p.Location())
+	}
 	p.Check("merchant-rejected-en")
 	if got := refundOf(t, a.Do(t, "GET", refunds+"/"+asked+"?environment=sandbox", key, "")); got.Status != "REJECTED" {
 		t.Fatalf("after the dashboard's reject: %+v", got)
