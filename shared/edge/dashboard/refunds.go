@@ -82,8 +82,10 @@ type refundView struct {
 	now     time.Time
 }
 
-// refundsOf reads a COMPLETED payment's ledger and its refunds (nil for any other payment, or
-// where the function has no refund rules).
+// refundsOf is a COMPLETED payment's refund view: its ledger's figures as the intent already
+// carries them (the store computes them with refund.Ledger where it reads the payment: no
+// second read here) and its refunds (nil for any other payment, or where the function has no
+// refund rules).
 func (s *Payments) refundsOf(ctx context.Context, r *req, it *intent.Intent) (*refundView, error) {
 	if s.Refunds == nil || it.Status != payment.Completed {
 		return nil, nil
@@ -92,10 +94,8 @@ func (s *Payments) refundsOf(ctx context.Context, r *req, it *intent.Intent) (*r
 	if err != nil {
 		return nil, err
 	}
-	l, err := s.Refunds.Ledger(ctx, sc, it.ID)
-	if err != nil {
-		return nil, err
-	}
+	l := refund.Ledger{PaymentID: it.ID, Status: it.Status, Paid: it.AmountMinor,
+		Promised: it.AmountMinor - it.RefundableMinor, Returned: it.RefundedMinor}
 	pg, err := s.Refunds.List(ctx, sc, refund.ListQuery{PaymentID: it.ID, Limit: refund.MaxLimit})
 	if err != nil {
 		return nil, err
@@ -169,6 +169,9 @@ func (s *Payments) CreateRefund(ctx context.Context, wr *web.Request) (*web.Resp
 		}
 		in, f := refundCreateInput(r, it.ID)
 		view := func(status int, problem string, over bool) (*web.Response, error) {
+			if it, err = s.intent(ctx, r); err != nil { // the figures as the refusal left them
+				return nil, err
+			}
 			v, err := s.refundsOf(ctx, r, it)
 			if err != nil || v == nil {
 				if err == nil {

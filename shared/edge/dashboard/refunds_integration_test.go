@@ -221,7 +221,7 @@ func TestRefundPages(t *testing.T) {
 		name, path string
 		max        int
 	}{
-		{"payment page with 3 refunds", payPath, 11},
+		{"payment page with 3 refunds", payPath, 9},
 		{"refunds queue", "/dashboard/refunds", 8},
 		{"refunds filtered", "/dashboard/refunds?status=APPROVED", 7},
 		{"refund page", "/dashboard/refunds/" + first, 8},
